@@ -1,0 +1,63 @@
+/// The quantities a sensor frame can carry, in one unit system: G for accelerations,
+/// rad/s for rotation rates, rad for attitude angles.
+public enum Quantity: Int, CaseIterable, Sendable {
+    case accelX, accelY, accelZ          // raw accelerometer, includes gravity (G)
+    case gyroX, gyroY, gyroZ             // rotation rate (rad/s): raw gyro, or the motion rate when no raw gyro exists
+    case rateX, rateY, rateZ             // motionRotationRate (rad/s), bias-corrected by the device
+    case userX, userY, userZ             // user acceleration, gravity removed (G)
+    case gravityX, gravityY, gravityZ    // gravity vector (G)
+    case pitch, roll, yaw                // attitude (rad)
+
+    public static let count = 18
+
+    /// The sensor group whose timestamp stamps this quantity.
+    @inlinable public var group: SensorGroup {
+        switch self {
+        case .accelX, .accelY, .accelZ: return .accelerometer
+        case .gyroX, .gyroY, .gyroZ: return .gyro
+        default: return .motion
+        }
+    }
+}
+
+/// A group of values that the device samples together under one timestamp.
+public enum SensorGroup: Int, CaseIterable, Sendable {
+    case accelerometer = 0, gyro = 1, motion = 2
+    public static let count = 3
+    @inlinable public var bit: UInt8 { 1 << UInt8(rawValue) }
+    public var name: String {
+        switch self {
+        case .accelerometer: return "accelerometer"
+        case .gyro: return "gyro"
+        case .motion: return "motion"
+        }
+    }
+}
+
+/// One parsed sample: each sensor group that carried a *new* sample on this line, with its
+/// own timestamp (seconds of sensor time since the stream's first sample) and its values.
+/// Values of groups not listed in `newGroups` are stale and must not be used.
+public struct SensorFrame: Sendable {
+    /// Bit set of `SensorGroup.bit` for the groups with a new sample in this frame.
+    public var newGroups: UInt8 = 0
+    /// Per-group time in seconds since the first sample of the stream (monotonic).
+    public var times: InlineArray<3, Double> = .init(repeating: 0)
+    /// Values indexed by `Quantity.rawValue`; NaN means "no value".
+    public var values: InlineArray<18, Double> = .init(repeating: .nan)
+
+    public init() {}
+
+    @inlinable public func has(_ group: SensorGroup) -> Bool { newGroups & group.bit != 0 }
+    @inlinable public func time(_ group: SensorGroup) -> Double { times[group.rawValue] }
+    @inlinable public subscript(_ q: Quantity) -> Double {
+        get { values[q.rawValue] }
+        set { values[q.rawValue] = newValue }
+    }
+
+    /// The latest time among the groups present in this frame.
+    @inlinable public var latestTime: Double {
+        var t = -Double.infinity
+        for g in 0..<3 where newGroups & (1 << UInt8(g)) != 0 { t = max(t, times[g]) }
+        return t
+    }
+}

@@ -1,0 +1,200 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the mapper counted.
+public struct MapperStats: Sendable, Equatable {
+    public var outOfBounds = 0      // dropped: beyond the hard bound
+    public var implausibleJumps = 0 // dropped: a jump too fast against recent samples
+    public var nonFinite = 0        // dropped: NaN or infinity
+    public var rateLimited = 0      // changes held back by the rate limit (sent later)
+    public var messages = 0
+    public init() {}
+    public var outliers: Int { outOfBounds + implausibleJumps }
+}
+
+/// Per-mapping running state.
+struct MappingState: Sendable {
+    var filter: OneEuroFilter
+    var lastAccepted = Double.nan
+    var lastAcceptedTime = Double.nan
+    var candidate = Double.nan
+    var candidateRun = 0
+    var lastSent = -1
+    var lastSentTime = -Double.infinity
+    var pending = -1
+    var pendingTime = 0.0
+}
+
+/// Turns sensor frames into MIDI events, one mapping at a time, in this order: outlier
+/// rejection, clamping, smoothing, normalisation (invert, dead zone, curve, bipolar centre),
+/// then emission only when the output value changes (optionally rate-limited).
+/// No allocation per frame: state lives in arrays sized once.
+public struct Mapper: Sendable {
+    public let mappings: [Mapping]
+    var states: [MappingState]
+    public private(set) var stats = MapperStats()
+
+    public init(mappings: [Mapping] = [.default]) {
+        self.mappings = mappings
+        self.states = mappings.map { MappingState(filter: OneEuroFilter(timeConstant: $0.smoothing, beta: $0.beta)) }
+    }
+
+    /// Processes one frame; `emit` receives each message in mapping order.
+    /// `sender` names the frame's origin for mappings restricted to one sender.
+    @inlinable
+    public mutating func process(_ frame: borrowing SensorFrame, sender: String? = nil, emit: (MIDIEvent) -> Void) {
+        let groups = frame.newGroups
+        for i in 0..<mappings.count {
+            let m = mappings[i]
+            let g = m.source.group
+            if groups & g.bit == 0 { continue }
+            if let wanted = m.sender, wanted != sender { continue }
+            step(i, m, value: m.source.read(frame), time: frame.times[g.rawValue], emit: emit)
+        }
+    }
+
+    @usableFromInline
+    mutating func step(_ i: Int, _ m: Mapping, value x: Double, time t: Double, emit: (MIDIEvent) -> Void) {
+        // held-back change whose interval has passed goes out first, whatever this reading does
+        flushPending(i, m, now: t, emit: emit)
+        if x.isNaN { return }                                      // "no value": nothing to do
+        if !x.isFinite { stats.nonFinite &+= 1; return }
+        if let bound = m.rejectAbove, abs(x) > bound { stats.outOfBounds &+= 1; return }
+        // implausible jump against the last accepted reading
+        let last = states[i].lastAccepted
+        if !last.isNaN && m.maxSpeed.isFinite {
+            let dt = max(t - states[i].lastAcceptedTime, 0)
+            let allowed = m.maxSpeed * dt + m.jumpAllowance
+            if abs(x - last) > allowed {
+                // a real change of level persists: accept after `jumpConfirm` consistent readings
+                let cand = states[i].candidate
+                if !cand.isNaN && abs(x - cand) <= m.jumpAllowance + m.maxSpeed * 0.02 {
+                    states[i].candidateRun &+= 1
+                } else {
+                    states[i].candidateRun = 1
+                }
+                states[i].candidate = x
+                if states[i].candidateRun < m.jumpConfirm {
+                    stats.implausibleJumps &+= 1
+                    return
+                }
+                states[i].filter.reset()   // the new level is real: restart the smoother there
+            }
+        }
+        states[i].candidate = .nan
+        states[i].candidateRun = 0
+        states[i].lastAccepted = x
+        states[i].lastAcceptedTime = t
+        // clamp, smooth
+        let clamped = min(max(x, m.inputMin), m.inputMax)
+        let smoothed = m.smoothing > 0 ? states[i].filter.filter(clamped, at: t) : clamped
+        guard smoothed.isFinite else { stats.nonFinite &+= 1; states[i].filter.reset(); return }
+        let out = Self.normalise(smoothed, m)
+        send(i, m, value: out, time: t, emit: emit)
+    }
+
+    /// Maps a clamped input value to 0...maxValue with the mapping's shaping.
+    public static func normalise(_ x: Double, _ m: Mapping) -> Int {
+        let maxV = m.target.maxValue
+        let v = min(max(x, m.inputMin), m.inputMax)
+        if m.bipolar {
+            // signed position -1...1 around the centre, each half scaled on its own
+            var s: Double
+            if v >= m.centre {
+                s = m.inputMax > m.centre ? (v - m.centre) / (m.inputMax - m.centre) : 0
+            } else {
+                s = m.centre > m.inputMin ? -(m.centre - v) / (m.centre - m.inputMin) : 0
+            }
+            if m.invert { s = -s }
+            var mag = abs(s)
+            if m.deadZone > 0 { mag = mag <= m.deadZone ? 0 : (mag - m.deadZone) / (1 - m.deadZone) }
+            mag = min(max(m.curve.apply(mag), 0), 1)
+            let half = (maxV + 1) / 2                   // 64 or 8192: the exact rest
+            let span = Double(s >= 0 ? maxV - half : half)
+            let r = Int((mag * span).rounded())
+            return s >= 0 ? half + r : half - r
+        } else {
+            var u = (v - m.inputMin) / (m.inputMax - m.inputMin)
+            if m.invert { u = 1 - u }
+            if m.deadZone > 0 { u = u <= m.deadZone ? 0 : (u - m.deadZone) / (1 - m.deadZone) }
+            u = min(max(m.curve.apply(u), 0), 1)
+            return Int((u * Double(maxV)).rounded())
+        }
+    }
+
+    @inline(__always)
+    mutating func send(_ i: Int, _ m: Mapping, value: Int, time t: Double, emit: (MIDIEvent) -> Void) {
+        if value == states[i].lastSent { states[i].pending = -1; return }
+        if m.rateLimit > 0 && t - states[i].lastSentTime < 1 / m.rateLimit {
+            if states[i].pending < 0 { stats.rateLimited &+= 1 }
+            states[i].pending = value
+            return
+        }
+        states[i].pending = -1
+        states[i].lastSent = value
+        states[i].lastSentTime = t
+        stats.messages &+= 1
+        emit(Self.event(m.target, value: value, time: t))
+    }
+
+    @inline(__always)
+    mutating func flushPending(_ i: Int, _ m: Mapping, now t: Double, emit: (MIDIEvent) -> Void) {
+        let p = states[i].pending
+        guard p >= 0, t - states[i].lastSentTime >= 1 / m.rateLimit else { return }
+        states[i].pending = -1
+        let at = states[i].lastSentTime + 1 / m.rateLimit
+        states[i].lastSent = p
+        states[i].lastSentTime = at
+        stats.messages &+= 1
+        emit(Self.event(m.target, value: p, time: at))
+    }
+
+    /// Sends every change still held back by a rate limit (end of a stream).
+    public mutating func flush(emit: (MIDIEvent) -> Void) {
+        for i in 0..<mappings.count where states[i].pending >= 0 {
+            let m = mappings[i]
+            let at = states[i].lastSentTime + 1 / m.rateLimit
+            let p = states[i].pending
+            states[i].pending = -1
+            states[i].lastSent = p
+            states[i].lastSentTime = at
+            stats.messages &+= 1
+            emit(Self.event(m.target, value: p, time: at))
+        }
+    }
+
+    /// Sends each mapping's rest value where the last value sent differs (exit, silent sender).
+    /// Mappings restricted to a sender are only rested when `sender` matches or is nil.
+    public mutating func rest(at time: Double, sender: String? = nil, emit: (MIDIEvent) -> Void) {
+        for i in 0..<mappings.count {
+            let m = mappings[i]
+            if let s = sender, let wanted = m.sender, wanted != s { continue }
+            states[i].pending = -1
+            states[i].filter.reset()
+            states[i].lastAccepted = .nan
+            states[i].candidate = .nan
+            states[i].candidateRun = 0
+            let r = m.rest
+            if states[i].lastSent == r { continue }
+            states[i].lastSent = r
+            states[i].lastSentTime = time
+            stats.messages &+= 1
+            emit(Self.event(m.target, value: r, time: time))
+        }
+    }
+
+    @inline(__always)
+    static func event(_ target: Target, value: Int, time: Double) -> MIDIEvent {
+        switch target {
+        case .controlChange(let ch, let cc):
+            return MIDIEvent(time: time, kind: .controlChange, channel: ch, controller: cc, value: UInt16(value))
+        case .controlChange14(let ch, let cc):
+            return MIDIEvent(time: time, kind: .controlChange14, channel: ch, controller: cc, value: UInt16(value))
+        case .pitchBend(let ch):
+            return MIDIEvent(time: time, kind: .pitchBend, channel: ch, value: UInt16(value))
+        }
+    }
+}

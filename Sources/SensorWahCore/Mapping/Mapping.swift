@@ -1,0 +1,223 @@
+/// Where a mapping reads its value.
+public enum Source: Sendable, Equatable, CustomStringConvertible {
+    case axis(Quantity)
+    case magnitude(Vector)
+
+    public enum Vector: String, Sendable, CaseIterable {
+        case accel, gyro, rate, user, gravity
+        @usableFromInline var x: Quantity {
+            switch self {
+            case .accel: return .accelX
+            case .gyro: return .gyroX
+            case .rate: return .rateX
+            case .user: return .userX
+            case .gravity: return .gravityX
+            }
+        }
+    }
+
+    public var group: SensorGroup {
+        switch self {
+        case .axis(let q): return q.group
+        case .magnitude(let v): return v.x.group
+        }
+    }
+
+    /// Reads the source from a frame (NaN when absent).
+    @inlinable public func read(_ f: borrowing SensorFrame) -> Double {
+        switch self {
+        case .axis(let q): return f.values[q.rawValue]
+        case .magnitude(let v):
+            let b = v.x.rawValue
+            let x = f.values[b], y = f.values[b + 1], z = f.values[b + 2]
+            return (x * x + y * y + z * z).squareRoot()
+        }
+    }
+
+    static let vectorAliases: [String: Source.Vector] = [
+        "accel": .accel, "acc": .accel, "accelerometer": .accel,
+        "gyro": .gyro, "rotation": .gyro, "rotationrate": .gyro,
+        "rate": .rate, "motionrate": .rate,
+        "user": .user, "useraccel": .user, "useracceleration": .user,
+        "gravity": .gravity, "grav": .gravity,
+    ]
+
+    /// Parses `accel.x`, `gyro.z`, `user.y`, `gravity.x`, `rate.x`, `pitch`, `roll`, `yaw`, `accel.mag`.
+    public init?(parsing text: String) {
+        let t = text.lowercased()
+        switch t {
+        case "pitch", "attitude.pitch": self = .axis(.pitch); return
+        case "roll", "attitude.roll": self = .axis(.roll); return
+        case "yaw", "attitude.yaw": self = .axis(.yaw); return
+        default: break
+        }
+        let parts = t.split(separator: ".")
+        guard parts.count == 2, let v = Source.vectorAliases[String(parts[0])] else { return nil }
+        switch parts[1] {
+        case "x": self = .axis(Quantity(rawValue: v.x.rawValue)!)
+        case "y": self = .axis(Quantity(rawValue: v.x.rawValue + 1)!)
+        case "z": self = .axis(Quantity(rawValue: v.x.rawValue + 2)!)
+        case "mag", "magnitude": self = .magnitude(v)
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .axis(let q):
+            switch q {
+            case .pitch: return "pitch"
+            case .roll: return "roll"
+            case .yaw: return "yaw"
+            default:
+                let base = q.rawValue / 3
+                let vec = [Vector.accel, .gyro, .rate, .user, .gravity][base]
+                return "\(vec.rawValue).\(["x", "y", "z"][q.rawValue % 3])"
+            }
+        case .magnitude(let v): return "\(v.rawValue).mag"
+        }
+    }
+
+    /// Sensible defaults for this kind of source: range, bipolar, hard bound, plausible speed.
+    public var defaults: (min: Double, max: Double, bipolar: Bool, bound: Double, maxSpeed: Double, jumpAllowance: Double) {
+        switch self {
+        case .axis(let q):
+            switch q {
+            case .accelX, .accelY, .accelZ, .gravityX, .gravityY, .gravityZ: return (-1, 1, true, 2.5, 40, 0.3)
+            case .userX, .userY, .userZ: return (-1, 1, true, 2.5, 60, 0.3)
+            case .gyroX, .gyroY, .gyroZ, .rateX, .rateY, .rateZ: return (-6, 6, true, 20, 400, 3)
+            case .pitch: return (-Double.pi / 2, Double.pi / 2, true, 7, 60, 1)
+            default: return (-Double.pi, Double.pi, true, 7, .infinity, .infinity) // roll, yaw wrap around
+            }
+        case .magnitude(let v):
+            switch v {
+            case .gyro, .rate: return (0, 10, false, 20, 400, 3)
+            case .user: return (0, 1.5, false, 2.5, 60, 0.3)
+            default: return (0, 2, false, 2.5, 40, 0.3)
+            }
+        }
+    }
+}
+
+/// Where a mapping sends its value.
+public enum Target: Sendable, Equatable, CustomStringConvertible {
+    case controlChange(channel: UInt8, controller: UInt8)
+    /// 14-bit CC: MSB on `controller` (0-31), LSB on `controller + 32`.
+    case controlChange14(channel: UInt8, controller: UInt8)
+    case pitchBend(channel: UInt8)
+
+    public var channel: UInt8 {
+        switch self {
+        case .controlChange(let c, _), .controlChange14(let c, _), .pitchBend(let c): return c
+        }
+    }
+    public var maxValue: Int {
+        if case .controlChange = self { return 127 }
+        return 16383
+    }
+    public var description: String {
+        switch self {
+        case .controlChange(let ch, let cc): return "CC \(cc) on channel \(ch + 1)"
+        case .controlChange14(let ch, let cc): return "14-bit CC \(cc)/\(cc + 32) on channel \(ch + 1)"
+        case .pitchBend(let ch): return "pitch bend on channel \(ch + 1)"
+        }
+    }
+}
+
+public enum Curve: Sendable, Equatable {
+    case linear
+    /// Slow start, fast end; `amount` > 0 sets how strongly (2-4 is musical).
+    case exponential(Double)
+    /// Fast start, slow end: the inverse of `.exponential`.
+    case logarithmic(Double)
+
+    @inlinable public func apply(_ u: Double) -> Double {
+        switch self {
+        case .linear: return u
+        case .exponential(let k):
+            guard k > 1e-9 else { return u }
+            return (exp(k * u) - 1) / (exp(k) - 1)
+        case .logarithmic(let k):
+            guard k > 1e-9 else { return u }
+            return log(1 + u * (exp(k) - 1)) / k
+        }
+    }
+}
+
+/// One mapping: a source, a target and the cleaning and shaping rules between them.
+public struct Mapping: Sendable, Equatable {
+    public var source: Source
+    public var target: Target
+    /// Input range: values are clamped into it, then normalised.
+    public var inputMin: Double
+    public var inputMax: Double
+    /// Bipolar: `centre` maps to exactly 64 (8192 for 14-bit), each half scaled on its own.
+    public var bipolar: Bool
+    public var centre: Double
+    public var invert = false
+    /// Fraction (0-0.9) of the range around the rest point (bipolar) or at the bottom that outputs the rest value.
+    public var deadZone = 0.0
+    public var curve: Curve = .linear
+    /// Smoothing time constant at rest, seconds (0 = off). One-euro filter.
+    public var smoothing = 0.04
+    /// One-euro speed coefficient: higher is more responsive on fast moves.
+    public var beta = 0.5
+    /// Hard bound: readings with |value| above it are dropped, not clamped (nil = no bound).
+    public var rejectAbove: Double?
+    /// Plausible speed (units/s) plus a fixed allowance: a jump beyond `maxSpeed * dt + jumpAllowance`
+    /// from the last accepted reading is dropped, unless the new level persists for `jumpConfirm` samples.
+    public var maxSpeed: Double
+    public var jumpAllowance: Double
+    public var jumpConfirm = 3
+    /// Maximum messages per second for this mapping (0 = unlimited). Suppressed changes are sent late, never lost.
+    public var rateLimit = 0.0
+    /// Value sent at exit and after a sender falls silent (nil = the centre for bipolar, 0 otherwise).
+    public var restValue: Int?
+    /// Only frames from this sender (name or address) feed the mapping (nil = any sender).
+    public var sender: String?
+
+    public init(source: Source, target: Target) {
+        let d = source.defaults
+        self.source = source
+        self.target = target
+        self.inputMin = d.min
+        self.inputMax = d.max
+        self.bipolar = d.bipolar
+        self.centre = (d.min + d.max) / 2
+        self.rejectAbove = d.bound
+        self.maxSpeed = d.maxSpeed
+        self.jumpAllowance = d.jumpAllowance
+    }
+
+    /// The default: wrist tilt on the accelerometer's X axis to CC 11 (expression) on channel 1.
+    public static let `default` = Mapping(source: .axis(.accelX), target: .controlChange(channel: 0, controller: 11))
+
+    /// The value this mapping rests at.
+    public var rest: Int {
+        if let r = restValue { return min(max(r, 0), target.maxValue) }
+        return bipolar ? (target.maxValue + 1) / 2 : 0
+    }
+
+    public var summary: String {
+        var s = "\(source) -> \(target), range \(inputMin)...\(inputMax)"
+        if bipolar { s += ", bipolar (rest at \(centre) = \((target.maxValue + 1) / 2))" }
+        if invert { s += ", inverted" }
+        if deadZone > 0 { s += ", dead zone \(deadZone)" }
+        switch curve {
+        case .linear: break
+        case .exponential(let k): s += ", exponential curve \(k)"
+        case .logarithmic(let k): s += ", logarithmic curve \(k)"
+        }
+        s += smoothing > 0 ? ", smoothing \(Int((smoothing * 1000).rounded())) ms" : ", no smoothing"
+        if let b = rejectAbove { s += ", drop readings beyond ±\(b)" }
+        if rateLimit > 0 { s += ", at most \(Int(rateLimit)) msg/s" }
+        if let snd = sender { s += ", sender \(snd)" }
+        return s
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,35 @@
+import SensorWahCore
+import ArgumentParser
+import Logging
+
+@main
+struct SensorWah: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sensorwah",
+        abstract: "Turn wrist movement into MIDI control and a wah sweep.",
+        discussion: """
+        A phone or watch app (SensorLog, HyperIMU, Sensorstream) streams motion readings; \
+        SensorWah cleans them, maps them to MIDI Control Change and sends them out.
+
+        Start here:
+          sensorwah replay Recordings/wrist-wah-phone.csv        play a recording, print the CC stream
+          sensorwah replay FILE --fast --midi stdout             as fast as possible, one JSON line per message
+          sensorwah mappings                                     how to write a mapping (--map)
+
+        With no --map, wrist tilt on the accelerometer's X axis drives CC 11 on channel 1.
+        """,
+        subcommands: [Replay.self, MappingsHelp.self],
+        defaultSubcommand: nil
+    )
+}
+
+struct MappingsHelp: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mappings",
+        abstract: "Explain the --map syntax and show the default mapping."
+    )
+    func run() throws {
+        print(Mapping.syntaxHelp)
+        print("\nDefault: \(Mapping.default.summary)")
+    }
+}
