@@ -235,7 +235,7 @@ public struct SensorParser: Sendable {
                                 if layout.gyroFromMotion { frame.values[Quantity.gyroX.rawValue &+ axis] = value }
                             }
                         } else {
-                            if bad { invalidGroups |= 7 } else { lineTime = value * layout.lineTimestampScale }
+                            if bad { invalidGroups |= 7 } else { lineTime = value }
                         }
                     }
                 } else {
@@ -263,6 +263,9 @@ public struct SensorParser: Sendable {
                 if layout.timestampGroups != 0 { return .skipped(.noTimestamp) }
                 lineTime = Double(syntheticIndex) * (hyperPeriod ?? options.defaultSamplePeriod)
                 syntheticIndex &+= 1
+                timeline.unitScale = 1
+            } else {
+                timeline.unitScale = layout.lineTimestampScale
             }
             for g in 0..<3 { ts[g] = lineTime }
         } else if layout.gyroFromMotion {

@@ -10,6 +10,9 @@ public struct Timeline: Sendable {
     public var restartThreshold: Double
     /// The step placed between the old and the new clock after a restart.
     public var restartStep: Double
+    /// Seconds per unit of the raw timestamps (0.001 for epoch milliseconds). Differences are
+    /// taken in raw units first so large epoch values keep their precision.
+    public var unitScale: Double = 1
     private var origin: Double = .nan
     private var lastRaw: InlineArray<3, Double> = .init(repeating: .nan)
     public private(set) var latest: Double = 0
@@ -34,15 +37,15 @@ public struct Timeline: Sendable {
         if !last.isNaN {
             if raw == last { return .held }
             if raw < last {
-                if last - raw <= restartThreshold { return .outOfOrder }
+                if (last - raw) * unitScale <= restartThreshold { return .outOfOrder }
                 // clock restart: re-base so this sample lands just after the latest time
-                origin = raw - (latest + restartStep)
+                origin = raw - (latest + restartStep) / unitScale
                 lastRaw = .init(repeating: .nan)
                 restarts &+= 1
             }
         }
         lastRaw[g] = raw
-        let t = raw - origin
+        let t = (raw - origin) * unitScale
         if t > latest { latest = t }
         return .new(t)
     }

@@ -1,0 +1,196 @@
+/* wah_ref.c - plain C reference of WahProcessor. See wah_ref.h. */
+#include "wah_ref.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+void wah_ref_default_settings(wah_ref_settings *s) {
+    s->heel_frequency = 450.0;
+    s->toe_frequency = 2200.0;
+    s->heel_q = 8.0;
+    s->toe_q = 2.0;
+    s->level_compensation = 1.0;
+    s->output_gain = 1.0;
+    s->mix = 1.0;
+    s->smoothing_time = 0.015;
+    s->bypass = 0;
+}
+
+static double sanitize(double v, double lo, double hi, double fallback) {
+    if (isnan(v)) return fallback;
+    if (v < lo) return lo;
+    if (v > hi) return hi;
+    return v;
+}
+
+void wah_ref_update_settings(wah_ref_state *st, const wah_ref_settings *s) {
+    double fs = st->sample_rate;
+    double guard_hz = 0.49 * fs;
+    double heel, toe, heel_q, toe_q, level, gain, mix, smoothing_time, qg, exponent, stage_time;
+
+    st->settings = *s;
+    heel = sanitize(s->heel_frequency, 1.0, guard_hz, 450.0);
+    toe = sanitize(s->toe_frequency, 1.0, guard_hz, 2200.0);
+    heel_q = sanitize(s->heel_q, 0.05, 200.0, 8.0);
+    toe_q = sanitize(s->toe_q, 0.05, 200.0, 2.0);
+    level = sanitize(s->level_compensation, 0.0, 1.0, 1.0);
+    gain = isfinite(s->output_gain) ? (s->output_gain < -1000.0 ? -1000.0
+                                     : (s->output_gain > 1000.0 ? 1000.0 : s->output_gain))
+                                    : 1.0;
+    mix = sanitize(s->mix, 0.0, 1.0, 1.0);
+    smoothing_time = sanitize(s->smoothing_time, 0.0, 10.0, 0.015);
+
+    st->angle_heel = 3.14159265358979323846 * heel / fs; /* == Double.pi */
+    st->angle_span = log2(toe / heel);
+    st->k_heel = 1.0 / heel_q;
+    st->k_span = log2(heel_q / toe_q);
+    qg = sqrt(heel_q * toe_q);
+    exponent = 1.0 - 0.5 * level;
+    st->wet_heel = mix * gain * pow(qg, -0.5 * level) * pow(st->k_heel, exponent);
+    st->wet_span = st->k_span * exponent;
+    st->dry_gain = (1.0 - mix) * gain;
+    stage_time = 0.5 * smoothing_time;
+    st->smoothing = stage_time > 0.0 ? -expm1(-1.0 / (stage_time * fs)) : 1.0;
+    st->crossfade_step = 1.0 / (0.005 * fs);
+    st->crossfade_target = s->bypass ? 0.0 : 1.0;
+}
+
+void wah_ref_reset(wah_ref_state *st) {
+    st->s1 = 0.0;
+    st->s2 = 0.0;
+    st->p1 = st->target;
+    st->p2 = st->target;
+    st->crossfade = st->crossfade_target;
+}
+
+void wah_ref_prepare(wah_ref_state *st, double sample_rate, const wah_ref_settings *s) {
+    wah_ref_settings defaults;
+    if (s == NULL) {
+        wah_ref_default_settings(&defaults);
+        s = &defaults;
+    }
+    memset(st, 0, sizeof *st);
+    st->sample_rate = (isfinite(sample_rate) && sample_rate > 0.0) ? sample_rate : 48000.0;
+    st->target = 0.0;
+    wah_ref_update_settings(st, s);
+    wah_ref_reset(st);
+}
+
+void wah_ref_set_pedal(wah_ref_state *st, float target) {
+    if (isnan(target)) return;
+    if (target < 0.0f) target = 0.0f;
+    if (target > 1.0f) target = 1.0f;
+    st->target = (double)target;
+}
+
+float wah_ref_pedal(const wah_ref_state *st) { return (float)st->p2; }
+
+/* 2^y: round to nearest integer with 1.5*2^52, Taylor e^t to degree 7, exponent bits. */
+static inline double fast_exp2(double y) {
+    const double magic = 6755399441055744.0;
+    double r = y + magic;
+    double n = r - magic;
+    double t = (y - n) * 0.6931471805599453;
+    double e = 1.0 + t * (1.0 + t * (1.0 / 2.0 + t * (1.0 / 6.0 + t * (1.0 / 24.0
+               + t * (1.0 / 120.0 + t * (1.0 / 720.0 + t * (1.0 / 5040.0)))))));
+    int64_t rb, mb;
+    uint64_t bits;
+    double scale;
+    memcpy(&rb, &r, sizeof rb);
+    memcpy(&mb, &magic, sizeof mb);
+    bits = (uint64_t)(rb - mb + 1023) << 52;
+    memcpy(&scale, &bits, sizeof scale);
+    return e * scale;
+}
+
+void wah_ref_process(wah_ref_state *st, const float *in, float *out, int n) {
+    const double snap = 1e-12, flush = 1e-20;
+    const double limit = (double)FLT_MAX;
+    /* constants and state in locals: stores through out cannot alias them */
+    const double angle_heel = st->angle_heel, angle_span = st->angle_span;
+    const double k_heel = st->k_heel, k_span = st->k_span;
+    const double wet_heel = st->wet_heel, wet_span = st->wet_span;
+    const double dry_gain = st->dry_gain, smoothing = st->smoothing;
+    const double step = st->crossfade_step, xf_target = st->crossfade_target;
+    double s1 = st->s1, s2 = st->s2, target = st->target, p1 = st->p1, p2 = st->p2;
+    double xf = st->crossfade;
+    int i;
+
+    for (i = 0; i < n; i++) {
+        double d1, d2, p, w, k, wet_gain, w2, sn, cs, ss, sc, cc, inv, a1, a2, a3;
+        double x, v3, bp, lp, n1, n2, dry, effect, y;
+
+        /* 1. pedal smoother */
+        d1 = target - p1;
+        p1 = fabs(d1) < snap ? target : p1 + smoothing * d1;
+        d2 = p1 - p2;
+        p2 = fabs(d2) < snap ? p1 : p2 + smoothing * d2;
+        p = p2;
+
+        /* 2. laws */
+        w = angle_heel * fast_exp2(p * angle_span);
+        k = k_heel * fast_exp2(p * k_span);
+        wet_gain = wet_heel * fast_exp2(p * wet_span);
+
+        /* 3. tan(w) = sn/cs; a1 = cc/D, a2 = sc/D, a3 = ss/D */
+        w2 = w * w;
+        sn = w * (1.0 + w2 * (-1.0 / 6.0 + w2 * (1.0 / 120.0 + w2 * (-1.0 / 5040.0
+             + w2 * (1.0 / 362880.0 + w2 * (-1.0 / 39916800.0))))));
+        cs = 1.0 + w2 * (-1.0 / 2.0 + w2 * (1.0 / 24.0 + w2 * (-1.0 / 720.0
+             + w2 * (1.0 / 40320.0 + w2 * (-1.0 / 3628800.0 + w2 * (1.0 / 479001600.0))))));
+        ss = sn * sn;
+        sc = sn * cs;
+        cc = cs * cs;
+        inv = 1.0 / (cc + ss + k * sc);
+        a1 = cc * inv;
+        a2 = sc * inv;
+        a3 = ss * inv;
+
+        /* 4. TPT SVF */
+        x = (double)in[i];
+        v3 = x - s2;
+        bp = a1 * s1 + a2 * v3;
+        lp = s2 + a2 * s1 + a3 * v3;
+        n1 = 2.0 * bp - s1;
+        n2 = 2.0 * lp - s2;
+        dry = x;
+        if (!(fabs(n1) + fabs(n2) <= DBL_MAX)) {
+            n1 = 0.0;
+            n2 = 0.0;
+            bp = 0.0;
+            dry = 0.0;
+        }
+        s1 = fabs(n1) < flush ? 0.0 : n1;
+        s2 = fabs(n2) < flush ? 0.0 : n2;
+
+        /* 5. mix, gain, bypass crossfade */
+        effect = dry_gain * dry + wet_gain * bp;
+        if (xf != xf_target) {
+            if (xf < xf_target) {
+                xf += step;
+                if (xf > xf_target) xf = xf_target;
+            } else {
+                xf -= step;
+                if (xf < xf_target) xf = xf_target;
+            }
+        }
+        if (xf == 1.0) {
+            y = effect;
+        } else if (xf == 0.0) {
+            y = dry;
+        } else {
+            y = dry + xf * (effect - dry);
+        }
+        if (y > limit) y = limit;
+        if (y < -limit) y = -limit;
+        out[i] = (float)y;
+    }
+
+    st->s1 = s1;
+    st->s2 = s2;
+    st->p1 = p1;
+    st->p2 = p2;
+    st->crossfade = xf;
+}
