@@ -14,28 +14,67 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-atomics.git", exact: "1.3.0"),
         .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
         .package(url: "https://github.com/ordo-one/package-benchmark.git", exact: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/ordo-one/malloc-interposer.git", exact: "1.6.1"),
     ],
     targets: [
         // The core: parsing, mapping, MIDI encoding, DSP. No system libraries, no I/O.
         .target(name: "SensorWahCore"),
+        // Lock-free hand-off between threads (network -> outputs, anything -> audio callback).
+        .target(name: "SensorWahRuntime", dependencies: [
+            "SensorWahCore",
+            .product(name: "Atomics", package: "swift-atomics"),
+        ]),
+        // Network input (SwiftNIO): listener, phone simulator, recorder.
+        .target(name: "SensorWahIO", dependencies: [
+            "SensorWahCore", "SensorWahRuntime",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Atomics", package: "swift-atomics"),
+        ]),
+
+        // Thin adapters around C libraries.
+        .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .target(name: "SensorWahALSA", dependencies: [
+            "SensorWahCore", "CALSA",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .systemLibrary(name: "CJack", path: "Sources/CJack", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
+        .systemLibrary(name: "CSndfile", path: "Sources/CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .target(name: "SensorWahJack", dependencies: [
+            "SensorWahCore", "SensorWahRuntime", "CJack", "CSndfile",
+            .product(name: "Atomics", package: "swift-atomics"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The same wah in plain C, compiled -O2: the benchmark's and tests' reference.
+        .target(name: "CWahReference", cSettings: [.unsafeFlags(["-O2", "-ffp-contract=off"])]),
 
         .executableTarget(
             name: "sensorwah",
             dependencies: [
-                "SensorWahCore",
+                "SensorWahCore", "SensorWahRuntime", "SensorWahIO", "SensorWahALSA", "SensorWahJack",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
 
-        .testTarget(name: "SensorWahCoreTests", dependencies: ["SensorWahCore"]),
+        .testTarget(name: "SensorWahCoreTests", dependencies: ["SensorWahCore", "CWahReference"]),
+        .testTarget(name: "SensorWahIOTests", dependencies: [
+            "SensorWahCore", "SensorWahRuntime", "SensorWahIO",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
+        .testTarget(name: "SensorWahJackTests", dependencies: [
+            "SensorWahCore", "SensorWahRuntime", "SensorWahJack", "CWahReference",
+            .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+        ]),
         .testTarget(name: "SensorWahCLITests", dependencies: ["sensorwah"]),
 
         .executableTarget(
             name: "ParseMapBenchmarks",
             dependencies: [
-                "SensorWahCore",
+                "SensorWahCore", "SensorWahRuntime",
                 .product(name: "Benchmark", package: "package-benchmark"),
             ],
             path: "Benchmarks/ParseMap",

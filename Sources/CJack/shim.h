@@ -1,0 +1,2 @@
+#include <jack/jack.h>
+#include <jack/midiport.h>
