@@ -54,6 +54,8 @@ let package = Package(
             dependencies: [
                 "SensorWahCore", "SensorWahRuntime", "SensorWahIO", "SensorWahALSA", "SensorWahJack",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Atomics", package: "swift-atomics"),
             ]

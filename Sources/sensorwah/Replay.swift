@@ -16,7 +16,7 @@ struct OutputOptions: ParsableArguments {
         "Where MIDI goes (repeatable): stdout (one JSON line per message).", valueName: "OUTPUT"))
     var midi: [MIDIDestination] = []
 
-    func makeOutputs(logger: Logger) -> [any MIDIOutput] {
+    func makeOutputs(logger: Logger, mappings: [Mapping]) -> [any MIDIOutput] {
         let wanted = midi.isEmpty ? [.stdout] : midi
         var outs: [any MIDIOutput] = []
         for d in Set(wanted).sorted(by: { $0.rawValue < $1.rawValue }) {
@@ -101,7 +101,7 @@ struct Replay: ParsableCommand {
         close(fd)
         installStopHandlers()
         for m in mappings { logger.info("mapping: \(m.summary)") }
-        let outputs = output.makeOutputs(logger: logger)
+        let outputs = output.makeOutputs(logger: logger, mappings: mappings)
         var pipeline = Pipeline(mappings: mappings, outputs: outputs)
         var schedule = ReplaySchedule(speed: speed, maxGap: maxGap)
         let start = monotonicSeconds()
@@ -178,9 +178,11 @@ struct Pipeline {
 
     func flushOutputs() { for o in outputs { o.flush() } }
 
+    /// End of the stream: held-back changes go out, then every controller its rest value.
     mutating func finish() {
         let outs = outputs
         mapper.flush { e in for o in outs { o.send(e) } }
+        mapper.rest(at: mapper.latestTime) { e in for o in outs { o.send(e) } }
         for o in outputs { o.close() }
     }
 }
@@ -192,6 +194,7 @@ struct Summary {
     var mapper: MapperStats
     var gapsShortened = 0
     var elapsed: Double
+    var showElapsed = true
 
     var text: String {
         var s = "sensorwah: \(source) (\(format.rawValue))\n"
@@ -218,7 +221,7 @@ struct Summary {
         if mapper.nonFinite > 0 { s += ", non-finite \(mapper.nonFinite)" }
         s += "\n  messages sent \(mapper.messages)"
         if mapper.rateLimited > 0 { s += " (\(mapper.rateLimited) changes delayed by the rate limit)" }
-        s += " in \((elapsed * 100).rounded() / 100) s"
+        if showElapsed { s += " in \((elapsed * 100).rounded() / 100) s" }
         return s
     }
 }

@@ -35,7 +35,10 @@ struct MappingState: Sendable {
 public struct Mapper: Sendable {
     public let mappings: [Mapping]
     var states: [MappingState]
-    public private(set) var stats = MapperStats()
+    public internal(set) var stats = MapperStats()
+    /// The latest sensor time seen (stamps rest messages at the end of a stream).
+    @usableFromInline var _latest = 0.0
+    public var latestTime: Double { _latest }
 
     public init(mappings: [Mapping] = [.default]) {
         self.mappings = mappings
@@ -52,6 +55,8 @@ public struct Mapper: Sendable {
             let g = m.source.group
             if groups & g.bit == 0 { continue }
             if let wanted = m.sender, wanted != sender { continue }
+            let t = frame.times[g.rawValue]
+            if t > _latest { _latest = t }
             step(i, m, value: m.source.read(frame), time: frame.times[g.rawValue], emit: emit)
         }
     }
@@ -167,11 +172,15 @@ public struct Mapper: Sendable {
     }
 
     /// Sends each mapping's rest value where the last value sent differs (exit, silent sender).
-    /// Mappings restricted to a sender are only rested when `sender` matches or is nil.
-    public mutating func rest(at time: Double, sender: String? = nil, emit: (MIDIEvent) -> Void) {
+    /// With a `sender`, mappings restricted to another sender are left alone, and mappings that
+    /// take any sender are rested only if `includeUnrestricted`.
+    public mutating func rest(at time: Double, sender: String? = nil, includeUnrestricted: Bool = true,
+                              emit: (MIDIEvent) -> Void) {
         for i in 0..<mappings.count {
             let m = mappings[i]
-            if let s = sender, let wanted = m.sender, wanted != s { continue }
+            if let s = sender {
+                if let wanted = m.sender { if wanted != s { continue } } else if !includeUnrestricted { continue }
+            }
             states[i].pending = -1
             states[i].filter.reset()
             states[i].lastAccepted = .nan

@@ -1,0 +1,231 @@
+import Logging
+import NIOCore
+import NIOPosix
+import SensorWahCore
+import SensorWahRuntime
+
+public struct Endpoint: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+    public init(host: String, port: Int) { self.host = host; self.port = port }
+    /// `HOST:PORT`, `[v6]:PORT`, or `PORT` alone (localhost).
+    public init?(parsing s: String, defaultHost: String = "127.0.0.1") {
+        if let p = Int(s) { self.init(host: defaultHost, port: p); guard (1...65535).contains(p) else { return nil }; return }
+        var hostPart: Substring
+        var portPart: Substring
+        if s.hasPrefix("["), let close = s.firstIndex(of: "]") {
+            hostPart = s[s.index(after: s.startIndex)..<close]
+            portPart = s[s.index(after: close)...].drop { $0 == ":" }
+        } else {
+            guard let colon = s.lastIndex(of: ":") else { return nil }
+            hostPart = s[..<colon]
+            portPart = s[s.index(after: colon)...]
+        }
+        guard let p = Int(portPart), (0...65535).contains(p), !hostPart.isEmpty else { return nil }
+        self.init(host: String(hostPart), port: p)
+    }
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+public struct ListenerConfiguration: Sendable {
+    public var bindHost = "0.0.0.0"
+    /// TCP server port (nil: no server). 0 picks a free port.
+    public var tcpPort: Int? = 56204
+    /// Phones acting as servers that we connect to, reconnecting with backoff.
+    public var connect: [Endpoint] = []
+    public var udpPorts: [Int] = []
+    public var allow: [CIDR] = []
+    public var maxConnections = 16
+    /// Seconds without data before a connection is closed (0: never).
+    public var idleTimeout = 60.0
+    /// Seconds of silence from a sender before its controllers are sent their rest values (0: never).
+    public var restAfter = 2.0
+    public var maxLineLength = 16_384
+    public var parser = ParserOptions()
+    public var recordDirectory: String?
+    public init() {}
+}
+
+/// Counts kept by the listener (read them after `stop()`, or through `snapshot()`).
+public struct ListenerStats: Sendable {
+    public var accepted = 0
+    public var refused = 0
+    public var reconnects = 0
+    public var parser = ParserStats()
+    public var mapper = MapperStats()
+    public var partialLinesLost = 0
+    public var queueDrops = 0
+    public var recordings: [String] = []
+}
+
+/// One sender: its own framer, parser (its own header) and recording.
+final class SenderSession {
+    let name: String      // the sender's address, used by `sender=` in mappings
+    let peer: String      // address:port, for logs and file names
+    var framer: LineFramer
+    var parser: SensorParser
+    var frame = SensorFrame()
+    var recorder: StreamRecorder?
+    var lastFrameNanos: UInt64 = 0
+    var lastDataNanos: UInt64
+    var rested = true
+    var loggedReasons: UInt32 = 0
+    var closed = false
+
+    init(name: String, peer: String, config: ListenerConfiguration, logger: Logger) {
+        self.name = name
+        self.peer = peer
+        framer = LineFramer(maxLineLength: config.maxLineLength)
+        parser = SensorParser(options: config.parser)
+        lastDataNanos = monotonicNanos()
+        if let dir = config.recordDirectory {
+            recorder = StreamRecorder(directory: dir, peer: peer, logger: logger)
+        }
+    }
+}
+
+/// The shared state of a listener: the mapper and every session. Confined to the listener's
+/// single event loop thread (hence `@unchecked Sendable`): parsing and mapping happen there,
+/// and mapped events are handed to the output thread through a lock-free queue.
+final class ListenerCore: @unchecked Sendable {
+    let config: ListenerConfiguration
+    let loop: EventLoop
+    let logger: Logger
+    var mapper: Mapper
+    let queue: SPSCQueue<QueuedEvent>
+    let wake: @Sendable () -> Void
+    var sessions: [ObjectIdentifier: SenderSession] = [:]
+    var stats = ListenerStats()
+    var tcpConnections = 0
+
+    init(config: ListenerConfiguration, mappings: [Mapping], loop: EventLoop, queue: SPSCQueue<QueuedEvent>,
+         wake: @escaping @Sendable () -> Void, logger: Logger) {
+        self.config = config
+        self.loop = loop
+        self.logger = logger
+        self.mapper = Mapper(mappings: mappings)
+        self.queue = queue
+        self.wake = wake
+    }
+
+    func allowed(_ address: SocketAddress?) -> Bool {
+        if config.allow.isEmpty { return true }
+        guard let a = address else { return false }
+        return config.allow.contains { $0.contains(a) }
+    }
+
+    func open(_ address: SocketAddress?) -> SenderSession {
+        let name = address?.ipAddress ?? "unknown"
+        let peer = address.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "unknown"
+        let s = SenderSession(name: name, peer: peer, config: config, logger: logger)
+        sessions[ObjectIdentifier(s)] = s
+        if let r = s.recorder { stats.recordings.append(r.path) }
+        return s
+    }
+
+    /// Bytes from a sender: frame, parse, map, hand off. Runs on the event loop.
+    func feed(_ s: SenderSession, _ bytes: UnsafeRawBufferPointer, received: UInt64, datagram: Bool = false) {
+        s.lastDataNanos = received
+        s.recorder?.append(bytes)
+        var pushed = false
+        s.framer.feed(bytes) { line in
+            if handle(s, line, received) { pushed = true }
+        }
+        if datagram {
+            // a datagram ends its last line even without a terminator
+            s.framer.finish { line in if handle(s, line, received) { pushed = true } }
+        }
+        if pushed { wake() }
+    }
+
+    @inline(__always)
+    private func handle(_ s: SenderSession, _ line: FramedLine, _ received: UInt64) -> Bool {
+        switch line {
+        case .tooLong(let n):
+            s.parser.noteTooLong()
+            logOnce(s, .tooLong, "a line of \(n) bytes exceeds --max-line \(config.maxLineLength); cut off")
+            return false
+        case .line(let bytes):
+            let r = s.parser.parse(bytes, into: &s.frame)
+            switch r {
+            case .frame:
+                s.lastFrameNanos = received
+                s.rested = false
+                var pushed = false
+                let q = queue
+                mapper.process(s.frame, sender: s.name) { e in
+                    q.push(QueuedEvent(event: e, receivedNanos: received))
+                    pushed = true
+                }
+                return pushed
+            case .skipped(let why):
+                logOnce(s, why, why.label)
+                return false
+            case .header:
+                logger.info("\(s.peer): header with \(s.parser.detectedFormat.rawValue) columns")
+                return false
+            default:
+                return false
+            }
+        }
+    }
+
+    private func logOnce(_ s: SenderSession, _ why: SkipReason, _ text: String) {
+        let bit = UInt32(1) << UInt32(why.rawValue)
+        guard s.loggedReasons & bit == 0 else { return }
+        s.loggedReasons |= bit
+        logger.warning("\(s.peer): line skipped: \(text) (counted; further ones are only counted)")
+    }
+
+    func close(_ s: SenderSession) {
+        guard !s.closed else { return }
+        s.closed = true
+        let lost = s.framer.discardPartial()
+        if lost > 0 {
+            s.parser.skip(.malformed)
+            stats.partialLinesLost += 1
+            logger.info("\(s.peer): connection closed mid-line; \(lost) bytes of that line dropped")
+        }
+        s.recorder?.close()
+        stats.parser.add(s.parser.stats)
+        sessions[ObjectIdentifier(s)] = nil
+    }
+
+    /// Every 100 ms: flush recordings, rest the controllers of senders that fell silent.
+    func tick() {
+        let now = monotonicNanos()
+        var pushed = false
+        for s in sessions.values {
+            s.recorder?.flush()
+            if config.restAfter > 0 && !s.rested && now &- s.lastFrameNanos > UInt64(config.restAfter * 1e9) {
+                s.rested = true
+                // controllers any sender may feed rest only when no other sender is active
+                let othersActive = sessions.values.contains { $0 !== s && !$0.rested }
+                mapper.rest(at: s.frame.latestTime, sender: s.name, includeUnrestricted: !othersActive) { e in
+                    queue.push(QueuedEvent(event: e, receivedNanos: now)); pushed = true
+                }
+                logger.info("\(s.peer): silent for \(config.restAfter) s; controllers set to rest")
+            }
+        }
+        if pushed { wake() }
+    }
+
+    func stopAll() {
+        for s in Array(sessions.values) { close(s) }
+        var pushed = false
+        let now = monotonicNanos()
+        mapper.flush { e in queue.push(QueuedEvent(event: e, receivedNanos: now)); pushed = true }
+        mapper.rest(at: mapper.latestTime) { e in queue.push(QueuedEvent(event: e, receivedNanos: now)); pushed = true }
+        stats.mapper = mapper.stats
+        stats.queueDrops = queue.dropped.load(ordering: .relaxed)
+        if pushed { wake() }
+    }
+}
+
+extension ParserStats {
+    public mutating func add(_ o: ParserStats) {
+        lines += o.lines; rows += o.rows; frames += o.frames; headers += o.headers; comments += o.comments
+        blank += o.blank; held += o.held; fieldCountMismatch += o.fieldCountMismatch; clockRestarts += o.clockRestarts
+        for i in 0..<8 { skipped[i] += o.skipped[i] }
+    }
+}

@@ -1,0 +1,251 @@
+import Logging
+import NIOCore
+import NIOPosix
+import SensorWahCore
+import SensorWahRuntime
+
+/// A TCP connection from (or to) a sender. Bytes go straight into the shared core.
+final class StreamHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    let core: ListenerCore
+    var session: SenderSession?
+    let onClose: (@Sendable () -> Void)?
+
+    init(core: ListenerCore, onClose: (@Sendable () -> Void)? = nil) {
+        self.core = core
+        self.onClose = onClose
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        session = core.open(context.channel.remoteAddress)
+        core.logger.info("sender connected: \(session!.peer)")
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let received = monotonicNanos()
+        let buf = unwrapInboundIn(data)
+        guard let s = session else { return }
+        buf.withUnsafeReadableBytes { core.feed(s, $0, received: received) }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            core.logger.info("\(session?.peer ?? "sender"): no data for \(core.config.idleTimeout) s; closing")
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let s = session {
+            core.close(s)
+            core.logger.info("sender disconnected: \(s.peer)")
+            core.tcpConnections -= 1
+        }
+        session = nil
+        onClose?()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        core.logger.warning("\(session?.peer ?? "sender"): \(error)")
+        context.close(promise: nil)
+    }
+}
+
+/// UDP: every peer address gets its own session; a datagram ends its last line.
+final class DatagramHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    let core: ListenerCore
+    var peers: [SocketAddress: SenderSession] = [:]
+    var refusedLogged = Set<String>()
+    static let maxPeers = 64
+
+    init(core: ListenerCore) { self.core = core }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let received = monotonicNanos()
+        let env = unwrapInboundIn(data)
+        let addr = env.remoteAddress
+        var session = peers[addr]
+        if session == nil {
+            guard core.allowed(addr) else {
+                core.stats.refused += 1
+                let ip = addr.ipAddress ?? "?"
+                if refusedLogged.insert(ip).inserted { core.logger.warning("refused UDP datagrams from \(ip): not in --allow") }
+                return
+            }
+            if peers.count >= Self.maxPeers { expireIdle(force: true) }
+            guard peers.count < Self.maxPeers else { core.stats.refused += 1; return }
+            let s = core.open(addr)
+            core.stats.accepted += 1
+            core.logger.info("UDP sender: \(s.peer)")
+            peers[addr] = s
+            session = s
+        }
+        env.data.withUnsafeReadableBytes { core.feed(session!, $0, received: received, datagram: true) }
+    }
+
+    /// Forget peers silent for longer than the idle timeout (or the oldest, when forced).
+    func expireIdle(force: Bool = false) {
+        let now = monotonicNanos()
+        let limit = UInt64(max(core.config.idleTimeout, 1) * 1e9)
+        for (a, s) in peers where now &- s.lastDataNanos > limit {
+            core.close(s); peers[a] = nil
+        }
+        if force && peers.count >= Self.maxPeers, let oldest = peers.min(by: { $0.value.lastDataNanos < $1.value.lastDataNanos }) {
+            core.close(oldest.value); peers[oldest.key] = nil
+        }
+    }
+}
+
+/// Listens for senders over TCP and UDP and connects to senders acting as servers. All
+/// network I/O, parsing and mapping run on one background event loop; mapped events leave
+/// through `queue`, and `wake` tells the output thread there is work.
+public final class Listener: @unchecked Sendable {
+    let group: MultiThreadedEventLoopGroup
+    let core: ListenerCore
+    var channels: [Channel] = []
+    var udpHandlers: [DatagramHandler] = []
+    var stopping = false
+    var tickTask: RepeatedTask?
+    public private(set) var boundAddresses: [String] = []
+
+    public init(configuration: ListenerConfiguration, mappings: [Mapping], queue: SPSCQueue<QueuedEvent>,
+                wake: @escaping @Sendable () -> Void, logger: Logger) {
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        core = ListenerCore(config: configuration, mappings: mappings, loop: group.next(), queue: queue, wake: wake, logger: logger)
+    }
+
+    /// Opens every socket; throws if a port cannot be bound.
+    public func start() throws {
+        let core = self.core
+        let config = core.config
+        if let port = config.tcpPort {
+            let server = ServerBootstrap(group: group)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    let addr = channel.remoteAddress
+                    guard core.allowed(addr) else {
+                        core.stats.refused += 1
+                        core.logger.warning("refused connection from \(addr?.ipAddress ?? "?"): not in --allow")
+                        return channel.close()
+                    }
+                    guard core.tcpConnections < config.maxConnections else {
+                        core.stats.refused += 1
+                        core.logger.warning("refused connection from \(addr?.ipAddress ?? "?"): already \(config.maxConnections) connections (--max-connections)")
+                        return channel.close()
+                    }
+                    core.tcpConnections += 1
+                    core.stats.accepted += 1
+                    return channel.eventLoop.makeCompletedFuture {
+                        if config.idleTimeout > 0 {
+                            try channel.pipeline.syncOperations.addHandler(
+                                IdleStateHandler(readTimeout: .milliseconds(Int64(config.idleTimeout * 1000))))
+                        }
+                        try channel.pipeline.syncOperations.addHandler(StreamHandler(core: core))
+                    }
+                }
+            let ch = try server.bind(host: config.bindHost, port: port).wait()
+            channels.append(ch)
+            let a = ch.localAddress
+            boundAddresses.append("tcp://\(a?.ipAddress ?? config.bindHost):\(a?.port ?? port)")
+        }
+        for port in config.udpPorts {
+            let handler = DatagramHandler(core: core)
+            let ch = try DatagramBootstrap(group: group)
+                .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+                }
+                .bind(host: config.bindHost, port: port).wait()
+            channels.append(ch)
+            udpHandlers.append(handler)
+            let a = ch.localAddress
+            boundAddresses.append("udp://\(a?.ipAddress ?? config.bindHost):\(a?.port ?? port)")
+        }
+        for target in config.connect { connect(target, delay: 0) }
+        let udp = udpHandlers
+        tickTask = core.loop.scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { _ in
+            core.tick()
+            for h in udp { h.expireIdle() }
+        }
+        for a in boundAddresses { core.logger.notice("listening on \(a)") }
+    }
+
+    /// TCP client to a phone acting as server; reconnects with backoff (0.5 s doubling to 8 s).
+    func connect(_ target: Endpoint, delay: Double) {
+        let core = self.core
+        core.loop.scheduleTask(in: .milliseconds(Int64(delay * 1000))) { [self] in
+            guard !self.stopping else { return }
+            let onClose: @Sendable () -> Void = { [self] in
+                guard !self.stopping else { return }
+                core.stats.reconnects += 1
+                core.logger.info("\(target): disconnected; reconnecting in 0.5 s")
+                self.connect(target, delay: 0.5)
+            }
+            ClientBootstrap(group: self.group)
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .connectTimeout(.seconds(3))
+                .channelInitializer { channel in
+                    core.tcpConnections += 1
+                    return channel.eventLoop.makeCompletedFuture {
+                        if core.config.idleTimeout > 0 {
+                            try channel.pipeline.syncOperations.addHandler(
+                                IdleStateHandler(readTimeout: .milliseconds(Int64(core.config.idleTimeout * 1000))))
+                        }
+                        try channel.pipeline.syncOperations.addHandler(StreamHandler(core: core, onClose: onClose))
+                    }
+                }
+                .connect(host: target.host, port: target.port)
+                .whenComplete { result in
+                    switch result {
+                    case .success(let ch):
+                        core.stats.accepted += 1
+                        core.logger.notice("connected to \(target)")
+                        core.loop.execute { self.channels.append(ch) }
+                    case .failure(let error):
+                        let next = min(max(delay * 2, 0.5), 8)
+                        core.logger.info("\(target): \(error); retrying in \(next) s")
+                        self.connect(target, delay: next)
+                    }
+                }
+        }
+    }
+
+    /// Closes every socket and session (recordings flushed and closed), sends every controller
+    /// its rest value, and returns the final counts.
+    public func stop() -> ListenerStats {
+        let core = self.core
+        let result = try? core.loop.submit { () -> ListenerStats in
+            self.stopping = true
+            self.tickTask?.cancel()
+            for ch in self.channels { ch.close(promise: nil) }
+            return core.stats
+        }.wait()
+        _ = result
+        // let the close events run, then close what is left
+        let stats = (try? core.loop.scheduleTask(in: .milliseconds(50)) { () -> ListenerStats in
+            core.stopAll()
+            for h in self.udpHandlers { h.peers.removeAll() }
+            return core.stats
+        }.futureResult.wait()) ?? core.stats
+        try? group.syncShutdownGracefully()
+        return stats
+    }
+
+    /// Counts so far (taken on the event loop).
+    public func snapshot() -> ListenerStats {
+        let core = self.core
+        return (try? core.loop.submit { () -> ListenerStats in
+            var s = core.stats
+            for session in core.sessions.values { s.parser.add(session.parser.stats) }
+            s.mapper = core.mapper.stats
+            return s
+        }.wait()) ?? core.stats
+    }
+}

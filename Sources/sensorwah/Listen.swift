@@ -1,0 +1,112 @@
+import ArgumentParser
+import Logging
+import SensorWahCore
+import SensorWahIO
+import SensorWahRuntime
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Listen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Receive live sensor streams from phones and watches and send MIDI.",
+        discussion: """
+        By default a TCP server on port 56204 waits for the phone (SensorLog in client mode). \
+        Use --connect when the phone is the server, --udp for apps that send datagrams \
+        (HyperIMU, Sensorstream). Several senders may stream at once; each has its own header.
+
+        Examples:
+          sensorwah listen                                   TCP port 56204, CC to stdout
+          sensorwah listen --udp 5555 --allow 192.168.1.0/24
+          sensorwah listen --connect 192.168.1.20:56204 --record Recordings
+        """
+    )
+
+    @Option(help: "TCP port to listen on (0 picks a free one).")
+    var port = 56204
+    @Flag(help: "Do not open a TCP server (use with --udp or --connect).")
+    var noTcp = false
+    @Option(help: "Address to listen on.")
+    var bind = "0.0.0.0"
+    @Option(help: ArgumentHelp("Connect to a phone acting as server (repeatable); reconnects when it goes away.", valueName: "HOST:PORT"))
+    var connect: [String] = []
+    @Option(help: ArgumentHelp("Also receive UDP datagrams on this port (repeatable).", valueName: "PORT"))
+    var udp: [Int] = []
+    @Option(help: ArgumentHelp("Only accept senders in this address block (repeatable), e.g. 192.168.1.0/24.", valueName: "CIDR"))
+    var allow: [String] = []
+    @Option(help: "Most TCP senders at once.")
+    var maxConnections = 16
+    @Option(help: ArgumentHelp("Close a connection after this many seconds without data (0: never).", valueName: "SECONDS"))
+    var idleTimeout = 60.0
+    @Option(help: ArgumentHelp("Send the rest values after a sender is silent this long (0: never).", valueName: "SECONDS"))
+    var restAfter = 2.0
+    @Option(help: ArgumentHelp("Record each sender's stream verbatim into this folder.", valueName: "DIR"))
+    var record: String?
+    @Flag(help: "Print latency percentiles at exit.")
+    var latency = false
+    @OptionGroup var input: InputOptions
+    @OptionGroup var mapping: MappingOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        for a in allow where CIDR(a) == nil { throw ValidationError("--allow '\(a)' is not an address or address block") }
+        for c in connect where Endpoint(parsing: c) == nil { throw ValidationError("--connect '\(c)' must be HOST:PORT") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
+        for u in udp where !(0...65535).contains(u) { throw ValidationError("--udp must be 0-65535") }
+        guard maxConnections > 0 else { throw ValidationError("--max-connections must be at least 1") }
+        if noTcp && udp.isEmpty && connect.isEmpty { throw ValidationError("--no-tcp needs --udp or --connect") }
+    }
+
+    func run() throws {
+        global.bootstrapLogging()
+        let logger = Logger(label: "sensorwah.listen")
+        let mappings = try mapping.mappings()
+        for m in mappings { logger.info("mapping: \(m.summary)") }
+        installStopHandlers()
+
+        var config = ListenerConfiguration()
+        config.bindHost = bind
+        config.tcpPort = noTcp ? nil : port
+        config.connect = connect.compactMap { Endpoint(parsing: $0) }
+        config.udpPorts = udp
+        config.allow = allow.compactMap(CIDR.init)
+        config.maxConnections = maxConnections
+        config.idleTimeout = idleTimeout
+        config.restAfter = restAfter
+        config.maxLineLength = input.maxLine
+        config.parser = input.parserOptions()
+        config.recordDirectory = record
+
+        let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 16)
+        let pump = OutputPump(queue: queue, outputs: output.makeOutputs(logger: logger, mappings: mappings))
+        pump.start()
+        let listener = Listener(configuration: config, mappings: mappings, queue: queue, wake: pump.wake, logger: logger)
+        do {
+            try listener.start()
+        } catch {
+            _ = listener.stop()
+            pump.stop()
+            throw ValidationError("cannot listen: \(error)")
+        }
+        while !stopRequested.load(ordering: .relaxed) {
+            var ts = timespec(tv_sec: 0, tv_nsec: 50_000_000)
+            nanosleep(&ts, nil)
+        }
+        logger.info("stopping")
+        let stats = listener.stop()
+        pump.stop()
+        var s = Summary(source: "listen", format: input.format, parser: stats.parser, mapper: stats.mapper, elapsed: 0)
+        s.showElapsed = false
+        var text = s.text
+        text += "\n  senders accepted \(stats.accepted), refused \(stats.refused)"
+        if stats.partialLinesLost > 0 { text += ", lines lost to a closed connection \(stats.partialLinesLost)" }
+        if stats.queueDrops > 0 { text += "\n  messages dropped because the outputs fell behind: \(stats.queueDrops)" }
+        for r in stats.recordings { text += "\n  recorded \(r)" }
+        if latency {
+            let h = pump.latency
+            text += "\n  latency socket->output: p50 \(h.percentile(0.5)) us, p99 \(h.percentile(0.99)) us, max \(h.maxNanos / 1000) us over \(h.total) messages"
+        }
+        printError(text)
+    }
+}

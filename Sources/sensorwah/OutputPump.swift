@@ -1,0 +1,57 @@
+import Dispatch
+import Foundation
+import SensorWahCore
+import SensorWahRuntime
+
+/// The output thread: takes mapped events off the lock-free queue and hands them to every
+/// output, so a slow output never stalls the network thread. Records the latency from the
+/// moment a line was read off the socket to the moment its message is handed to the outputs.
+final class OutputPump: @unchecked Sendable {
+    let queue: SPSCQueue<QueuedEvent>
+    let outputs: [any MIDIOutput]
+    private let signal = DispatchSemaphore(value: 0)
+    private var thread: Thread?
+    private let done = DispatchSemaphore(value: 0)
+    private var running = true
+    private(set) var latency = LatencyHistogram()
+    private(set) var delivered = 0
+
+    init(queue: SPSCQueue<QueuedEvent>, outputs: [any MIDIOutput]) {
+        self.queue = queue
+        self.outputs = outputs
+    }
+
+    /// Called by the producer after pushing; cheap when the pump is already awake.
+    var wake: @Sendable () -> Void { { [signal] in signal.signal() } }
+
+    func start() {
+        let t = Thread { [self] in
+            while true {
+                _ = signal.wait(timeout: .now() + .milliseconds(100))
+                drain()
+                for o in outputs { o.flush() }
+                if !running && queue.isEmpty { break }
+            }
+            done.signal()
+        }
+        t.name = "sensorwah-output"
+        t.start()
+        thread = t
+    }
+
+    private func drain() {
+        while let q = queue.pop() {
+            for o in outputs { o.send(q.event) }
+            latency.record(nanos: monotonicNanos() &- q.receivedNanos)
+            delivered += 1
+        }
+    }
+
+    /// Sends what is queued, then stops the thread and closes the outputs.
+    func stop() {
+        running = false
+        signal.signal()
+        done.wait()
+        for o in outputs { o.close() }
+    }
+}

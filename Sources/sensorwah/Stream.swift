@@ -1,0 +1,149 @@
+import ArgumentParser
+import Logging
+import NIOCore
+import NIOPosix
+import SensorWahCore
+import SensorWahIO
+import Foundation
+
+struct Stream: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play a recording over the network like a phone would (a phone simulator).",
+        discussion: """
+        Sends FILE line by line at its original rate, as SensorLog does in client mode (--to), \
+        server mode (--serve) or UDP (--udp).
+
+        Examples:
+          sensorwah stream Recordings/wrist-wah-phone.csv --to 127.0.0.1:56204
+          sensorwah stream Recordings/watch-sweeps.csv --serve 56204 --loop
+          sensorwah stream take.csv --udp 127.0.0.1:5555 --no-header
+        """
+    )
+
+    @Argument(help: "A sensor log to send.")
+    var file: String
+    @Option(help: ArgumentHelp("Connect to a listener and send (SensorLog client mode).", valueName: "HOST:PORT"))
+    var to: String?
+    @Option(help: ArgumentHelp("Wait for listeners to connect and send to each (SensorLog server mode).", valueName: "PORT"))
+    var serve: Int?
+    @Option(help: ArgumentHelp("Send one datagram per line.", valueName: "HOST:PORT"))
+    var udp: String?
+    @Option(help: "Playback speed.")
+    var speed = 1.0
+    @Flag(help: "Send again from the top at the end, until stopped.")
+    var loop = false
+    @Flag(help: "Ignore timing: as fast as possible.")
+    var fast = false
+    @Flag(help: "Leave out header lines, like a stream that sends none.")
+    var noHeader = false
+    @Option(help: ArgumentHelp("Longest pause kept from the recording, in seconds.", valueName: "SECONDS"))
+    var maxGap = 2.0
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        let n = [to != nil, serve != nil, udp != nil].filter { $0 }.count
+        guard n == 1 else { throw ValidationError("choose exactly one of --to, --serve, --udp") }
+        if let t = to, Endpoint(parsing: t) == nil { throw ValidationError("--to '\(t)' must be HOST:PORT") }
+        if let u = udp, Endpoint(parsing: u) == nil { throw ValidationError("--udp '\(u)' must be HOST:PORT") }
+        guard speed > 0 else { throw ValidationError("--speed must be positive") }
+    }
+
+    func run() throws {
+        global.bootstrapLogging()
+        let logger = Logger(label: "sensorwah.stream")
+        installStopHandlers()
+        let script: StreamScript
+        do { script = try StreamScript(path: file) } catch { throw ValidationError("\(error)") }
+        let lines = noHeader ? script.lines.filter { !$0.isHeader } : script.lines
+        guard !lines.isEmpty else { throw ValidationError("'\(file)' has no lines to send") }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let player = Player(lines: lines, speed: speed, loop: loop, fast: fast, maxGap: maxGap)
+
+        if let t = to, let ep = Endpoint(parsing: t) {
+            let ch: Channel
+            do {
+                ch = try ClientBootstrap(group: group).channelOption(.socketOption(.tcp_nodelay), value: 1)
+                    .connect(host: ep.host, port: ep.port).wait()
+            } catch {
+                throw ValidationError("cannot connect to \(ep): \(error)")
+            }
+            logger.notice("connected to \(ep); sending \(lines.count) lines")
+            let sent = player.play { bytes, flushNow in
+                var buf = ch.allocator.buffer(capacity: bytes.count)
+                buf.writeBytes(bytes)
+                let f = ch.writeAndFlush(buf)
+                if flushNow { do { try f.wait() } catch { return false } }
+                return ch.isActive
+            }
+            try? ch.close().wait()
+            printError("sensorwah stream: sent \(sent) lines to \(ep)")
+        } else if let u = udp, let ep = Endpoint(parsing: u) {
+            let remote = try SocketAddress.makeAddressResolvingHost(ep.host, port: ep.port)
+            let ch = try DatagramBootstrap(group: group).bind(host: remote.protocol == .inet6 ? "::" : "0.0.0.0", port: 0).wait()
+            logger.notice("sending \(lines.count) lines as UDP datagrams to \(ep)")
+            let sent = player.play { bytes, flushNow in
+                var buf = ch.allocator.buffer(capacity: bytes.count)
+                buf.writeBytes(bytes)
+                let f = ch.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: buf))
+                // pace datagrams so the receiver's socket buffer is not overrun
+                if flushNow { _ = try? f.wait() }
+                return true
+            }
+            try? ch.close().wait()
+            printError("sensorwah stream: sent \(sent) datagrams to \(ep)")
+        } else if let port = serve {
+            let server = try ServerBootstrap(group: group)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    let peer = channel.remoteAddress?.description ?? "?"
+                    logger.notice("listener connected: \(peer)")
+                    let th = Thread {
+                        let sent = player.play { bytes, flushNow in
+                            var buf = channel.allocator.buffer(capacity: bytes.count)
+                            buf.writeBytes(bytes)
+                            let f = channel.writeAndFlush(buf)
+                            if flushNow { do { try f.wait() } catch { return false } }
+                            return channel.isActive
+                        }
+                        logger.notice("sent \(sent) lines to \(peer)")
+                        channel.close(promise: nil)
+                    }
+                    th.start()
+                    return channel.eventLoop.makeSucceededVoidFuture()
+                }
+                .bind(host: "0.0.0.0", port: port).wait()
+            logger.notice("serving \(file) on tcp://0.0.0.0:\(server.localAddress?.port ?? port)")
+            while !stopRequested.load(ordering: .relaxed) { usleep(50_000) }
+            try? server.close().wait()
+        }
+    }
+}
+
+/// Sends lines at their recorded times (or as fast as possible), looping if asked.
+struct Player: Sendable {
+    let lines: [StreamScript.Line]
+    let speed: Double
+    let loop: Bool
+    let fast: Bool
+    let maxGap: Double
+
+    /// `send(bytes, waitForIt)` returns false to stop. Returns the number of lines sent.
+    func play(_ send: ([UInt8], Bool) -> Bool) -> Int {
+        var count = 0
+        repeat {
+            var schedule = ReplaySchedule(speed: speed, maxGap: maxGap)
+            let start = monotonicSeconds()
+            for (i, line) in lines.enumerated() {
+                if stopRequested.load(ordering: .relaxed) { return count }
+                if !fast { sleep(until: start + schedule.due(line.time)) }
+                // in fast mode, wait for every 256th write so memory stays bounded
+                guard send(line.bytes, !fast || i % 256 == 255) else { return count }
+                count += 1
+            }
+        } while loop && !stopRequested.load(ordering: .relaxed)
+        _ = send([], true)
+        return count
+    }
+}
