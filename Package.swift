@@ -61,7 +61,7 @@ let package = Package(
             ]
         ),
 
-        .testTarget(name: "SensorWahCoreTests", dependencies: ["SensorWahCore", "CWahReference"]),
+        .testTarget(name: "SensorWahCoreTests", dependencies: ["SensorWahCore", "CWahReference"], exclude: ["Golden"]),
         .testTarget(name: "SensorWahIOTests", dependencies: [
             "SensorWahCore", "SensorWahRuntime", "SensorWahIO",
             .product(name: "NIOCore", package: "swift-nio"),

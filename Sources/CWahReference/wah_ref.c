@@ -87,7 +87,8 @@ void wah_ref_set_pedal(wah_ref_state *st, float target) {
 
 float wah_ref_pedal(const wah_ref_state *st) { return (float)st->p2; }
 
-/* 2^y: round to nearest integer with 1.5*2^52, Taylor e^t to degree 7, exponent bits. */
+/* 2^y for |y| < 2^50: round to nearest integer with 1.5*2^52, e^t (|t| <= ln2/2) by its Taylor
+ * series to degree 7, 2^n from the exponent bits. Relative error < 1e-8. */
 static inline double fast_exp2(double y) {
     const double magic = 6755399441055744.0;
     double r = y + magic;
@@ -105,87 +106,99 @@ static inline double fast_exp2(double y) {
     return e * scale;
 }
 
-void wah_ref_process(wah_ref_state *st, const float *in, float *out, int n) {
-    const double snap = 1e-12, flush = 1e-20;
+/* Pedal smoother: two one-poles, each snapping to its input when closer than 1e-12. */
+static inline double smooth(double *p1, double *p2, double target, double a) {
+    const double snap = 1e-12;
+    double d1 = target - *p1, d2;
+    *p1 = fabs(d1) < snap ? target : *p1 + a * d1;
+    d2 = *p1 - *p2;
+    *p2 = fabs(d2) < snap ? *p1 : *p2 + a * d2;
+    return *p2;
+}
+
+/* Laws at pedal p: a1 = cc/D, a2 = sc/D, a3 = ss/D (tan(w) = sn/cs), wet gain. */
+static inline void laws(const wah_ref_state *co, double p, double *a1, double *a2, double *a3,
+                        double *wet) {
+    double w = co->angle_heel * fast_exp2(p * co->angle_span);
+    double k = co->k_heel * fast_exp2(p * co->k_span);
+    double g = co->wet_heel * fast_exp2(p * co->wet_span);
+    double w2 = w * w;
+    double sn = w * (1.0 + w2 * (-1.0 / 6.0 + w2 * (1.0 / 120.0 + w2 * (-1.0 / 5040.0
+                + w2 * (1.0 / 362880.0 + w2 * (-1.0 / 39916800.0))))));
+    double cs = 1.0 + w2 * (-1.0 / 2.0 + w2 * (1.0 / 24.0 + w2 * (-1.0 / 720.0
+                + w2 * (1.0 / 40320.0 + w2 * (-1.0 / 3628800.0 + w2 * (1.0 / 479001600.0))))));
+    double ss = sn * sn, sc = sn * cs, cc = cs * cs;
+    double inv = 1.0 / (cc + ss + k * sc);
+    *a1 = cc * inv;
+    *a2 = sc * inv;
+    *a3 = ss * inv;
+    *wet = g;
+}
+
+/* TPT SVF sample, NaN reset, denormal flush, mix, bypass crossfade, output clamp. */
+static inline float filter(const wah_ref_state *co, float input, double a1, double a2, double a3,
+                           double wet_gain, double *s1, double *s2, double *crossfade) {
+    const double flush = 1e-20;
     const double limit = (double)FLT_MAX;
-    /* constants and state in locals: stores through out cannot alias them */
-    const double angle_heel = st->angle_heel, angle_span = st->angle_span;
-    const double k_heel = st->k_heel, k_span = st->k_span;
-    const double wet_heel = st->wet_heel, wet_span = st->wet_span;
-    const double dry_gain = st->dry_gain, smoothing = st->smoothing;
-    const double step = st->crossfade_step, xf_target = st->crossfade_target;
-    double s1 = st->s1, s2 = st->s2, target = st->target, p1 = st->p1, p2 = st->p2;
-    double xf = st->crossfade;
-    int i;
+    double x = (double)input;
+    double v3 = x - *s2;
+    double bp = a1 * *s1 + a2 * v3;
+    double lp = *s2 + a2 * *s1 + a3 * v3;
+    double n1 = (bp + bp) - *s1;
+    double n2 = 2.0 * lp - *s2;
+    double dry = x, effect, c, y;
+    if (!(fabs(n1) + fabs(n2) <= DBL_MAX)) {
+        n1 = 0.0;
+        n2 = 0.0;
+        bp = 0.0;
+        dry = 0.0;
+    }
+    *s1 = fabs(n1) < flush ? 0.0 : n1;
+    *s2 = fabs(n2) < flush ? 0.0 : n2;
 
-    for (i = 0; i < n; i++) {
-        double d1, d2, p, w, k, wet_gain, w2, sn, cs, ss, sc, cc, inv, a1, a2, a3;
-        double x, v3, bp, lp, n1, n2, dry, effect, y;
-
-        /* 1. pedal smoother */
-        d1 = target - p1;
-        p1 = fabs(d1) < snap ? target : p1 + smoothing * d1;
-        d2 = p1 - p2;
-        p2 = fabs(d2) < snap ? p1 : p2 + smoothing * d2;
-        p = p2;
-
-        /* 2. laws */
-        w = angle_heel * fast_exp2(p * angle_span);
-        k = k_heel * fast_exp2(p * k_span);
-        wet_gain = wet_heel * fast_exp2(p * wet_span);
-
-        /* 3. tan(w) = sn/cs; a1 = cc/D, a2 = sc/D, a3 = ss/D */
-        w2 = w * w;
-        sn = w * (1.0 + w2 * (-1.0 / 6.0 + w2 * (1.0 / 120.0 + w2 * (-1.0 / 5040.0
-             + w2 * (1.0 / 362880.0 + w2 * (-1.0 / 39916800.0))))));
-        cs = 1.0 + w2 * (-1.0 / 2.0 + w2 * (1.0 / 24.0 + w2 * (-1.0 / 720.0
-             + w2 * (1.0 / 40320.0 + w2 * (-1.0 / 3628800.0 + w2 * (1.0 / 479001600.0))))));
-        ss = sn * sn;
-        sc = sn * cs;
-        cc = cs * cs;
-        inv = 1.0 / (cc + ss + k * sc);
-        a1 = cc * inv;
-        a2 = sc * inv;
-        a3 = ss * inv;
-
-        /* 4. TPT SVF */
-        x = (double)in[i];
-        v3 = x - s2;
-        bp = a1 * s1 + a2 * v3;
-        lp = s2 + a2 * s1 + a3 * v3;
-        n1 = 2.0 * bp - s1;
-        n2 = 2.0 * lp - s2;
-        dry = x;
-        if (!(fabs(n1) + fabs(n2) <= DBL_MAX)) {
-            n1 = 0.0;
-            n2 = 0.0;
-            bp = 0.0;
-            dry = 0.0;
-        }
-        s1 = fabs(n1) < flush ? 0.0 : n1;
-        s2 = fabs(n2) < flush ? 0.0 : n2;
-
-        /* 5. mix, gain, bypass crossfade */
-        effect = dry_gain * dry + wet_gain * bp;
-        if (xf != xf_target) {
-            if (xf < xf_target) {
-                xf += step;
-                if (xf > xf_target) xf = xf_target;
-            } else {
-                xf -= step;
-                if (xf < xf_target) xf = xf_target;
-            }
-        }
-        if (xf == 1.0) {
-            y = effect;
-        } else if (xf == 0.0) {
-            y = dry;
+    effect = co->dry_gain * dry + wet_gain * bp;
+    c = *crossfade;
+    if (c != co->crossfade_target) {
+        if (c < co->crossfade_target) {
+            c += co->crossfade_step;
+            if (c > co->crossfade_target) c = co->crossfade_target;
         } else {
-            y = dry + xf * (effect - dry);
+            c -= co->crossfade_step;
+            if (c < co->crossfade_target) c = co->crossfade_target;
         }
-        if (y > limit) y = limit;
-        if (y < -limit) y = -limit;
-        out[i] = (float)y;
+        *crossfade = c;
+    }
+    if (c == 1.0) {
+        y = effect;
+    } else if (c == 0.0) {
+        y = dry;
+    } else {
+        y = dry + c * (effect - dry);
+    }
+    if (y > limit) y = limit;
+    if (y < -limit) y = -limit;
+    return (float)y;
+}
+
+#define WAH_REF_CHUNK 8
+
+/* Same structure as WahProcessor.render: chunks of 8 samples, three passes per chunk
+ * (smoother, coefficients, filter). Constants and state in locals so that stores through
+ * out cannot alias them. */
+void wah_ref_process(wah_ref_state *st, const float *in, float *out, int n) {
+    const wah_ref_state co = *st;
+    double pw[WAH_REF_CHUNK], c1[WAH_REF_CHUNK], c2[WAH_REF_CHUNK], c3[WAH_REF_CHUNK];
+    double s1 = st->s1, s2 = st->s2, p1 = st->p1, p2 = st->p2, xf = st->crossfade;
+    const double target = st->target, smoothing = st->smoothing;
+    int base = 0, i, m;
+
+    while (base < n) {
+        m = n - base < WAH_REF_CHUNK ? n - base : WAH_REF_CHUNK;
+        for (i = 0; i < m; i++) pw[i] = smooth(&p1, &p2, target, smoothing);
+        for (i = 0; i < m; i++) laws(&co, pw[i], &c1[i], &c2[i], &c3[i], &pw[i]);
+        for (i = 0; i < m; i++)
+            out[base + i] = filter(&co, in[base + i], c1[i], c2[i], c3[i], pw[i], &s1, &s2, &xf);
+        base += m;
     }
 
     st->s1 = s1;
@@ -193,4 +206,12 @@ void wah_ref_process(wah_ref_state *st, const float *in, float *out, int n) {
     st->p1 = p1;
     st->p2 = p2;
     st->crossfade = xf;
+}
+
+/* One sample, the same operations as wah_ref_process (for tests). */
+float wah_ref_process_sample(wah_ref_state *st, float x) {
+    double a1, a2, a3, wet;
+    double p = smooth(&st->p1, &st->p2, st->target, st->smoothing);
+    laws(st, p, &a1, &a2, &a3, &wet);
+    return filter(st, x, a1, a2, a3, wet, &st->s1, &st->s2, &st->crossfade);
 }

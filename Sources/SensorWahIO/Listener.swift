@@ -95,6 +95,8 @@ final class ListenerCore: @unchecked Sendable {
     let queue: SPSCQueue<QueuedEvent>
     let wake: @Sendable () -> Void
     var sessions: [ObjectIdentifier: SenderSession] = [:]
+    /// Closed sessions whose controllers still wait for their rest values.
+    var departed: [SenderSession] = []
     var stats = ListenerStats()
     var tcpConnections = 0
 
@@ -189,14 +191,15 @@ final class ListenerCore: @unchecked Sendable {
         s.recorder?.close()
         stats.parser.add(s.parser.stats)
         sessions[ObjectIdentifier(s)] = nil
+        if !s.rested && config.restAfter > 0 { departed.append(s) }
     }
 
     /// Every 100 ms: flush recordings, rest the controllers of senders that fell silent.
     func tick() {
         let now = monotonicNanos()
         var pushed = false
-        for s in sessions.values {
-            s.recorder?.flush()
+        for s in sessions.values { s.recorder?.flush() }
+        for s in Array(sessions.values) + departed {
             if config.restAfter > 0 && !s.rested && now &- s.lastFrameNanos > UInt64(config.restAfter * 1e9) {
                 s.rested = true
                 // controllers any sender may feed rest only when no other sender is active
@@ -207,6 +210,7 @@ final class ListenerCore: @unchecked Sendable {
                 logger.info("\(s.peer): silent for \(config.restAfter) s; controllers set to rest")
             }
         }
+        departed.removeAll { $0.rested }
         if pushed { wake() }
     }
 

@@ -72,6 +72,12 @@ public final class StreamRecorder {
         logger.error("recording to \(path) stopped: \(why); the listener keeps running")
     }
 
+    /// Sends further writes to another file (tests use /dev/full to simulate a full disk).
+    func redirectForTesting(to other: String) {
+        let nfd = open(other, O_WRONLY)
+        if nfd >= 0 { Glibc.close(fd); fd = nfd }
+    }
+
     public func close() {
         flush()
         if fd >= 0 { fsync(fd); Glibc.close(fd); fd = -1 }

@@ -1,0 +1,311 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import XCTest
+@testable import SensorWahCore
+@testable import SensorWahIO
+import SensorWahRuntime
+
+/// Real sockets on loopback against an in-process listener.
+final class ListenerTests: XCTestCase {
+    static let header = "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)"
+    static let header2 = "accelerometerTimestamp_sinceReboot(s)|accelerometerAccelerationX(G)"
+
+    /// A sweep of n rows from -1 to 1 G, 100 Hz.
+    static func rows(_ n: Int, start: Double = 100, sep: String = ",", fiveColumns: Bool = true) -> [String] {
+        (0..<n).map { i in
+            let t = start + Double(i) * 0.01
+            let x = -1 + 2 * Double(i) / Double(max(n - 1, 1))
+            return fiveColumns ? "2024-01-01T00:00:00.000Z,\(t),\(x),0,-1" : "\(t)\(sep)\(x)"
+        }
+    }
+
+    final class Harness {
+        let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 16)
+        var listener: Listener!
+        var tcpPort = 0
+        var udpPort = 0
+
+        init(_ configure: (inout ListenerConfiguration) -> Void = { _ in }, mappings: [Mapping] = [try! Mapping(parsing: "accel.x cc=11 smooth=0 speed=none")]) throws {
+            var c = ListenerConfiguration()
+            c.bindHost = "127.0.0.1"
+            c.tcpPort = 0
+            c.restAfter = 0
+            configure(&c)
+            var logger = Logger(label: "test")
+            logger.logLevel = .warning
+            listener = Listener(configuration: c, mappings: mappings, queue: queue, wake: {}, logger: logger)
+            try listener.start()
+            for a in listener.boundAddresses {
+                let port = Int(a.split(separator: ":").last!)!
+                if a.hasPrefix("tcp") { tcpPort = port } else { udpPort = port }
+            }
+        }
+
+        func events() -> [MIDIEvent] {
+            var out: [MIDIEvent] = []
+            while let e = queue.pop() { out.append(e.event) }
+            return out
+        }
+
+        /// Waits until `n` events arrived (or the time runs out) and returns them all.
+        func waitFor(_ n: Int, seconds: Double = 5) -> [MIDIEvent] {
+            var got: [MIDIEvent] = []
+            let deadline = Date().addingTimeInterval(seconds)
+            while got.count < n && Date() < deadline {
+                got += events()
+                usleep(2000)
+            }
+            usleep(50_000)
+            return got + events()
+        }
+
+        func stop() -> ListenerStats { listener.stop() }
+    }
+
+    /// The CC stream the same lines give through the parser and mapper directly.
+    func expected(_ lines: [String], mapping: String = "accel.x cc=11 smooth=0 speed=none") -> [MIDIEvent] {
+        var parser = SensorParser()
+        var mapper = Mapper(mappings: [try! Mapping(parsing: mapping)])
+        var frame = SensorFrame()
+        var out: [MIDIEvent] = []
+        for l in lines where parser.parse(l, into: &frame) == .frame { mapper.process(frame) { out.append($0) } }
+        return out
+    }
+
+    func tcpSend(_ port: Int, _ chunks: [[UInt8]], pauseMicros: UInt32 = 0, close shouldClose: Bool = true) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        XCTAssertEqual(r, 0, "connect")
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        for c in chunks {
+            _ = c.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if pauseMicros > 0 { usleep(pauseMicros) }
+        }
+        if shouldClose { close(fd) }
+        return fd
+    }
+
+    func udpSend(_ port: Int, _ datagrams: [String]) {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        for d in datagrams {
+            var bytes = Array(d.utf8)
+            _ = withUnsafePointer(to: &addr) { a in
+                a.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, &bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            usleep(200)
+        }
+        close(fd)
+    }
+
+    func bytes(_ lines: [String]) -> [UInt8] { Array((lines.joined(separator: "\n") + "\n").utf8) }
+
+    // MARK: transports
+
+    func testTCPServerGivesTheSameStreamAsTheParserAndMapper() throws {
+        let h = try Harness()
+        let lines = [Self.header] + Self.rows(200)
+        _ = try tcpSend(h.tcpPort, [bytes(lines)])
+        let want = expected(lines)
+        XCTAssertEqual(h.waitFor(want.count).map(\.value), want.map(\.value))
+        XCTAssertEqual(h.stop().accepted, 1)
+    }
+
+    func testUDPDatagramsOneLineEach() throws {
+        let h = try Harness { $0.tcpPort = nil; $0.udpPorts = [0] }
+        let lines = [Self.header] + Self.rows(100)
+        udpSend(h.udpPort, lines)      // no terminators: a datagram ends its line
+        let want = expected(lines)
+        XCTAssertEqual(h.waitFor(want.count).map(\.value), want.map(\.value))
+        _ = h.stop()
+    }
+
+    func testTCPClientConnectsToAPhoneServerAndReconnects() throws {
+        // a "phone" acting as server: sends a stream to each connection, then closes it
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let lines = [Self.header] + Self.rows(50)
+        let payload = bytes(lines)
+        let server = try ServerBootstrap(group: group)
+            .childChannelInitializer { ch in
+                ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(PhoneServer(payload: payload)) }
+            }
+            .bind(host: "127.0.0.1", port: 0).wait()
+        let port = server.localAddress!.port!
+        let h = try Harness { $0.tcpPort = nil; $0.connect = [Endpoint(host: "127.0.0.1", port: port)] }
+        let want = expected(lines)
+        // first connection, then a reconnect after the server closed it: the stream twice
+        let got = h.waitFor(2 * want.count + 1, seconds: 8)
+        XCTAssertGreaterThanOrEqual(got.count, 2 * want.count - 2, "reconnected and received again")
+        XCTAssertEqual(Array(got.prefix(want.count)).map(\.value), want.map(\.value))
+        let stats = h.stop()
+        XCTAssertGreaterThanOrEqual(stats.reconnects, 1)
+        try server.close().wait()
+    }
+
+    /// Sends its payload to each connection as soon as it is active, then closes it.
+    final class PhoneServer: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = ByteBuffer
+        let payload: [UInt8]
+        init(payload: [UInt8]) { self.payload = payload }
+        func channelActive(context: ChannelHandlerContext) {
+            var buf = context.channel.allocator.buffer(capacity: payload.count)
+            buf.writeBytes(payload)
+            let ch = context.channel
+            context.writeAndFlush(NIOAny(buf)).whenComplete { _ in ch.close(promise: nil) }
+        }
+    }
+
+    // MARK: framing and senders
+
+    func testLinesSplitAtEveryBytePositionOverTCP() throws {
+        let lines = [Self.header] + Self.rows(3)
+        let all = bytes(lines)
+        let want = expected(lines)
+        let h = try Harness()
+        for cut in stride(from: 1, to: all.count, by: 7) {
+            _ = try tcpSend(h.tcpPort, [Array(all[..<cut]), Array(all[cut...])], pauseMicros: 300)
+        }
+        let n = (all.count - 1 + 6) / 7
+        let got = h.waitFor(n * want.count)
+        XCTAssertEqual(got.count, n * want.count, "every split gives the full stream")
+        XCTAssertEqual(h.stop().parser.totalSkipped, 0)
+    }
+
+    func testSeveralSendersWithDifferentHeadersAndAMidStreamHeader() throws {
+        let h = try Harness()
+        let a = [Self.header] + Self.rows(100)
+        let b = [Self.header2] + Self.rows(50, sep: "|", fiveColumns: false) + [Self.header] + Self.rows(50, start: 200)
+        let fa = try tcpSend(h.tcpPort, [], close: false)
+        let fb = try tcpSend(h.tcpPort, [], close: false)
+        for i in 0..<max(a.count, b.count) {
+            if i < a.count { _ = (a[i] + "\n").withCString { send(fa, $0, strlen($0), 0) } }
+            if i < b.count { _ = (b[i] + "\n").withCString { send(fb, $0, strlen($0), 0) } }
+        }
+        close(fa); close(fb)
+        _ = h.waitFor(150)
+        let stats = h.stop()
+        XCTAssertEqual(stats.parser.headers, 3)
+        XCTAssertEqual(stats.parser.frames, 200)
+        XCTAssertEqual(stats.parser.totalSkipped, 0)
+    }
+
+    func testBinaryGarbageFromOneSenderLeavesTheOtherUnaffected() throws {
+        // the normal sender's mapping listens to any sender: garbage must not add or change anything
+        let h = try Harness()
+        let good = [Self.header] + Self.rows(300)
+        var rng = SystemRandomNumberGenerator()
+        var garbage: [UInt8] = []
+        for _ in 0..<200_000 { garbage.append(UInt8.random(in: 0...255, using: &rng)) }
+        let bad = try tcpSend(h.tcpPort, [], close: false)
+        let ok = try tcpSend(h.tcpPort, [], close: false)
+        var offset = 0
+        for l in good {
+            _ = (l + "\n").withCString { send(ok, $0, strlen($0), 0) }
+            let n = min(700, garbage.count - offset)
+            if n > 0 { _ = garbage[offset..<offset + n].withUnsafeBytes { send(bad, $0.baseAddress, n, Int32(MSG_NOSIGNAL)) }; offset += n }
+        }
+        close(ok); close(bad)
+        let want = expected(good)
+        let got = h.waitFor(want.count)
+        XCTAssertEqual(got.map(\.value), want.map(\.value))
+        XCTAssertEqual(got.map(\.time), want.map(\.time))
+        let stats = h.stop()
+        XCTAssertGreaterThan(stats.parser.totalSkipped, 0, "the garbage was counted")
+    }
+
+    func testOverLongLineIsCutAndMemoryStaysBounded() throws {
+        let h = try Harness { $0.maxLineLength = 1024 }
+        let noNewline = [UInt8](repeating: 0x41, count: 2_000_000)
+        let fd = try tcpSend(h.tcpPort, [noNewline, Array("\n".utf8)] , close: false)
+        let after = [Self.header] + Self.rows(20)
+        _ = bytes(after).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        close(fd)
+        let want = expected(after)
+        XCTAssertEqual(h.waitFor(want.count).map(\.value), want.map(\.value))
+        let stats = h.stop()
+        XCTAssertEqual(stats.parser.skipped(.tooLong), 1)
+    }
+
+    func testDisconnectMidLineLosesOnlyThatLine() throws {
+        let h = try Harness()
+        let lines = [Self.header] + Self.rows(10)
+        var payload = bytes(lines)
+        payload += Array("2024-01-01T00:00:00.000Z,200.5,0.9".utf8)   // cut mid-line
+        _ = try tcpSend(h.tcpPort, [payload])
+        let want = expected(lines)
+        XCTAssertEqual(h.waitFor(want.count).map(\.value), want.map(\.value))
+        let stats = h.stop()
+        XCTAssertEqual(stats.partialLinesLost, 1)
+        XCTAssertEqual(stats.parser.frames, 10)
+    }
+
+    func testAllowListRefusesOtherPeers() throws {
+        let h = try Harness { $0.allow = [CIDR("10.0.0.0/8")!] }
+        _ = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(10))])
+        XCTAssertEqual(h.waitFor(1, seconds: 1).count, 0)
+        let stats = h.stop()
+        XCTAssertEqual(stats.refused, 1)
+        XCTAssertEqual(stats.parser.rows, 0)
+        XCTAssertTrue(CIDR("127.0.0.0/8")!.contains(try SocketAddress(ipAddress: "127.0.0.1", port: 1)))
+        XCTAssertFalse(CIDR("192.168.1.0/24")!.contains(try SocketAddress(ipAddress: "192.168.2.1", port: 1)))
+        XCTAssertTrue(CIDR("::1")!.contains(try SocketAddress(ipAddress: "::1", port: 1)))
+    }
+
+    func testMaximumNumberOfConnections() throws {
+        let h = try Harness { $0.maxConnections = 1 }
+        let first = try tcpSend(h.tcpPort, [], close: false)
+        usleep(100_000)
+        _ = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(5))])
+        usleep(200_000)
+        close(first)
+        XCTAssertEqual(h.stop().refused, 1)
+    }
+
+    func testSilentSenderGetsItsControllersRested() throws {
+        let h = try Harness { $0.restAfter = 0.3 }
+        _ = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(10))])
+        let got = h.waitFor(11, seconds: 3)
+        XCTAssertEqual(got.last?.value, 64, "rest value (bipolar centre) after silence")
+        _ = h.stop()
+    }
+
+    func testRecordingIsVerbatimAndReplaysToTheSameStream() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-rec-\(getpid())-\(Int.random(in: 0...99999))").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let h = try Harness { $0.recordDirectory = dir }
+        let lines = [Self.header] + Self.rows(200)
+        let payload = bytes(lines)
+        _ = try tcpSend(h.tcpPort, stride(from: 0, to: payload.count, by: 333).map { Array(payload[$0..<min($0 + 333, payload.count)]) }, pauseMicros: 100)
+        let live = h.waitFor(expected(lines).count)
+        let stats = h.stop()
+        XCTAssertEqual(stats.recordings.count, 1)
+        let saved = try [UInt8](Data(contentsOf: URL(fileURLWithPath: stats.recordings[0])))
+        XCTAssertEqual(saved, payload, "byte for byte")
+        let replayed = expected(String(decoding: saved, as: UTF8.self).split(separator: "\n").map(String.init))
+        XCTAssertEqual(replayed.map(\.value), live.map(\.value))
+    }
+
+    func testRecorderReportsAWriteErrorAndStops() throws {
+        // /dev/full accepts the open and fails every write with ENOSPC: a full disk
+        var logger = Logger(label: "t"); logger.logLevel = .critical
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-full-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        guard let r = StreamRecorder(directory: dir, peer: "x", logger: logger) else { return XCTFail("create") }
+        r.redirectForTesting(to: "/dev/full")
+        Array("abc\n".utf8).withUnsafeBytes { r.append($0) }
+        r.flush()
+        XCTAssertTrue(r.failed)
+        r.close()
+    }
+}
