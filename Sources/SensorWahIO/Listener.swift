@@ -226,10 +226,3 @@ final class ListenerCore: @unchecked Sendable {
     }
 }
 
-extension ParserStats {
-    public mutating func add(_ o: ParserStats) {
-        lines += o.lines; rows += o.rows; frames += o.frames; headers += o.headers; comments += o.comments
-        blank += o.blank; held += o.held; fieldCountMismatch += o.fieldCountMismatch; clockRestarts += o.clockRestarts
-        for i in 0..<8 { skipped[i] += o.skipped[i] }
-    }
-}

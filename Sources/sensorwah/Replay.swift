@@ -150,13 +150,6 @@ struct Replay: ParsableCommand {
     }
 }
 
-extension ParserStats {
-    mutating func add(_ o: ParserStats) {
-        lines += o.lines; rows += o.rows; frames += o.frames; headers += o.headers; comments += o.comments
-        blank += o.blank; held += o.held; fieldCountMismatch += o.fieldCountMismatch; clockRestarts += o.clockRestarts
-        for i in 0..<8 { skipped[i] += o.skipped[i] }
-    }
-}
 
 /// Frames in, MIDI out: the mapper and the outputs, on one thread.
 struct Pipeline {
@@ -215,6 +208,7 @@ struct Summary {
         if parser.fieldCountMismatch > 0 {
             s += "  rows with a field too many or too few, used (motion columns intact): \(parser.fieldCountMismatch)\n"
         }
+        if parser.lateSamples > 0 { s += "  late samples dropped (timestamp went backwards): \(parser.lateSamples)\n" }
         if parser.clockRestarts > 0 { s += "  clock restarts (timestamp jumped back > 1 s): \(parser.clockRestarts)\n" }
         if gapsShortened > 0 { s += "  long pauses shortened: \(gapsShortened)\n" }
         s += "  outliers dropped \(mapper.outliers) (\(mapper.outOfBounds) beyond the hard bound, \(mapper.implausibleJumps) implausible jumps)"

@@ -47,16 +47,28 @@ public struct ParserStats: Sendable, Equatable {
     public var held = 0
     public var fieldCountMismatch = 0   // rows used although their field count differs from the header
     public var clockRestarts = 0
+    /// Sensor-group samples dropped because their timestamp went backwards (the row may still be used).
+    public var lateSamples = 0
     public var skipped: InlineArray<8, Int> = .init(repeating: 0)
 
     public init() {}
+
+    /// Adds another parser's counts (several senders, several loops).
+    public mutating func add(_ o: ParserStats) {
+        lines += o.lines; rows += o.rows; frames += o.frames; headers += o.headers; comments += o.comments
+        blank += o.blank; held += o.held; fieldCountMismatch += o.fieldCountMismatch; clockRestarts += o.clockRestarts
+        lateSamples += o.lateSamples
+        for i in 0..<8 { skipped[i] += o.skipped[i] }
+    }
+
     public var totalSkipped: Int { var s = 0; for i in 0..<8 { s &+= skipped[i] }; return s }
     public func skipped(_ r: SkipReason) -> Int { skipped[r.rawValue] }
 
     public static func == (a: ParserStats, b: ParserStats) -> Bool {
         guard a.lines == b.lines, a.rows == b.rows, a.frames == b.frames, a.headers == b.headers,
               a.comments == b.comments, a.blank == b.blank, a.held == b.held,
-              a.fieldCountMismatch == b.fieldCountMismatch, a.clockRestarts == b.clockRestarts else { return false }
+              a.fieldCountMismatch == b.fieldCountMismatch, a.clockRestarts == b.clockRestarts,
+              a.lateSamples == b.lateSamples else { return false }
         for i in 0..<8 where a.skipped[i] != b.skipped[i] { return false }
         return true
     }
@@ -285,7 +297,7 @@ public struct SensorParser: Sendable {
             switch timeline.admit(SensorGroup(rawValue: g)!, raw: t) {
             case .new(let rel): frame.times[g] = rel; newGroups |= 1 << UInt8(g)
             case .held: sawHeld = true
-            case .outOfOrder: sawOutOfOrder = true
+            case .outOfOrder: sawOutOfOrder = true; stats.lateSamples &+= 1
             }
         }
         stats.clockRestarts = timeline.restarts
@@ -367,7 +379,7 @@ public struct SensorParser: Sendable {
             switch timeline.admit(SensorGroup(rawValue: g)!, raw: t) {
             case .new(let rel): frame.times[g] = rel; newGroups |= 1 << UInt8(g)
             case .held: held = true
-            case .outOfOrder: late = true
+            case .outOfOrder: late = true; stats.lateSamples &+= 1
             }
         }
         stats.clockRestarts = timeline.restarts

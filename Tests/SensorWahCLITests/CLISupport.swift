@@ -1,0 +1,85 @@
+import Foundation
+import XCTest
+
+/// Runs the built `sensorwah` binary as a user would.
+enum CLI {
+    static let repo: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The debug binary next to the test bundle (built by `swift build --build-tests`).
+    static var binary: URL {
+        let products = Bundle.main.bundleURL.deletingLastPathComponent()
+        let candidate = products.appendingPathComponent("sensorwah")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        return repo.appendingPathComponent(".build/debug/sensorwah")
+    }
+
+    static func recording(_ name: String) -> String { repo.appendingPathComponent("Recordings/\(name)").path }
+
+    struct Result { var status: Int32; var stdout: String; var stderr: String }
+
+    final class Running: @unchecked Sendable {
+        let process = Process()
+        let out = Pipe(), err = Pipe()
+        private var outData = Data(), errData = Data()
+        private let lock = NSLock()
+        private let group = DispatchGroup()
+
+        init(_ args: [String], env: [String: String] = [:]) throws {
+            process.executableURL = CLI.binary
+            process.arguments = args
+            process.currentDirectoryURL = CLI.repo
+            var e = ProcessInfo.processInfo.environment
+            for (k, v) in env { e[k] = v }
+            process.environment = e
+            process.standardOutput = out
+            process.standardError = err
+            process.standardInput = FileHandle.nullDevice
+            for (pipe, isOut) in [(out, true), (err, false)] {
+                group.enter()
+                let h = pipe.fileHandleForReading
+                DispatchQueue.global().async { [self] in
+                    while true {
+                        let d = h.availableData
+                        if d.isEmpty { break }
+                        lock.lock(); if isOut { outData.append(d) } else { errData.append(d) }; lock.unlock()
+                    }
+                    group.leave()
+                }
+            }
+            try process.run()
+        }
+
+        var stderrSoFar: String { lock.lock(); defer { lock.unlock() }; return String(decoding: errData, as: UTF8.self) }
+
+        /// Waits for a line matching `pattern` on stderr; returns the first capture group.
+        func waitForStderr(_ pattern: String, seconds: Double = 10) -> String? {
+            let re = try! NSRegularExpression(pattern: pattern)
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                let s = stderrSoFar
+                if let m = re.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) {
+                    return m.numberOfRanges > 1 ? String(s[Range(m.range(at: 1), in: s)!]) : String(s[Range(m.range, in: s)!])
+                }
+                usleep(20_000)
+            }
+            return nil
+        }
+
+        func interrupt() { process.interrupt() }
+
+        func wait(timeout: Double = 60) -> Result {
+            let deadline = Date().addingTimeInterval(timeout)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            if process.isRunning { process.terminate(); XCTFail("timed out: \(process.arguments ?? [])") }
+            process.waitUntilExit()
+            group.wait()
+            return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        }
+    }
+
+    static func run(_ args: [String], timeout: Double = 60) throws -> Result {
+        try Running(args).wait(timeout: timeout)
+    }
+
+    static func lines(_ s: String) -> [String] { s.split(separator: "\n").map(String.init) }
+}

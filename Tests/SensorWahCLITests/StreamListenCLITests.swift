@@ -1,0 +1,93 @@
+import Foundation
+import XCTest
+
+/// `sensorwah stream` into `sensorwah listen` over each transport must give exactly the CC
+/// stream `sensorwah replay` gives for the same file; and what `--record` saved replays the same.
+final class StreamListenCLITests: XCTestCase {
+    let recording = CLI.recording("wrist-wah-phone.csv")
+
+    func replayStream(_ file: String) throws -> [String] {
+        let r = try CLI.run(["replay", file, "--fast", "-q"])
+        XCTAssertEqual(r.status, 0)
+        return CLI.lines(r.stdout)
+    }
+
+    func listen(_ extra: [String]) throws -> CLI.Running {
+        try CLI.Running(["listen", "--bind", "127.0.0.1", "--rest-after", "30"] + extra)
+    }
+
+    func testTCPClientMode() throws {
+        let l = try listen(["--port", "0"])
+        let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
+        let s = try CLI.run(["stream", recording, "--to", "127.0.0.1:\(port)", "--speed", "8"])
+        XCTAssertEqual(s.status, 0, s.stderr)
+        usleep(300_000)
+        l.interrupt()
+        let r = l.wait()
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(CLI.lines(r.stdout), try replayStream(recording))
+    }
+
+    func testTCPServerModeWithListenConnecting() throws {
+        let server = try CLI.Running(["stream", recording, "--serve", "0", "--speed", "8"])
+        let port = try XCTUnwrap(server.waitForStderr(#"serving .* on tcp://0\.0\.0\.0:(\d+)"#))
+        let l = try listen(["--no-tcp", "--connect", "127.0.0.1:\(port)"])
+        // one pass of the recording (12.5 s at speed 8 ≈ 1.6 s), then stop before a reconnect replays it again
+        XCTAssertNotNil(l.waitForStderr("sender disconnected", seconds: 15))
+        l.interrupt()
+        let r = l.wait()
+        server.interrupt()
+        _ = server.wait()
+        let want = try replayStream(recording)
+        XCTAssertEqual(Array(CLI.lines(r.stdout).prefix(want.count - 1)), Array(want.prefix(want.count - 1)))
+    }
+
+    func testUDPMode() throws {
+        let l = try listen(["--no-tcp", "--udp", "0"])
+        let port = try XCTUnwrap(l.waitForStderr(#"listening on udp://127\.0\.0\.1:(\d+)"#))
+        let s = try CLI.run(["stream", recording, "--udp", "127.0.0.1:\(port)", "--speed", "8"])
+        XCTAssertEqual(s.status, 0, s.stderr)
+        usleep(300_000)
+        l.interrupt()
+        let r = l.wait()
+        XCTAssertEqual(CLI.lines(r.stdout), try replayStream(recording))
+    }
+
+    func testBesideAHostileSenderAndRecordThenReplay() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-cli-rec-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let l = try listen(["--port", "0", "--record", dir])
+        let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
+        // the hostile sender: binary garbage, an endless line, while the phone streams
+        let hostile = Thread {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = in_port_t(UInt16(port)!.bigEndian)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            var rng = SystemRandomNumberGenerator()
+            for _ in 0..<300 {
+                var junk = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                _ = send(fd, &junk, junk.count, Int32(MSG_NOSIGNAL))
+                usleep(5000)
+            }
+            close(fd)
+        }
+        hostile.start()
+        let s = try CLI.run(["stream", recording, "--to", "127.0.0.1:\(port)", "--speed", "8"])
+        XCTAssertEqual(s.status, 0, s.stderr)
+        usleep(500_000)
+        l.interrupt()
+        let r = l.wait()
+        let want = try replayStream(recording)
+        XCTAssertEqual(CLI.lines(r.stdout), want, "the phone's CC stream is unaffected by the hostile sender")
+        XCTAssertTrue(r.stderr.contains("line skipped") || r.stderr.contains("rows skipped"), r.stderr)
+        // the phone's recording replays to the same stream
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir).map { "\(dir)/\($0)" }
+        XCTAssertEqual(files.count, 2, "one file per connection")
+        let phoneFile = try XCTUnwrap(files.first { (try? String(contentsOfFile: $0, encoding: .utf8))?.hasPrefix("loggingTime") == true })
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: phoneFile)), try Data(contentsOf: URL(fileURLWithPath: recording)))
+        XCTAssertEqual(try replayStream(phoneFile), want)
+    }
+}
