@@ -56,6 +56,12 @@ public struct ListenerStats: Sendable {
     public var partialLinesLost = 0
     public var queueDrops = 0
     public var recordings: [String] = []
+    /// Line read off the socket -> message in the output queue, on the network thread.
+    public var handoff = LatencyHistogram()
+    /// First and last moment data arrived (monotonic ns), for throughput.
+    public var firstDataNanos: UInt64 = 0
+    public var lastDataNanos: UInt64 = 0
+    public var bytes = 0
 }
 
 /// One sender: its own framer, parser (its own header) and recording.
@@ -128,6 +134,9 @@ final class ListenerCore: @unchecked Sendable {
     /// Bytes from a sender: frame, parse, map, hand off. Runs on the event loop.
     func feed(_ s: SenderSession, _ bytes: UnsafeRawBufferPointer, received: UInt64, datagram: Bool = false) {
         s.lastDataNanos = received
+        if stats.firstDataNanos == 0 { stats.firstDataNanos = received }
+        stats.lastDataNanos = received
+        stats.bytes &+= bytes.count
         s.recorder?.append(bytes)
         var pushed = false
         s.framer.feed(bytes) { line in
@@ -159,6 +168,7 @@ final class ListenerCore: @unchecked Sendable {
                     q.push(QueuedEvent(event: e, receivedNanos: received))
                     pushed = true
                 }
+                if pushed { stats.handoff.record(nanos: monotonicNanos() &- received) }
                 return pushed
             case .skipped(let why):
                 logOnce(s, why, why.label)

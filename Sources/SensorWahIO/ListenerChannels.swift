@@ -3,6 +3,9 @@ import NIOCore
 import NIOPosix
 import SensorWahCore
 import SensorWahRuntime
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A TCP connection from (or to) a sender. Bytes go straight into the shared core.
 final class StreamHandler: ChannelInboundHandler, @unchecked Sendable {
@@ -123,6 +126,13 @@ public final class Listener: @unchecked Sendable {
     public func start() throws {
         let core = self.core
         let config = core.config
+        // a stage machine is busy with audio: ask for real-time scheduling of the input thread
+        // (granted to root or with rtprio limits; otherwise it stays a normal thread)
+        core.loop.execute {
+            var param = sched_param()
+            param.sched_priority = 9
+            _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)
+        }
         if let port = config.tcpPort {
             let server = ServerBootstrap(group: group)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

@@ -104,8 +104,14 @@ struct Listen: ParsableCommand {
         if stats.queueDrops > 0 { text += "\n  messages dropped because the outputs fell behind: \(stats.queueDrops)" }
         for r in stats.recordings { text += "\n  recorded \(r)" }
         if latency {
+            let q = stats.handoff
+            text += "\n  latency socket->queued (network thread): p50 \(q.percentile(0.5)) us, p99 \(q.percentile(0.99)) us, max \(q.maxNanos / 1000) us over \(q.total) lines with messages"
             let h = pump.latency
             text += "\n  latency socket->output: p50 \(h.percentile(0.5)) us, p99 \(h.percentile(0.99)) us, max \(h.maxNanos / 1000) us over \(h.total) messages"
+            let busy = Double(stats.lastDataNanos &- stats.firstDataNanos) / 1e9
+            if busy > 0 {
+                text += "\n  received \(stats.parser.lines) lines, \(stats.bytes / 1_000_000) MB in \((busy * 1000).rounded() / 1000) s of traffic: \(Int(Double(stats.parser.lines) / busy)) lines/s"
+            }
         }
         printError(text)
     }

@@ -1,4 +1,7 @@
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import SensorWahCore
 import SensorWahRuntime
@@ -26,6 +29,7 @@ final class OutputPump: @unchecked Sendable {
 
     func start() {
         let t = Thread { [self] in
+            Self.tryRealtimePriority()
             while true {
                 _ = signal.wait(timeout: .now() + .milliseconds(100))
                 drain()
@@ -37,6 +41,14 @@ final class OutputPump: @unchecked Sendable {
         t.name = "sensorwah-output"
         t.start()
         thread = t
+    }
+
+    /// The output thread wakes for each message; SCHED_FIFO (when allowed) keeps that wake-up
+    /// short under load. Without the privilege it stays a normal thread.
+    static func tryRealtimePriority() {
+        var param = sched_param()
+        param.sched_priority = 10
+        _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)
     }
 
     private func drain() {

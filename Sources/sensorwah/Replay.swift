@@ -1,6 +1,7 @@
 import ArgumentParser
 import Atomics
 import Logging
+import SensorWahALSA
 import SensorWahCore
 #if canImport(Glibc)
 import Glibc
@@ -8,13 +9,27 @@ import Glibc
 
 enum MIDIDestination: String, ExpressibleByArgument, CaseIterable {
     case stdout
+    case alsa
     static var allValueStrings: [String] { allCases.map(\.rawValue) }
 }
 
 struct OutputOptions: ParsableArguments {
     @Option(name: .customLong("midi"), help: ArgumentHelp(
-        "Where MIDI goes (repeatable): stdout (one JSON line per message).", valueName: "OUTPUT"))
+        "Where MIDI goes (repeatable): stdout (one JSON line per message), alsa (ALSA sequencer port, default SensorWah:out).",
+        valueName: "OUTPUT"))
     var midi: [MIDIDestination] = []
+    @Option(help: ArgumentHelp("ALSA sequencer client name (--midi alsa).", valueName: "NAME"))
+    var alsaClient = "SensorWah"
+    @Option(help: ArgumentHelp("ALSA sequencer port name (--midi alsa).", valueName: "NAME"))
+    var alsaPort = "out"
+    @Option(help: ArgumentHelp("Connect the ALSA port to CLIENT[:PORT], by number or name (repeatable); one that is not there yet is connected when it appears.", valueName: "CLIENT[:PORT]"))
+    var alsaConnect: [String] = []
+
+    func validate() throws {
+        for s in alsaConnect {
+            do { _ = try ALSAAddressSpec(parsing: s) } catch { throw ValidationError("--alsa-connect '\(s)': \(error)") }
+        }
+    }
 
     func makeOutputs(logger: Logger, mappings: [Mapping]) -> [any MIDIOutput] {
         let wanted = midi.isEmpty ? [.stdout] : midi
@@ -22,6 +37,10 @@ struct OutputOptions: ParsableArguments {
         for d in Set(wanted).sorted(by: { $0.rawValue < $1.rawValue }) {
             switch d {
             case .stdout: outs.append(JSONOutput())
+            case .alsa:
+                // no sequencer: one clear error line, and every other output keeps running
+                do { outs.append(try ALSAMIDIOutput(clientName: alsaClient, portName: alsaPort, connect: alsaConnect, logger: logger)) }
+                catch { logger.error("\(error)") }
             }
         }
         return outs

@@ -1,0 +1,66 @@
+import Logging
+import SensorWahALSA
+import SensorWahCore
+
+/// `--midi alsa`: MIDI out as an ALSA sequencer client (default "SensorWah:out") that DAWs
+/// list and subscribe to; `--alsa-connect` also connects it to destinations, now or when they
+/// appear. Throws `ALSAError` (one line: what is missing, what to do) without a sequencer; a
+/// destination that cannot be parsed or connected is logged as an error and skipped (check
+/// the specs up front with `ALSAAddressSpec(parsing:)` to turn that into a usage error).
+final class ALSAMIDIOutput: MIDIOutput {
+    let sequencer: ALSASequencerOutput
+    private let logger: Logger
+    private var lastService = 0.0
+    private var sendsSinceCheck = 0
+
+    init(clientName: String = "SensorWah", portName: String = "out", connect specs: [String] = [],
+         logger: Logger) throws {
+        self.logger = logger
+        sequencer = try ALSASequencerOutput(clientName: clientName, portName: portName, logger: logger)
+        logger.info("ALSA: sending as \(clientName):\(portName) (\(sequencer.address))")
+        for spec in specs {
+            do {
+                if try sequencer.connect(spec) {
+                    let to = sequencer.connections.last?.address.map { " (\($0))" } ?? ""
+                    logger.info("ALSA: connected to '\(spec)'\(to)")
+                } else {
+                    logger.info("ALSA: '\(spec)' is not there yet; will connect when it appears")
+                }
+            } catch {
+                // the port stays up for others to subscribe to; only this destination is lost
+                logger.error("\(error)")
+            }
+        }
+        lastService = monotonicSeconds()
+    }
+
+    var name: String { "alsa" }
+
+    func send(_ e: MIDIEvent) {
+        sequencer.send(e)
+        // a stream that never pauses (--fast, a busy sender) still hears announcements
+        sendsSinceCheck &+= 1
+        if sendsSinceCheck >= 32 { sendsSinceCheck = 0; serviceIfDue() }
+    }
+
+    /// Also reads sequencer announcements, at most every 100 ms (connects late destinations).
+    func flush() { serviceIfDue() }
+
+    private func serviceIfDue() {
+        let now = monotonicSeconds()
+        guard now - lastService >= 0.1 else { return }
+        lastService = now
+        sequencer.serviceAnnouncements()
+    }
+
+    func close() {
+        guard sequencer.isOpen else { return }
+        if sequencer.failed > 0 {
+            logger.warning("ALSA: \(sequencer.failed) of \(sequencer.sent + sequencer.failed) messages did not reach every subscriber (last error \(sequencer.lastError))")
+        }
+        if sequencer.flowWaits > 0 {
+            logger.debug("ALSA: waited \(sequencer.flowWaits) times for a slow subscriber")
+        }
+        sequencer.close()
+    }
+}
