@@ -288,27 +288,31 @@ public struct SensorParser: Sendable {
             for g in 0..<3 where usable & (1 << UInt8(g)) != 0 && !ts[g].isNaN { first = min(first, ts[g]) }
             if first.isFinite { timeline.start(at: first) }
         }
+        if let notNew = admit(usable, ts, into: &frame) {
+            return notNew == .skipped(.malformed) ? .skipped(usable == 0 ? .malformed : .noTimestamp) : notNew
+        }
+        if mismatch { stats.fieldCountMismatch &+= 1 }
+        return .frame
+    }
+
+    /// Runs each group's timestamp through the timeline; stamps the new groups into `frame`.
+    /// Returns nil when at least one group is new, else why the row carries nothing new.
+    mutating func admit(_ groups: UInt8, _ ts: InlineArray<3, Double>, into frame: inout SensorFrame) -> LineResult? {
         var newGroups: UInt8 = 0
-        var sawOutOfOrder = false
-        var sawHeld = false
-        for g in 0..<3 where usable & (1 << UInt8(g)) != 0 {
+        var late = false, held = false
+        for g in 0..<3 where groups & (1 << UInt8(g)) != 0 {
             let t = ts[g]
             if t.isNaN { continue }
             switch timeline.admit(SensorGroup(rawValue: g)!, raw: t) {
             case .new(let rel): frame.times[g] = rel; newGroups |= 1 << UInt8(g)
-            case .held: sawHeld = true
-            case .outOfOrder: sawOutOfOrder = true; stats.lateSamples &+= 1
+            case .held: held = true
+            case .outOfOrder: late = true; stats.lateSamples &+= 1
             }
         }
         stats.clockRestarts = timeline.restarts
         frame.newGroups = newGroups
-        if newGroups == 0 {
-            if sawOutOfOrder { return .skipped(.outOfOrder) }
-            if sawHeld { return .held }
-            return .skipped(usable == 0 ? .malformed : .noTimestamp)
-        }
-        if mismatch { stats.fieldCountMismatch &+= 1 }
-        return .frame
+        if newGroups != 0 { return nil }
+        return late ? .skipped(.outOfOrder) : (held ? .held : .skipped(.malformed))
     }
 
     // MARK: - Sensorstream IMU+GPS: `ts, 3, ax, ay, az, 4, gx, gy, gz, 5, ...`
@@ -373,19 +377,7 @@ public struct SensorParser: Sendable {
         }
         if t.isNaN { return .skipped(.noTimestamp) }
         if groups == 0 { return .skipped(.malformed) }
-        var newGroups: UInt8 = 0
-        var late = false, held = false
-        for g in 0..<3 where groups & (1 << UInt8(g)) != 0 {
-            switch timeline.admit(SensorGroup(rawValue: g)!, raw: t) {
-            case .new(let rel): frame.times[g] = rel; newGroups |= 1 << UInt8(g)
-            case .held: held = true
-            case .outOfOrder: late = true; stats.lateSamples &+= 1
-            }
-        }
-        stats.clockRestarts = timeline.restarts
-        frame.newGroups = newGroups
-        if newGroups == 0 { return late ? .skipped(.outOfOrder) : (held ? .held : .skipped(.malformed)) }
-        return .frame
+        return admit(groups, .init(repeating: t), into: &frame) ?? .frame
     }
 
     // MARK: - Headers, comments, layouts (rare paths: allocation is fine here)
