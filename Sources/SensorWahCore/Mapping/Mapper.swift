@@ -197,13 +197,21 @@ public struct Mapper: Sendable {
 
     @inline(__always)
     static func event(_ target: Target, value: Int, time: Double) -> MIDIEvent {
+        MIDIEvent(target: target, value: value, time: time)
+    }
+}
+
+extension MIDIEvent {
+    /// The message that sets `target` to `value` (0-127, or 0-16383 for 14-bit CC and pitch bend).
+    @inlinable
+    public init(target: Target, value: Int, time: Double) {
         switch target {
         case .controlChange(let ch, let cc):
-            return MIDIEvent(time: time, kind: .controlChange, channel: ch, controller: cc, value: UInt16(value))
+            self.init(time: time, kind: .controlChange, channel: ch, controller: cc, value: UInt16(value))
         case .controlChange14(let ch, let cc):
-            return MIDIEvent(time: time, kind: .controlChange14, channel: ch, controller: cc, value: UInt16(value))
+            self.init(time: time, kind: .controlChange14, channel: ch, controller: cc, value: UInt16(value))
         case .pitchBend(let ch):
-            return MIDIEvent(time: time, kind: .pitchBend, channel: ch, value: UInt16(value))
+            self.init(time: time, kind: .pitchBend, channel: ch, value: UInt16(value))
         }
     }
 }
