@@ -82,6 +82,15 @@ let package = Package(
             path: "Benchmarks/ParseMap",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        .executableTarget(
+            name: "WahBenchmarks",
+            dependencies: [
+                "SensorWahCore", "SensorWahJack", "CWahReference",
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/Wah",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

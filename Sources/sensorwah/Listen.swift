@@ -79,7 +79,7 @@ struct Listen: ParsableCommand {
         config.recordDirectory = record
 
         let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 16)
-        let pump = OutputPump(queue: queue, outputs: output.makeOutputs(logger: logger, mappings: mappings))
+        let pump = OutputPump(queue: queue, outputs: try output.makeOutputs(logger: logger, mappings: mappings))
         pump.start()
         let listener = Listener(configuration: config, mappings: mappings, queue: queue, wake: pump.wake, logger: logger)
         do {

@@ -10,12 +10,13 @@ import Glibc
 enum MIDIDestination: String, ExpressibleByArgument, CaseIterable {
     case stdout
     case alsa
+    case jack
     static var allValueStrings: [String] { allCases.map(\.rawValue) }
 }
 
 struct OutputOptions: ParsableArguments {
     @Option(name: .customLong("midi"), help: ArgumentHelp(
-        "Where MIDI goes (repeatable): stdout (one JSON line per message), alsa (ALSA sequencer port, default SensorWah:out).",
+        "Where MIDI goes (repeatable): stdout (one JSON line per message), alsa (ALSA sequencer port, default SensorWah:out), jack (JACK MIDI port sensorwah:midi_out).",
         valueName: "OUTPUT"))
     var midi: [MIDIDestination] = []
     @Option(help: ArgumentHelp("ALSA sequencer client name (--midi alsa).", valueName: "NAME"))
@@ -31,8 +32,13 @@ struct OutputOptions: ParsableArguments {
         }
     }
 
-    func makeOutputs(logger: Logger, mappings: [Mapping]) -> [any MIDIOutput] {
-        let wanted = midi.isEmpty ? [.stdout] : midi
+    @OptionGroup var jack: JackOptions
+
+    /// Every output asked for. One that cannot start (no sequencer, no JACK server) logs one
+    /// error line and the others run in full.
+    func makeOutputs(logger: Logger, mappings: [Mapping]) throws -> [any MIDIOutput] {
+        // stdout is the default unless another MIDI output or the wah was asked for
+        let wanted = midi.isEmpty && !jack.wah ? [.stdout] : midi
         var outs: [any MIDIOutput] = []
         for d in Set(wanted).sorted(by: { $0.rawValue < $1.rawValue }) {
             switch d {
@@ -41,8 +47,11 @@ struct OutputOptions: ParsableArguments {
                 // no sequencer: one clear error line, and every other output keeps running
                 do { outs.append(try ALSAMIDIOutput(clientName: alsaClient, portName: alsaPort, connect: alsaConnect, logger: logger)) }
                 catch { logger.error("\(error)") }
+            case .jack:
+                break   // below, with the wah: one JACK client serves both
             }
         }
+        outs += try jack.makeOutputs(midiJack: wanted.contains(.jack), mappings: mappings, logger: logger)
         return outs
     }
 }
@@ -120,7 +129,7 @@ struct Replay: ParsableCommand {
         close(fd)
         installStopHandlers()
         for m in mappings { logger.info("mapping: \(m.summary)") }
-        let outputs = output.makeOutputs(logger: logger, mappings: mappings)
+        let outputs = try output.makeOutputs(logger: logger, mappings: mappings)
         var pipeline = Pipeline(mappings: mappings, outputs: outputs)
         var schedule = ReplaySchedule(speed: speed, maxGap: maxGap)
         let start = monotonicSeconds()

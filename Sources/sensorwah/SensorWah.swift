@@ -14,11 +14,13 @@ struct SensorWah: ParsableCommand {
         Start here:
           sensorwah replay Recordings/wrist-wah-phone.csv        play a recording, print the CC stream
           sensorwah replay FILE --fast --midi stdout             as fast as possible, one JSON line per message
+          sensorwah replay FILE --wah                            the wah on JACK audio follows the recording
+          sensorwah render --recording FILE in.wav out.wav       the same wah offline, no sound card needed
           sensorwah mappings                                     how to write a mapping (--map)
 
         With no --map, wrist tilt on the accelerometer's X axis drives CC 11 on channel 1.
         """,
-        subcommands: [Replay.self, Listen.self, Stream.self, Ports.self, MappingsHelp.self, ALSABench.self],
+        subcommands: [Replay.self, Listen.self, Stream.self, Render.self, Ports.self, MappingsHelp.self, ALSABench.self, JackCheck.self],
         defaultSubcommand: nil
     )
 }

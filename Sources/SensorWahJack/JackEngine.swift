@@ -1,0 +1,537 @@
+// JackEngine.swift — the JACK client: ports, callbacks, and a supervisor thread that keeps
+// (re)connecting to the server. Nothing here runs on the process thread except through
+// RealtimeCycle.swift.
+
+import Atomics
+import CJack
+import Logging
+import SensorWahCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A port connection made every time the client (re)connects.
+public enum JackConnection: Sendable, Equatable, CustomStringConvertible {
+    /// in_N <- the N-th physical capture port, out_N -> the N-th physical playback port (a mono
+    /// client feeds the first two playback ports).
+    case system
+    /// `local` is one of our ports (`in_1`, `in_2`, `out_1`, `out_2`, `midi_out`); `peer` a full
+    /// JACK port name (`client:port`). Direction follows from the local port.
+    case port(local: String, peer: String)
+
+    /// Parses `system`, or `LOCAL=PEER` pairs separated by commas.
+    public static func parse(_ text: String) throws(JackConnectionSyntaxError) -> [JackConnection] {
+        var out: [JackConnection] = []
+        for part in text.split(separator: ",") {
+            let item = String(part).trimmingCharacters(in: " \t")
+            if item.isEmpty { continue }
+            if item == "system" { out.append(.system); continue }
+            guard let eq = item.firstIndex(of: "=") else {
+                throw JackConnectionSyntaxError(message: "'\(item)': expected 'system' or PORT=PEER, e.g. out_1=system:playback_1")
+            }
+            let local = String(item[..<eq]).trimmingCharacters(in: " \t")
+            let peer = String(item[item.index(after: eq)...]).trimmingCharacters(in: " \t")
+            guard ["in_1", "in_2", "out_1", "out_2", "midi_out"].contains(local) else {
+                throw JackConnectionSyntaxError(message: "'\(local)' is not a sensorwah port (in_1, in_2, out_1, out_2, midi_out)")
+            }
+            guard peer.contains(":") else {
+                throw JackConnectionSyntaxError(message: "'\(peer)': a JACK port name is CLIENT:PORT")
+            }
+            out.append(.port(local: local, peer: peer))
+        }
+        return out
+    }
+
+    public var description: String {
+        switch self {
+        case .system: return "system"
+        case .port(let l, let p): return "\(l)=\(p)"
+        }
+    }
+}
+
+public struct JackConnectionSyntaxError: Error, Sendable {
+    public var message: String
+}
+
+extension String {
+    func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let f = s.first, set.contains(f) { s = s.dropFirst() }
+        while let l = s.last, set.contains(l) { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+public struct JackEngineConfiguration: Sendable {
+    public var clientName = "sensorwah"
+    /// nil: `$JACK_DEFAULT_SERVER`, else "default".
+    public var serverName: String? = nil
+    /// Audio channels with a wah: 0 (no audio ports), 1 or 2.
+    public var channels = 1
+    /// Register `midi_out`.
+    public var midiOut = false
+    public var wah = WahSettings()
+    /// Pedal before the first value arrives (0...1).
+    public var initialPedal: Float = 0
+    public var connections: [JackConnection] = []
+    /// Seconds between reconnection attempts.
+    public var retryInterval = 1.0
+    public var midiCapacity = 4096
+    /// Time every callback (clock_gettime, vDSO) into a histogram.
+    public var measureCallbackTime = false
+    /// Called around the audited part of every callback.
+    public var hooks: RTHooks? = nil
+    public init() {}
+}
+
+/// Counters, readable at any time.
+public struct JackEngineStats: Sendable {
+    public var cycles = 0
+    public var xruns = 0
+    public var connects = 0
+    public var serverLosses = 0
+    public var midiWritten = 0
+    public var midiDroppedFull = 0
+    public var midiDroppedOffline = 0
+    public var midiDeferred = 0
+    public var sampleRate = 0
+    public var periodFrames = 0
+    public var timedCallbacks = 0
+    public var worstCallbackNanos: UInt64 = 0
+    public var p99CallbackNanos: UInt64 = 0
+    public var p999CallbackNanos: UInt64 = 0
+    public var meanCallbackNanos: Double = 0
+}
+
+/// Owns one JACK client named `sensorwah` with audio ports `in_N`/`out_N` running the wah and
+/// an optional `midi_out`. The first connection attempt happens in `start()`; afterwards a
+/// supervisor thread notices a server shutdown, closes the dead client and calls
+/// `jack_client_open` (JackNoStartServer) every `retryInterval` until a server answers.
+///
+/// Thread use: `setPedal` and `send` from any one producer thread each; `start`/`stop` from
+/// the owner. The process callback sees only `RTState`.
+public final class JackEngine: @unchecked Sendable {
+    public let configuration: JackEngineConfiguration
+    let logger: Logger
+    let state: UnsafeMutablePointer<RTState>
+    /// True while a client is active (producers drop MIDI when false).
+    let connected = ManagedAtomic<Bool>(false)
+    let stopping = ManagedAtomic<Bool>(false)
+    let droppedOffline = ManagedAtomic<Int>(0)
+    let connectCount = ManagedAtomic<Int>(0)
+    let lossCount = ManagedAtomic<Int>(0)
+    let sampleRateNow = ManagedAtomic<Int>(0)
+    // touched only by the thread that currently owns the client (start, then the supervisor)
+    var client: OpaquePointer? = nil
+    var supervisor: pthread_t? = nil
+    var reportedNoServer = false
+    var started = false
+    /// The server name used in messages.
+    public let serverLabel: String
+
+    public init(configuration: JackEngineConfiguration, logger: Logger) {
+        var c = configuration
+        c.channels = min(max(c.channels, 0), 2)
+        self.configuration = c
+        self.logger = logger
+        serverLabel = c.serverName ?? (getenv("JACK_DEFAULT_SERVER").map { String(cString: $0) } ?? "default")
+        state = .allocate(capacity: 1)
+        state.initialize(to: RTState(midiCapacity: c.midiCapacity))
+        state.pointee.channels = c.channels
+        state.pointee.hasMIDI = c.midiOut
+        state.pointee.wah1 = WahProcessor(settings: c.wah)
+        state.pointee.wah2 = WahProcessor(settings: c.wah)
+        state.pointee.hooks = c.hooks
+        state.pointee.measure = c.measureCallbackTime
+        setPedal(c.initialPedal)
+        JackEngine.silenceLibraryMessages()
+    }
+
+    deinit {
+        stop()
+        state.pointee.destroy()
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    // MARK: Producers
+
+    /// Pedal 0...1 for the audio thread (relaxed atomic store of the Float bits). NaN is ignored.
+    public func setPedal(_ pedal: Float) {
+        if pedal.isNaN { return }
+        state.pointee.pedalBits.store(min(max(pedal, 0), 1).bitPattern, ordering: .relaxed)
+    }
+
+    public var pedal: Float { Float(bitPattern: state.pointee.pedalBits.load(ordering: .relaxed)) }
+
+    /// Queues a MIDI message for `midi_out`, stamped with the JACK time now. Dropped (and
+    /// counted) while no server is connected or when the ring is full. Single producer.
+    public func send(_ e: MIDIEvent) {
+        guard configuration.midiOut else { return }
+        guard connected.load(ordering: .acquiring) else {
+            droppedOffline.wrappingIncrement(ordering: .relaxed)
+            return
+        }
+        state.pointee.ring.push(MIDIRingEntry(e, arrival: jack_get_time()))
+    }
+
+    public var isConnected: Bool { connected.load(ordering: .acquiring) }
+
+    // MARK: Life cycle
+
+    /// Tries to connect once (logging one clear error if no server runs), then leaves
+    /// reconnection to a supervisor thread. Returns whether a server is connected now.
+    @discardableResult
+    public func start() -> Bool {
+        guard !started else { return isConnected }
+        started = true
+        let ok = tryConnect(first: true)
+        startSupervisor()
+        return ok
+    }
+
+    /// Sends what is still queued for `midi_out` (up to `drainTimeout` seconds), stops the
+    /// supervisor, closes the client and logs the counters (xruns) once.
+    public func stop(drainTimeout: Double = 0.5) {
+        guard started, !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if isConnected && configuration.midiOut {
+            let deadline = monotonicSeconds() + drainTimeout
+            while state.pointee.ring.count > 0 && monotonicSeconds() < deadline && isConnected { sleepSeconds(0.002) }
+            // two more periods so the last messages leave JACK's buffers
+            let period = Double(max(state.pointee.periodFrames.load(ordering: .relaxed), 64))
+            let rate = Double(max(sampleRateNow.load(ordering: .relaxed), 8000))
+            sleepSeconds(min(2.5 * period / rate, 0.5))
+        }
+        if let t = supervisor {
+            pthread_join(t, nil)
+            supervisor = nil
+        }
+        closeClient(deactivate: true)
+        started = false
+        let s = stats
+        // never connected: the one error line at start said it all
+        if s.connects == 0 { return }
+        var line = "JACK: \(s.xruns) xrun\(s.xruns == 1 ? "" : "s") in \(s.cycles) cycles"
+        if s.serverLosses > 0 { line += ", server lost \(s.serverLosses)x, connected \(s.connects)x" }
+        if configuration.midiOut {
+            line += ", MIDI sent \(s.midiWritten)"
+            if s.midiDroppedOffline > 0 { line += ", \(s.midiDroppedOffline) dropped while disconnected" }
+            if s.midiDroppedFull > 0 { line += ", \(s.midiDroppedFull) dropped (queue full)" }
+        }
+        if configuration.measureCallbackTime && s.timedCallbacks > 0 && s.sampleRate > 0 && s.periodFrames > 0 {
+            let periodNanos = 1e9 * Double(s.periodFrames) / Double(s.sampleRate)
+            func us(_ n: Double) -> String { fmt1(n / 1000) + " µs" }
+            func pct(_ n: Double) -> String { fmt1(n / periodNanos * 100) + "%" }
+            line += "; callback time over \(s.timedCallbacks) callbacks (period \(s.periodFrames) frames = \(us(periodNanos))):"
+            line += " mean \(us(s.meanCallbackNanos)) (\(pct(s.meanCallbackNanos))),"
+            line += " p99 \(us(Double(s.p99CallbackNanos))) (\(pct(Double(s.p99CallbackNanos)))),"
+            line += " p99.9 \(us(Double(s.p999CallbackNanos))) (\(pct(Double(s.p999CallbackNanos)))),"
+            line += " worst \(us(Double(s.worstCallbackNanos))) (\(pct(Double(s.worstCallbackNanos))))"
+        }
+        logger.info("\(line)")
+    }
+
+    public var stats: JackEngineStats {
+        let p = state.pointee
+        var s = JackEngineStats()
+        s.cycles = p.cycles.load(ordering: .relaxed)
+        s.xruns = p.xruns.load(ordering: .relaxed)
+        s.connects = connectCount.load(ordering: .relaxed)
+        s.serverLosses = lossCount.load(ordering: .relaxed)
+        s.midiWritten = p.midiWritten.load(ordering: .relaxed)
+        s.midiDroppedFull = p.ring.dropped.load(ordering: .relaxed)
+        s.midiDroppedOffline = droppedOffline.load(ordering: .relaxed)
+        s.midiDeferred = p.midiDeferred.load(ordering: .relaxed)
+        s.sampleRate = sampleRateNow.load(ordering: .relaxed)
+        s.periodFrames = Int(p.periodFrames.load(ordering: .relaxed))
+        // the timer is written by the process thread: read it when no client runs, or accept a
+        // slightly torn snapshot (diagnostics only)
+        s.timedCallbacks = p.timer.count
+        s.worstCallbackNanos = p.timer.maxNanos
+        s.p99CallbackNanos = p.timer.quantileNanos(0.99)
+        s.p999CallbackNanos = p.timer.quantileNanos(0.999)
+        s.meanCallbackNanos = p.timer.count > 0 ? Double(p.timer.totalNanos) / Double(p.timer.count) : 0
+        return s
+    }
+
+    // MARK: Connecting
+
+    static let messagesSilenced = ManagedAtomic<Bool>(false)
+
+    /// libjack prints its own errors ("Cannot connect to server socket ...") on stderr: route
+    /// them to nothing (or to stderr with SENSORWAH_JACK_VERBOSE=1) so a missing server gives
+    /// exactly one line, ours.
+    static func silenceLibraryMessages() {
+        guard !messagesSilenced.exchange(true, ordering: .relaxed) else { return }
+        if getenv("SENSORWAH_JACK_VERBOSE") != nil {
+            let show: @convention(c) (UnsafePointer<CChar>?) -> Void = { msg in
+                guard let msg else { return }
+                _ = write(2, "libjack: ", 9)
+                _ = write(2, msg, strlen(msg))
+                _ = write(2, "\n", 1)
+            }
+            jack_set_error_function(show)
+            jack_set_info_function(show)
+        } else {
+            let quiet: @convention(c) (UnsafePointer<CChar>?) -> Void = { _ in }
+            jack_set_error_function(quiet)
+            jack_set_info_function(quiet)
+        }
+    }
+
+    static func describe(status: jack_status_t) -> String {
+        let v = status.rawValue
+        var parts: [String] = []
+        if v & JackServerFailed.rawValue != 0 { parts.append("cannot connect to the server") }
+        if v & JackServerError.rawValue != 0 { parts.append("communication error with the server") }
+        if v & JackVersionError.rawValue != 0 { parts.append("protocol version mismatch") }
+        if v & JackShmFailure.rawValue != 0 { parts.append("shared memory failure") }
+        if v & JackNameNotUnique.rawValue != 0 { parts.append("client name not unique") }
+        if v & JackInitFailure.rawValue != 0 { parts.append("client initialisation failed") }
+        if v & JackNoSuchClient.rawValue != 0 { parts.append("no such client") }
+        if parts.isEmpty && v & JackFailure.rawValue != 0 { parts.append("failure") }
+        return parts.joined(separator: ", ") + " (status 0x\(String(v, radix: 16)))"
+    }
+
+    /// One attempt: open, register ports, prepare, activate, connect. Logs the outcome.
+    func tryConnect(first: Bool) -> Bool {
+        var status = jack_status_t(rawValue: 0)
+        let c = configuration
+        let opened: OpaquePointer? = c.clientName.withCString { name in
+            if let server = c.serverName {
+                return server.withCString { sw_jack_client_open(name, 1, $0, &status) }
+            }
+            return sw_jack_client_open(name, 1, nil, &status)
+        }
+        guard let jc = opened else {
+            if !reportedNoServer {
+                reportedNoServer = true
+                let what = c.channels > 0 ? (c.midiOut ? "audio (wah) and JACK MIDI are" : "audio (wah) is") : "JACK MIDI is"
+                logger.error("JACK: no server '\(serverLabel)' (\(JackEngine.describe(status: status))); \(what) off, retrying every \(formatSeconds(c.retryInterval)) s; other outputs keep running")
+            } else {
+                logger.debug("JACK: server '\(serverLabel)' still unavailable (\(JackEngine.describe(status: status)))")
+            }
+            return false
+        }
+        let actualName = String(cString: jack_get_client_name(jc))
+        state.pointee.client = jc
+        state.pointee.serverGone.store(false, ordering: .relaxed)
+
+        func register(_ name: String, _ type: UnsafePointer<CChar>, _ flags: UInt) -> OpaquePointer? {
+            name.withCString { jack_port_register(jc, $0, type, flags, 0) }
+        }
+        var failed: String? = nil
+        state.pointee.in1 = nil; state.pointee.in2 = nil; state.pointee.out1 = nil; state.pointee.out2 = nil
+        state.pointee.midiPort = nil
+        if c.channels >= 1 {
+            state.pointee.in1 = register("in_1", sw_jack_audio_type(), sw_jack_input_flags())
+            state.pointee.out1 = register("out_1", sw_jack_audio_type(), sw_jack_output_flags())
+            if state.pointee.in1 == nil || state.pointee.out1 == nil { failed = "cannot register in_1/out_1" }
+        }
+        if c.channels >= 2 {
+            state.pointee.in2 = register("in_2", sw_jack_audio_type(), sw_jack_input_flags())
+            state.pointee.out2 = register("out_2", sw_jack_audio_type(), sw_jack_output_flags())
+            if state.pointee.in2 == nil || state.pointee.out2 == nil { failed = "cannot register in_2/out_2" }
+        }
+        if c.midiOut {
+            state.pointee.midiPort = register("midi_out", sw_jack_midi_type(), sw_jack_output_flags())
+            if state.pointee.midiPort == nil { failed = "cannot register midi_out" }
+        }
+        let rate = jack_get_sample_rate(jc)
+        let period = jack_get_buffer_size(jc)
+        // prepare before activation: the callback is not running yet
+        state.pointee.wah1 = WahProcessor(settings: c.wah)
+        state.pointee.wah2 = WahProcessor(settings: c.wah)
+        let pedalNow = pedal
+        state.pointee.wah1.setPedal(pedalNow)
+        state.pointee.wah2.setPedal(pedalNow)
+        state.pointee.wah1.prepare(sampleRate: Double(rate))
+        state.pointee.wah2.prepare(sampleRate: Double(rate))
+        state.pointee.preparedRate = rate
+        state.pointee.requestedRate.store(rate, ordering: .relaxed)
+        state.pointee.periodFrames.store(period, ordering: .relaxed)
+        sampleRateNow.store(Int(rate), ordering: .relaxed)
+        while state.pointee.ring.pop() != nil {}   // stale messages from before a disconnection
+
+        let arg = UnsafeMutableRawPointer(state)
+        if failed == nil {
+            if jack_set_process_callback(jc, { n, a in rtProcess(n, a) }, arg) != 0 { failed = "cannot set the process callback" }
+            _ = jack_set_xrun_callback(jc, { a in rtXRun(a) }, arg)
+            _ = jack_set_sample_rate_callback(jc, { r, a in rtSampleRate(r, a) }, arg)
+            _ = jack_set_buffer_size_callback(jc, { f, a in rtBufferSize(f, a) }, arg)
+            jack_on_info_shutdown(jc, { code, reason, a in rtShutdown(code, reason, a) }, arg)
+        }
+        if failed == nil && jack_activate(jc) != 0 { failed = "cannot activate the client" }
+        if let why = failed {
+            logger.error("JACK: \(why) on server '\(serverLabel)'; retrying")
+            _ = jack_client_close(jc)
+            state.pointee.client = nil
+            return false
+        }
+        client = jc
+        connected.store(true, ordering: .releasing)
+        connectCount.wrappingIncrement(ordering: .relaxed)
+        let madeConnections = applyConnections(jc)
+        var ports: [String] = []
+        if c.channels >= 1 { ports += ["in_1", "out_1"] }
+        if c.channels >= 2 { ports += ["in_2", "out_2"] }
+        if c.midiOut { ports.append("midi_out") }
+        let how = first || connectCount.load(ordering: .relaxed) == 1 ? "connected to" : "reconnected to"
+        var line = "JACK: \(how) server '\(serverLabel)' as '\(actualName)' (\(rate) Hz, \(period) frames; ports \(ports.joined(separator: ", "))"
+        if madeConnections > 0 { line += "; \(madeConnections) connection\(madeConnections == 1 ? "" : "s") made" }
+        line += ")"
+        logger.info("\(line)")
+        reportedNoServer = false
+        return true
+    }
+
+    /// Makes the configured connections; returns how many succeeded.
+    func applyConnections(_ jc: OpaquePointer) -> Int {
+        var made = 0
+        func full(_ port: OpaquePointer?) -> String? {
+            guard let port, let n = jack_port_name(port) else { return nil }
+            return String(cString: n)
+        }
+        func connect(_ source: String, _ destination: String) {
+            let r = jack_connect(jc, source, destination)
+            if r == 0 || r == EEXIST { made += 1 } else {
+                logger.warning("JACK: cannot connect \(source) -> \(destination) (no such port, or wrong direction)")
+            }
+        }
+        func physical(_ flags: UInt, _ type: UnsafePointer<CChar>) -> [String] {
+            guard let list = jack_get_ports(jc, nil, type, flags) else { return [] }
+            var names: [String] = []
+            var i = 0
+            while let p = list[i] { names.append(String(cString: p)); i += 1 }
+            jack_free(UnsafeMutableRawPointer(mutating: list))
+            return names
+        }
+        let p = state.pointee
+        for conn in configuration.connections {
+            switch conn {
+            case .system:
+                let captures = physical(sw_jack_physical_output_flags(), sw_jack_audio_type())
+                let playbacks = physical(sw_jack_physical_input_flags(), sw_jack_audio_type())
+                let ins = [full(p.in1), full(p.in2)].compactMap { $0 }
+                let outs = [full(p.out1), full(p.out2)].compactMap { $0 }
+                for (i, name) in ins.enumerated() where i < captures.count { connect(captures[i], name) }
+                if outs.count == 1 {
+                    for dst in playbacks.prefix(2) { connect(outs[0], dst) }
+                } else {
+                    for (i, name) in outs.enumerated() where i < playbacks.count { connect(name, playbacks[i]) }
+                }
+                if let m = full(p.midiPort) {
+                    for dst in physical(sw_jack_physical_input_flags(), sw_jack_midi_type()).prefix(1) { connect(m, dst) }
+                }
+                if ins.count > captures.count || outs.count > playbacks.count {
+                    logger.warning("JACK: server has \(captures.count) capture and \(playbacks.count) playback ports; some of ours stay unconnected")
+                }
+            case .port(let local, let peer):
+                let mine: OpaquePointer?
+                switch local {
+                case "in_1": mine = p.in1
+                case "in_2": mine = p.in2
+                case "out_1": mine = p.out1
+                case "out_2": mine = p.out2
+                default: mine = p.midiPort
+                }
+                guard let name = full(mine) else {
+                    logger.warning("JACK: --jack-connect \(local)=\(peer): this run has no port \(local)")
+                    continue
+                }
+                if local.hasPrefix("in_") { connect(peer, name) } else { connect(name, peer) }
+            }
+        }
+        return made
+    }
+
+    func closeClient(deactivate: Bool) {
+        connected.store(false, ordering: .releasing)
+        guard let jc = client else { return }
+        if deactivate { _ = jack_deactivate(jc) }
+        _ = jack_client_close(jc)
+        client = nil
+        state.pointee.client = nil
+    }
+
+    // MARK: Supervisor
+
+    final class Box: @unchecked Sendable {
+        let body: () -> Void
+        init(_ body: @escaping () -> Void) { self.body = body }
+    }
+
+    func startSupervisor() {
+        let box = Unmanaged.passRetained(Box { [unowned self] in self.supervise() })
+        var t = pthread_t()
+        let rc = pthread_create(&t, nil, { arg in
+            let b = Unmanaged<JackEngine.Box>.fromOpaque(arg!).takeRetainedValue()
+            b.body()
+            return nil
+        }, box.toOpaque())
+        if rc == 0 {
+            supervisor = t
+        } else {
+            box.release()
+            logger.error("JACK: cannot start the supervisor thread; no reconnection")
+        }
+    }
+
+    func supervise() {
+        var nextAttempt = monotonicSeconds() + configuration.retryInterval
+        var lastPeriod = state.pointee.periodFrames.load(ordering: .relaxed)
+        var lastRate = state.pointee.requestedRate.load(ordering: .relaxed)
+        while !stopping.load(ordering: .acquiring) {
+            sleepSeconds(0.05)
+            if client != nil {
+                if state.pointee.serverGone.load(ordering: .acquiring) {
+                    lossCount.wrappingIncrement(ordering: .relaxed)
+                    logger.warning("JACK: server '\(serverLabel)' shut down; audio and JACK MIDI paused, reconnecting every \(formatSeconds(configuration.retryInterval)) s")
+                    closeClient(deactivate: false)
+                    reportedNoServer = true    // do not repeat the 'no server' error
+                    nextAttempt = monotonicSeconds() + min(configuration.retryInterval, 0.5)
+                    continue
+                }
+                let period = state.pointee.periodFrames.load(ordering: .relaxed)
+                let rate = state.pointee.requestedRate.load(ordering: .relaxed)
+                if period != lastPeriod { logger.info("JACK: period now \(period) frames"); lastPeriod = period }
+                if rate != lastRate {
+                    logger.info("JACK: sample rate now \(rate) Hz")
+                    sampleRateNow.store(Int(rate), ordering: .relaxed)
+                    lastRate = rate
+                }
+            } else if monotonicSeconds() >= nextAttempt {
+                if tryConnect(first: false) {
+                    lastPeriod = state.pointee.periodFrames.load(ordering: .relaxed)
+                    lastRate = state.pointee.requestedRate.load(ordering: .relaxed)
+                }
+                nextAttempt = monotonicSeconds() + configuration.retryInterval
+            }
+        }
+    }
+}
+
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+func sleepSeconds(_ s: Double) {
+    guard s > 0 else { return }
+    var ts = timespec(tv_sec: Int(s), tv_nsec: Int((s - Double(Int(s))) * 1e9))
+    var rest = timespec()
+    while nanosleep(&ts, &rest) != 0 && errno == EINTR { ts = rest }
+}
+
+func formatSeconds(_ s: Double) -> String {
+    s == s.rounded() ? String(Int(s)) : String(s)
+}
+
+/// One decimal: 12.345 -> "12.3".
+func fmt1(_ v: Double) -> String {
+    guard v.isFinite else { return String(v) }
+    let tenths = Int((v * 10).rounded())
+    return (tenths < 0 ? "-" : "") + "\(abs(tenths) / 10).\(abs(tenths) % 10)"
+}

@@ -1,0 +1,240 @@
+// OfflineRender.swift — the wah over a sound file (libsndfile), driven by pedal breakpoints.
+
+import CSndfile
+import SensorWahCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public struct SoundFileError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Container chosen from a file name's extension.
+public enum SoundFileContainer: String, Sendable, CaseIterable {
+    case wav, flac, aiff
+
+    public init?(path: String) {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
+        switch path[path.index(after: dot)...].lowercased() {
+        case "wav", "wave": self = .wav
+        case "flac": self = .flac
+        case "aif", "aiff", "aifc": self = .aiff
+        default: return nil
+        }
+    }
+
+    var majorFormat: Int32 {
+        switch self {
+        case .wav: return Int32(SF_FORMAT_WAV)
+        case .flac: return Int32(SF_FORMAT_FLAC)
+        case .aiff: return Int32(SF_FORMAT_AIFF)
+        }
+    }
+}
+
+/// Sample encoding of an output file.
+public enum SoundSampleFormat: String, Sendable, CaseIterable {
+    case pcm16, pcm24, float
+
+    var subtype: Int32 {
+        switch self {
+        case .pcm16: return Int32(SF_FORMAT_PCM_16)
+        case .pcm24: return Int32(SF_FORMAT_PCM_24)
+        case .float: return Int32(SF_FORMAT_FLOAT)
+        }
+    }
+
+    init?(subtype: Int32) {
+        switch subtype {
+        case Int32(SF_FORMAT_PCM_16): self = .pcm16
+        case Int32(SF_FORMAT_PCM_24): self = .pcm24
+        case Int32(SF_FORMAT_FLOAT): self = .float
+        default: return nil
+        }
+    }
+}
+
+/// A libsndfile handle (read or write), float frames, interleaved.
+public final class SoundFile {
+    let handle: OpaquePointer
+    public let path: String
+    public let sampleRate: Int
+    public let channels: Int
+    /// Frames in the file (read mode; may be unknown, then 0 or huge, for some containers).
+    public let frames: Int64
+    public let format: Int32
+
+    init(handle: OpaquePointer, path: String, info: SF_INFO) {
+        self.handle = handle
+        self.path = path
+        sampleRate = Int(info.samplerate)
+        channels = Int(info.channels)
+        frames = info.frames
+        format = info.format
+    }
+
+    deinit { sf_close(handle) }
+
+    public var sampleFormat: SoundSampleFormat? { SoundSampleFormat(subtype: format & Int32(SF_FORMAT_SUBMASK)) }
+
+    public static func openForReading(_ path: String) throws(SoundFileError) -> SoundFile {
+        var info = SF_INFO()
+        guard let h = sf_open(path, Int32(SFM_READ), &info) else {
+            throw SoundFileError("cannot read '\(path)': \(String(cString: sf_strerror(nil)))")
+        }
+        guard info.channels > 0, info.samplerate > 0 else {
+            sf_close(h)
+            throw SoundFileError("'\(path)': no audio channels or no sample rate")
+        }
+        return SoundFile(handle: h, path: path, info: info)
+    }
+
+    /// Creates `path` in the container its extension names. `sampleFormat` nil: 24-bit PCM.
+    /// Float is refused for FLAC.
+    public static func create(_ path: String, sampleRate: Int, channels: Int,
+                              sampleFormat: SoundSampleFormat?) throws(SoundFileError) -> SoundFile {
+        guard let container = SoundFileContainer(path: path) else {
+            throw SoundFileError("'\(path)': the output format comes from the extension: .wav, .flac, .aif or .aiff")
+        }
+        let sample = sampleFormat ?? .pcm24
+        if container == .flac && sample == .float {
+            throw SoundFileError("'\(path)': FLAC stores 16- or 24-bit PCM, not float")
+        }
+        var info = SF_INFO()
+        info.samplerate = Int32(sampleRate)
+        info.channels = Int32(channels)
+        info.format = container.majorFormat | sample.subtype
+        guard sf_format_check(&info) != 0 else {
+            throw SoundFileError("'\(path)': libsndfile cannot write \(container.rawValue) with \(sample.rawValue) at \(sampleRate) Hz, \(channels) channels")
+        }
+        guard let h = sf_open(path, Int32(SFM_WRITE), &info) else {
+            throw SoundFileError("cannot create '\(path)': \(String(cString: sf_strerror(nil)))")
+        }
+        // out-of-range samples clip instead of wrapping around in integer formats
+        _ = sf_command(h, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        return SoundFile(handle: h, path: path, info: info)
+    }
+
+    /// Reads up to `frames` frames; returns the number read (0 at the end).
+    public func read(into buffer: UnsafeMutablePointer<Float>, frames: Int) -> Int {
+        Int(sf_readf_float(handle, buffer, sf_count_t(frames)))
+    }
+
+    public func write(_ buffer: UnsafePointer<Float>, frames: Int) throws(SoundFileError) {
+        let n = sf_writef_float(handle, buffer, sf_count_t(frames))
+        if n != frames {
+            throw SoundFileError("writing '\(path)' failed: \(String(cString: sf_strerror(handle)))")
+        }
+    }
+
+    /// Reads a whole file into memory, channel by channel (tests, tools).
+    public static func readAll(_ path: String) throws(SoundFileError) -> (sampleRate: Int, channels: [[Float]]) {
+        let f = try openForReading(path)
+        var interleaved: [Float] = []
+        let block = 8192
+        var buf = [Float](repeating: 0, count: block * f.channels)
+        while true {
+            let n = buf.withUnsafeMutableBufferPointer { f.read(into: $0.baseAddress!, frames: block) }
+            if n <= 0 { break }
+            interleaved += buf[0..<(n * f.channels)]
+        }
+        let frames = interleaved.count / f.channels
+        var out = [[Float]](repeating: [], count: f.channels)
+        for c in 0..<f.channels {
+            out[c] = (0..<frames).map { interleaved[$0 * f.channels + c] }
+        }
+        return (f.sampleRate, out)
+    }
+
+    /// Writes channels (equal lengths) to a new file.
+    public static func writeAll(_ path: String, sampleRate: Int, channels: [[Float]], sampleFormat: SoundSampleFormat?) throws(SoundFileError) {
+        let f = try create(path, sampleRate: sampleRate, channels: channels.count, sampleFormat: sampleFormat)
+        let frames = channels.first?.count ?? 0
+        var interleaved = [Float](repeating: 0, count: frames * channels.count)
+        for (c, ch) in channels.enumerated() {
+            for i in 0..<frames { interleaved[i * channels.count + c] = ch[i] }
+        }
+        try interleaved.withUnsafeBufferPointer { (b) throws(SoundFileError) in
+            if frames > 0 { try f.write(b.baseAddress!, frames: frames) }
+        }
+    }
+}
+
+public struct OfflineRenderResult: Sendable {
+    public var frames = 0
+    public var channels = 0
+    public var sampleRate = 0
+    /// Breakpoints that fell inside the audio.
+    public var pedalChanges = 0
+    public var elapsedSeconds = 0.0
+    public var outputFormat: SoundSampleFormat = .pcm24
+    public var audioSeconds: Double { sampleRate > 0 ? Double(frames) / Double(sampleRate) : 0 }
+    public var realTimeFactor: Double { elapsedSeconds > 0 ? audioSeconds / elapsedSeconds : .infinity }
+}
+
+/// Runs `WahProcessor`s (one per channel, same settings, same pedal) over `input` into a new file
+/// `output`. The pedal target changes at each breakpoint's exact sample; the processors smooth
+/// it as they do in real time. `sampleFormat` nil: the input's encoding where the output container
+/// holds it, else 24-bit PCM.
+public func renderWah(input: SoundFile, output path: String, settings: WahSettings, automation: PedalAutomation,
+                      sampleFormat: SoundSampleFormat? = nil, blockFrames: Int = 4096) throws(SoundFileError) -> OfflineRenderResult {
+    let start = monotonicSeconds()
+    let channels = input.channels
+    var chosen = sampleFormat ?? input.sampleFormat ?? .pcm24
+    if sampleFormat == nil && chosen == .float && SoundFileContainer(path: path) == .flac { chosen = .pcm24 }
+    let output = try SoundFile.create(path, sampleRate: input.sampleRate, channels: channels, sampleFormat: chosen)
+
+    var wahs = [WahProcessor](repeating: WahProcessor(settings: settings), count: channels)
+    for c in 0..<channels {
+        wahs[c].setPedal(automation.initialPedal)
+        wahs[c].prepare(sampleRate: Double(input.sampleRate))
+    }
+    let block = max(blockFrames, 1)
+    let interleaved = UnsafeMutablePointer<Float>.allocate(capacity: block * channels)
+    let planar = UnsafeMutablePointer<Float>.allocate(capacity: block * channels)
+    defer { interleaved.deallocate(); planar.deallocate() }
+
+    let points = automation.breakpoints
+    var next = 0            // next breakpoint to apply
+    var position = 0        // frame index of the block start
+    var result = OfflineRenderResult()
+    result.channels = channels
+    result.sampleRate = input.sampleRate
+    result.outputFormat = chosen
+    while true {
+        let n = input.read(into: interleaved, frames: block)
+        if n <= 0 { break }
+        for c in 0..<channels {
+            let dst = planar + c * block
+            for i in 0..<n { dst[i] = interleaved[i * channels + c] }
+        }
+        // segments between breakpoints inside this block
+        var offset = 0
+        while offset < n {
+            while next < points.count && points[next].frame <= position + offset {
+                for c in 0..<channels { wahs[c].setPedal(points[next].pedal) }
+                next += 1
+                result.pedalChanges += 1
+            }
+            var end = n
+            if next < points.count && points[next].frame < position + n { end = points[next].frame - position }
+            for c in 0..<channels {
+                let p = planar + c * block + offset
+                wahs[c].process(p, p, count: end - offset)
+            }
+            offset = end
+        }
+        for c in 0..<channels {
+            let src = planar + c * block
+            for i in 0..<n { interleaved[i * channels + c] = src[i] }
+        }
+        try output.write(interleaved, frames: n)
+        position += n
+    }
+    result.frames = position
+    result.elapsedSeconds = monotonicSeconds() - start
+    return result
+}

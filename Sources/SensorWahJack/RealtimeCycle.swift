@@ -1,0 +1,282 @@
+// RealtimeCycle.swift — everything the JACK process thread touches, and nothing else.
+//
+// Rules for this file (checked by `sensorwah rt-audit`, see tools/jack-rtaudit): no class
+// references, no generics that are not specialised here, no String, no Array, no logging, no
+// allocation, no locks, no system calls. All state is one `RTState` struct behind an
+// `UnsafeMutablePointer`; values shared with other threads are `UnsafeAtomic`s with relaxed
+// (or acquire/release) ordering.
+
+import Atomics
+import CJack
+import SensorWahCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Optional instrumentation called at the very start and end of the audited part of every
+/// process callback (see `sensorwah rt-audit`). Plain C function pointers: no retain/release.
+public struct RTHooks: Sendable {
+    public var enter: @convention(c) () -> Void
+    public var exit: @convention(c) () -> Void
+    public init(enter: @convention(c) () -> Void, exit: @convention(c) () -> Void) {
+        self.enter = enter
+        self.exit = exit
+    }
+}
+
+/// Callback durations: a fixed histogram (0.5 µs buckets up to 40 ms), preallocated and
+/// pre-faulted; recording is two stores and an add.
+public struct CallbackTimer: @unchecked Sendable {
+    public static let bucketNanos: UInt64 = 500
+    public static let bucketCount = 80_000
+    let buckets: UnsafeMutablePointer<UInt32>
+    public private(set) var count = 0
+    public private(set) var maxNanos: UInt64 = 0
+    public private(set) var totalNanos: UInt64 = 0
+
+    init() {
+        buckets = .allocate(capacity: Self.bucketCount)
+        buckets.initialize(repeating: 0, count: Self.bucketCount)
+    }
+
+    func destroy() { buckets.deallocate() }
+
+    @inline(__always)
+    mutating func record(_ nanos: UInt64) {
+        let b = min(Int(truncatingIfNeeded: nanos / Self.bucketNanos), Self.bucketCount - 1)
+        buckets[b] &+= 1
+        count &+= 1
+        totalNanos &+= nanos
+        if nanos > maxNanos { maxNanos = nanos }
+    }
+
+    mutating func clear() {
+        buckets.update(repeating: 0, count: Self.bucketCount)
+        count = 0
+        maxNanos = 0
+        totalNanos = 0
+    }
+
+    /// Upper edge (ns) of the bucket holding quantile `q` (0...1).
+    public func quantileNanos(_ q: Double) -> UInt64 {
+        guard count > 0 else { return 0 }
+        let want = max(1, Int((Double(count) * q).rounded(.up)))
+        var seen = 0
+        for i in 0..<Self.bucketCount {
+            seen += Int(buckets[i])
+            if seen >= want { return min(UInt64(i + 1) * Self.bucketNanos, maxNanos) }
+        }
+        return maxNanos
+    }
+}
+
+/// Frame offset, inside the current period, for a MIDI message that arrived at JACK time
+/// `arrival` (µs). Messages that arrived during the previous period are placed at the same
+/// relative position in this one (a constant one-period delay, no jitter: the a2jmidid
+/// approach); older ones go to frame 0. Returns nil for a message that arrived after this
+/// period started: it belongs to the next one.
+@inlinable @inline(__always)
+public func midiFrameOffset(arrival: UInt64, cycleStart: UInt64, periodMicros: Float, frames: Int) -> Int? {
+    if arrival >= cycleStart { return nil }
+    let period = Double(periodMicros)
+    if !(period > 0) || frames <= 0 { return 0 }
+    let windowStart = Double(cycleStart) - period
+    let position = (Double(arrival) - windowStart) / period
+    if !(position > 0) { return 0 }
+    let frame = Int(position * Double(frames))
+    return min(frame, frames - 1)
+}
+
+/// The whole state of the process callback.
+struct RTState {
+    var client: OpaquePointer? = nil
+    var in1: OpaquePointer? = nil
+    var in2: OpaquePointer? = nil
+    var out1: OpaquePointer? = nil
+    var out2: OpaquePointer? = nil
+    var midiPort: OpaquePointer? = nil
+    var channels = 0
+    var wah1 = WahProcessor()
+    var wah2 = WahProcessor()
+    /// Sample rate the processors are prepared for.
+    var preparedRate: UInt32 = 0
+
+    /// Pedal 0...1 as the bit pattern of a Float (written by any thread, read each cycle).
+    let pedalBits: UnsafeAtomic<UInt32>
+    /// Sample rate reported by JACK's sample-rate callback (another thread).
+    let requestedRate: UnsafeAtomic<UInt32>
+    /// Period size in frames (buffer-size callback and each cycle).
+    let periodFrames: UnsafeAtomic<UInt32>
+    let cycles: UnsafeAtomic<Int>
+    let xruns: UnsafeAtomic<Int>
+    /// Set by JACK's shutdown callback.
+    let serverGone: UnsafeAtomic<Bool>
+    /// MIDI messages that did not fit into a period's MIDI buffer (kept for the next period).
+    let midiDeferred: UnsafeAtomic<Int>
+    let midiWritten: UnsafeAtomic<Int>
+    var hasMIDI = false
+    let ring: MIDIRing
+
+    var hooks: RTHooks? = nil
+    var measure = false
+    var timer: CallbackTimer
+
+    init(midiCapacity: Int) {
+        pedalBits = .create(Float(0).bitPattern)
+        requestedRate = .create(0)
+        periodFrames = .create(0)
+        cycles = .create(0)
+        xruns = .create(0)
+        serverGone = .create(false)
+        midiDeferred = .create(0)
+        midiWritten = .create(0)
+        ring = MIDIRing(capacity: midiCapacity)
+        timer = CallbackTimer()
+    }
+
+    func destroy() {
+        pedalBits.destroy()
+        requestedRate.destroy()
+        periodFrames.destroy()
+        cycles.destroy()
+        xruns.destroy()
+        serverGone.destroy()
+        midiDeferred.destroy()
+        midiWritten.destroy()
+        ring.destroy()
+        timer.destroy()
+    }
+}
+
+@inline(__always)
+func rtClockNanos() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)   // vDSO: no system call with the TSC clock source
+    return UInt64(truncatingIfNeeded: ts.tv_sec) &* 1_000_000_000 &+ UInt64(truncatingIfNeeded: ts.tv_nsec)
+}
+
+/// The JACK process callback.
+func rtProcess(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -> Int32 {
+    guard let arg else { return 0 }
+    let s = arg.assumingMemoryBound(to: RTState.self)
+    if s.pointee.measure {
+        let t0 = rtClockNanos()
+        rtAudited(s, nframes)
+        s.pointee.timer.record(rtClockNanos() &- t0)
+    } else {
+        rtAudited(s, nframes)
+    }
+    return 0
+}
+
+@inline(__always)
+func rtAudited(_ s: UnsafeMutablePointer<RTState>, _ nframes: jack_nframes_t) {
+    if let h = s.pointee.hooks {
+        h.enter()
+        rtCycle(s, nframes)
+        h.exit()
+    } else {
+        rtCycle(s, nframes)
+    }
+}
+
+/// One period: pedal, audio, MIDI.
+@inline(__always)
+func rtCycle(_ s: UnsafeMutablePointer<RTState>, _ nframes: jack_nframes_t) {
+    let n = Int(nframes)
+    s.pointee.cycles.wrappingIncrement(ordering: .relaxed)
+    s.pointee.periodFrames.store(nframes, ordering: .relaxed)
+
+    let channels = s.pointee.channels
+    if channels > 0 {
+        let pedal = Float(bitPattern: s.pointee.pedalBits.load(ordering: .relaxed))
+        s.pointee.wah1.setPedal(pedal)
+        s.pointee.wah2.setPedal(pedal)
+        // re-prepare after a sample-rate change (a few libm calls, no allocation); the smoothed
+        // pedal restarts at its target
+        let rate = s.pointee.requestedRate.load(ordering: .relaxed)
+        if rate != 0 && rate != s.pointee.preparedRate {
+            s.pointee.wah1.prepare(sampleRate: Double(rate))
+            s.pointee.wah2.prepare(sampleRate: Double(rate))
+            s.pointee.preparedRate = rate
+        }
+        if let i = jack_port_get_buffer(s.pointee.in1, nframes), let o = jack_port_get_buffer(s.pointee.out1, nframes) {
+            s.pointee.wah1.process(i.assumingMemoryBound(to: Float.self), o.assumingMemoryBound(to: Float.self), count: n)
+        }
+        if channels > 1 {
+            if let i = jack_port_get_buffer(s.pointee.in2, nframes), let o = jack_port_get_buffer(s.pointee.out2, nframes) {
+                s.pointee.wah2.process(i.assumingMemoryBound(to: Float.self), o.assumingMemoryBound(to: Float.self), count: n)
+            }
+        }
+    }
+    if s.pointee.hasMIDI { rtMIDI(s, nframes) }
+}
+
+@inline(__always)
+func rtMIDI(_ s: UnsafeMutablePointer<RTState>, _ nframes: jack_nframes_t) {
+    guard let port = s.pointee.midiPort, let buffer = jack_port_get_buffer(port, nframes) else { return }
+    jack_midi_clear_buffer(buffer)
+    let ring = s.pointee.ring
+    var cycleFrames: jack_nframes_t = 0
+    var cycleStart: jack_time_t = 0
+    var nextStart: jack_time_t = 0
+    var period: Float = 0
+    let timed = jack_get_cycle_times(s.pointee.client, &cycleFrames, &cycleStart, &nextStart, &period) == 0
+    let frames = Int(nframes)
+    var last = 0
+    var written = 0
+    while let e = ring.peek() {
+        var offset = 0
+        if timed {
+            guard let o = midiFrameOffset(arrival: e.arrival, cycleStart: cycleStart, periodMicros: period, frames: frames) else { break }
+            offset = o
+        }
+        if offset < last { offset = last }
+        let count = e.count
+        // room for the whole message (each 3-byte part is its own JACK MIDI event)?
+        if jack_midi_max_event_size(buffer) < count + 16 {
+            s.pointee.midiDeferred.wrappingIncrement(ordering: .relaxed)
+            break
+        }
+        var i = 0
+        while i < count {
+            let len = min(3, count - i)
+            guard let dst = jack_midi_event_reserve(buffer, jack_nframes_t(offset), len) else { break }
+            var k = 0
+            while k < len {
+                dst[k] = e.byte(i + k)
+                k += 1
+            }
+            i += len
+        }
+        ring.removeFirst()
+        last = offset
+        written += 1
+    }
+    if written > 0 { s.pointee.midiWritten.wrappingIncrement(by: written, ordering: .relaxed) }
+}
+
+// Callbacks JACK calls on its own threads (not the process thread): atomics only.
+
+func rtXRun(_ arg: UnsafeMutableRawPointer?) -> Int32 {
+    guard let arg else { return 0 }
+    arg.assumingMemoryBound(to: RTState.self).pointee.xruns.wrappingIncrement(ordering: .relaxed)
+    return 0
+}
+
+func rtSampleRate(_ rate: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -> Int32 {
+    guard let arg else { return 0 }
+    arg.assumingMemoryBound(to: RTState.self).pointee.requestedRate.store(rate, ordering: .relaxed)
+    return 0
+}
+
+func rtBufferSize(_ frames: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -> Int32 {
+    guard let arg else { return 0 }
+    arg.assumingMemoryBound(to: RTState.self).pointee.periodFrames.store(frames, ordering: .relaxed)
+    return 0
+}
+
+func rtShutdown(_ code: jack_status_t, _ reason: UnsafePointer<CChar>?, _ arg: UnsafeMutableRawPointer?) {
+    guard let arg else { return }
+    arg.assumingMemoryBound(to: RTState.self).pointee.serverGone.store(true, ordering: .releasing)
+}

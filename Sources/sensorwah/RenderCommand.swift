@@ -1,0 +1,128 @@
+import ArgumentParser
+import Logging
+import SensorWahCore
+import SensorWahJack
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension SoundSampleFormat: ExpressibleByArgument {}
+
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Run the wah over an audio file, driven by a recorded gesture or a fixed pedal.",
+        discussion: """
+        The gesture goes through the same parser, mapper and wah as in real time: the chosen \
+        mapping's messages set the pedal (7-bit value/127, 14-bit value/16383) at sample \
+        round(t * sample rate), where t is the message's sensor time; the wah smooths the pedal \
+        at audio rate. WAV, FLAC and AIFF in and out; the output format follows its extension.
+
+        Examples:
+          sensorwah render --recording Recordings/wrist-wah-phone.csv guitar.wav wah.wav
+          sensorwah render --pedal 90 guitar.flac cocked.flac
+          sensorwah render --recording take.csv --map "pitch cc14=1" --sample-format float in.wav out.wav
+        """
+    )
+
+    @Option(help: ArgumentHelp("A sensor log whose gesture drives the pedal.", valueName: "LOG"))
+    var recording: String?
+    @Option(help: ArgumentHelp("Hold the pedal at N (0 = heel, 127 = toe) instead.", valueName: "N"))
+    var pedal: Int?
+    @Option(name: .customLong("pedal-map"), help: ArgumentHelp("Which --map drives the pedal, 1 = the first.", valueName: "INDEX"))
+    var pedalMap = 1
+    @Option(help: ArgumentHelp("Output encoding: pcm16, pcm24 or float (default: as the input when the output format holds it, else pcm24).", valueName: "FORMAT"))
+    var sampleFormat: SoundSampleFormat?
+    @Argument(help: "Input audio file (WAV, FLAC, AIFF).")
+    var input: String
+    @Argument(help: "Output audio file; .wav, .flac, .aif or .aiff.")
+    var output: String
+    @OptionGroup var tone: WahToneOptions
+    @OptionGroup var sensors: InputOptions
+    @OptionGroup var mapping: MappingOptions
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        switch (recording, pedal) {
+        case (nil, nil): throw ValidationError("give --recording LOG or --pedal N")
+        case (.some, .some): throw ValidationError("--recording and --pedal exclude each other")
+        default: break
+        }
+        if let p = pedal, !(0...127).contains(p) { throw ValidationError("--pedal must be 0...127") }
+        guard pedalMap >= 1 else { throw ValidationError("--pedal-map counts from 1") }
+        guard SoundFileContainer(path: output) != nil else {
+            throw ValidationError("'\(output)': the output format comes from the extension: .wav, .flac, .aif or .aiff")
+        }
+        guard input != output else { throw ValidationError("input and output are the same file") }
+    }
+
+    func run() throws {
+        global.bootstrapLogging()
+        let source: SoundFile
+        do { source = try SoundFile.openForReading(input) } catch { throw ValidationError(error.message) }
+        let rate = Double(source.sampleRate)
+
+        var automation: PedalAutomation
+        var how: String
+        if let p = pedal {
+            automation = .constant(WahProcessor.pedal(fromMIDI: p, bits: 7), sampleRate: rate)
+            how = "pedal held at \(p)"
+        } else {
+            let mappings = try mapping.mappings()
+            guard pedalMap <= mappings.count else {
+                throw ValidationError("--pedal-map \(pedalMap): there \(mappings.count == 1 ? "is 1 mapping" : "are \(mappings.count) mappings")")
+            }
+            let m = mappings[pedalMap - 1]
+            automation = PedalAutomation(mapping: m, sampleRate: rate)
+            var parser = SensorParser(options: sensors.parserOptions())
+            var mapper = Mapper(mappings: mappings)
+            var frame = SensorFrame()
+            var reader = FileLineSource(path: recording!, maxLineLength: sensors.maxLine)
+            let ok = reader.forEachLine { line in
+                switch line {
+                case .tooLong: parser.noteTooLong()
+                case .line(let bytes):
+                    if parser.parse(bytes, into: &frame) == .frame {
+                        mapper.process(frame) { automation.add($0) }
+                    }
+                }
+                return true
+            }
+            guard ok else { throw ValidationError("cannot read '\(recording!)': \(String(cString: strerror(errno)))") }
+            mapper.flush { automation.add($0) }
+            guard parser.stats.frames > 0 else {
+                throw ValidationError("'\(recording!)': no sensor frames (\(parser.stats.totalSkipped) rows skipped)")
+            }
+            let end = automation.breakpoints.last.map { Double($0.frame) / rate } ?? 0
+            how = "gesture \(recording!): \(parser.stats.frames) frames, \(automation.breakpoints.count) pedal changes over \(fmt(end, 2)) s from mapping \(pedalMap) (\(m.target))"
+        }
+
+        let result: OfflineRenderResult
+        do {
+            result = try renderWah(input: source, output: output, settings: tone.settings(), automation: automation, sampleFormat: sampleFormat)
+        } catch {
+            throw ValidationError(error.message)
+        }
+        var text = "sensorwah render: \(input) -> \(output) (\(result.outputFormat.rawValue))\n"
+        text += "  \(result.frames) frames x \(result.channels) channel\(result.channels == 1 ? "" : "s") at \(result.sampleRate) Hz = \(fmt(result.audioSeconds, 3)) s of audio\n"
+        text += "  \(how)"
+        if pedal == nil { text += "; \(result.pedalChanges) applied within the audio" }
+        text += "\n  wah: \(tone.summary)\n"
+        text += "  rendered in \(fmt(result.elapsedSeconds, 3)) s = \(fmt(result.realTimeFactor, 0))x real time"
+        printError(text)
+    }
+}
+
+func fmt(_ v: Double, _ decimals: Int) -> String {
+    guard v.isFinite else { return String(v) }
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let r = (v * scale).rounded() / scale
+    if decimals == 0 { return String(Int(r)) }
+    var s = String(r)
+    if let dot = s.firstIndex(of: ".") {
+        let have = s.distance(from: dot, to: s.endIndex) - 1
+        if have < decimals { s += String(repeating: "0", count: decimals - have) }
+    }
+    return s
+}

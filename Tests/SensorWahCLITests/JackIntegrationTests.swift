@@ -1,0 +1,222 @@
+import Foundation
+import XCTest
+
+/// The JACK client for real, on a dummy-backend server each test starts itself
+/// (tools/jack-dummy): audio through the wah, the JACK MIDI port, a missing server, a server
+/// that dies and comes back. Black box: the sensorwah binary and stock JACK clients
+/// (jack-play, jack-record, jack_midi_dump).
+final class JackIntegrationTests: XCTestCase {
+    static let recording = "Recordings/wrist-wah-phone.csv"
+
+    /// `replay` takes --wah / --midi jack once JackOptions is wired into it.
+    func requireReplayWiring(_ binary: String) throws {
+        let help = try JackTest.sh(binary, ["replay", "--help"])
+        guard help.out.contains("--wah") && help.out.contains("jack") else {
+            throw XCTSkip("replay has no --wah / --midi jack yet (JackOptions not wired)")
+        }
+    }
+
+    // MARK: - Audio and MIDI through the server
+
+    /// Noise (jack-play) -> sensorwah:in_1, sensorwah:out_1 -> jack-record, sensorwah:midi_out ->
+    /// jack_midi_dump, while `replay --wah --midi jack --midi stdout` plays a gesture. The
+    /// recording's spectral peak must follow the centre frequency the stdout pedal values give,
+    /// and midi_out must carry the stdout stream event for event.
+    func testReplayWahFollowsGestureAndMIDIOutEqualsStdout() throws {
+        try JackTest.requireJackTools(["jack-play", "jack-record", "jack_midi_dump"])
+        let binary = JackTest.debugBinary
+        try requireReplayWiring(binary)
+        let dir = try JackTest.tempDir("jack-wah")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rate = 48_000
+        let noisePath = dir.appendingPathComponent("noise.wav").path
+        try JackTest.writeWAV(noisePath, rate: rate, channels: [JackTest.noise(rate * 40)])
+        let outPath = dir.appendingPathComponent("out.wav").path
+
+        let server = try JackTest.Server(period: 1024)
+        let recorder = try server.run("jack-record", ["-n", "1", "-t", "20", outPath])
+        let recPort = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"), "jack-record has no port")
+        let dumpName = "swdump\(getpid())"
+        let dump = try server.run("jack_midi_dump", [dumpName])
+        _ = try XCTUnwrap(server.waitForPort("^\(dumpName):input$"), "jack_midi_dump has no port")
+        let player = try server.run("jack-play", [noisePath])
+        let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"), "jack-play has no port")
+
+        let sw = try server.run(binary, [
+            "replay", Self.recording, "--wah", "--midi", "jack", "--midi", "stdout",
+            "--jack-connect", "in_1=\(playPort),out_1=\(recPort),midi_out=\(dumpName):input",
+        ])
+        let status = sw.wait(timeout: 60)
+        XCTAssertFalse(status.timedOut)
+        XCTAssertEqual(status.status, 0, sw.stderr)
+        usleep(300_000)
+        dump.signal(SIGINT)
+        dump.wait(timeout: 5)
+        recorder.wait(timeout: 30)
+        player.signal(SIGTERM)
+        player.wait(timeout: 5)
+        XCTAssertTrue(sw.stderr.contains("JACK: connected to server '\(server.name)'"), sw.stderr)
+        XCTAssertTrue(sw.stderr.contains("3 connections made"), sw.stderr)
+
+        // midi_out == --midi stdout, event for event
+        let events = JackTest.jsonEvents(sw.stdout)
+        XCTAssertGreaterThan(events.count, 100, "too few messages on stdout")
+        let wanted = events.flatMap(JackTest.wireMessages)
+        let got = JackTest.dumpMessages(dump.stdout)
+        XCTAssertEqual(got.count, wanted.count, "jack_midi_dump saw \(got.count) messages, stdout has \(wanted.count)")
+        XCTAssertTrue(got == wanted, "midi_out differs from the stdout stream (first difference at \(zip(got, wanted).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? -1))")
+
+        // spectral peak of out_1 vs the centre frequency of the pedal on stdout
+        let (recRate, channels) = try JackTest.readWAV(outPath)
+        XCTAssertEqual(recRate, rate)
+        let y = channels[0]
+        let n = 4096, hop = 1024
+        var times: [Double] = [], peaks: [Double] = []
+        var start = 0
+        while start + n <= y.count {
+            let frame = y[start..<(start + n)]
+            let rms = (frame.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(n)).squareRoot()
+            if rms > 1e-3 {
+                let mag = JackTest.spectrum(frame)
+                peaks.append(log2(JackTest.peakFrequency(mag, rate: recRate, n: n, lo: 250, hi: 4000)))
+                times.append(Double(start + n / 2) / Double(recRate))
+            }
+            start += hop
+        }
+        XCTAssertGreaterThan(times.count, 150, "the recording holds too little filtered audio")
+        func expectedLog2(at t: Double) -> Double {
+            var value = 64   // the default mapping's rest
+            for e in events where e.t <= t { value = e.value }
+            let p = Double(value) / 127
+            return log2(450 * pow(2200.0 / 450.0, p))
+        }
+        let lastEvent = events.last?.t ?? 0
+        var best = (r: -2.0, lag: 0.0, median: 1.0, count: 0)
+        for lagStep in 0...600 {
+            let lag = -1.0 + Double(lagStep) * 0.01
+            var a: [Double] = [], b: [Double] = []
+            for (i, t) in times.enumerated() {
+                let s = t - lag
+                if s < 0.1 || s > lastEvent { continue }
+                a.append(peaks[i]); b.append(expectedLog2(at: s))
+            }
+            guard a.count > 100 else { continue }
+            let r = JackTest.pearson(a, b)
+            if r > best.r {
+                let errors = zip(a, b).map { abs($0 - $1) }.sorted()
+                best = (r, lag, errors[errors.count / 2], a.count)
+            }
+        }
+        print("wah spectral check: r = \(best.r) at lag \(best.lag) s over \(best.count) windows, median error \(best.median) octave")
+        XCTAssertGreaterThan(best.r, 0.9, "the spectral peak does not follow the gesture")
+        XCTAssertLessThan(best.median, 0.25, "the spectral peak is off the expected centre frequency")
+        XCTAssertTrue((-0.5...4).contains(best.lag), "implausible lag \(best.lag) s between replay and recording")
+    }
+
+    /// Noise with NaN, infinity and denormal bursts through the wah: every output sample finite,
+    /// and the sound comes back after each burst (no poisoned filter).
+    func testNaNAndDenormalsThroughJackDoNotPoisonTheWah() throws {
+        try JackTest.requireJackTools(["jack-play", "jack-record"])
+        let binary = JackTest.debugBinary
+        let dir = try JackTest.tempDir("jack-nan")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rate = 48_000
+        var x = JackTest.noise(rate * 8)
+        let bursts = [(rate * 2, Float.nan), (rate * 3, Float.infinity), (rate * 4, -Float.infinity), (rate * 5, Float(1e-40))]
+        for (at, v) in bursts { for i in at..<(at + (v.isFinite ? 4800 : 200)) { x[i] = v } }
+        let inPath = dir.appendingPathComponent("bad.wav").path
+        try JackTest.writeWAV(inPath, rate: rate, channels: [x])
+        let outPath = dir.appendingPathComponent("out.wav").path
+
+        let server = try JackTest.Server(period: 1024)
+        let recorder = try server.run("jack-record", ["-n", "2", "-t", "9", outPath])
+        let rec1 = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"))
+        let rec2 = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_2$"))
+        let sw = try server.run(binary, ["jack-check", "--seconds", "12", "--hold", "100", "--wah",
+                                         "--jack-connect", "out_1=\(rec2)"])
+        XCTAssertTrue(sw.waitForStderr("JACK: connected", seconds: 10), sw.stderr)
+        let player = try server.run("jack-play", [inPath])
+        let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"))
+        XCTAssertEqual(try JackTest.sh("jack_connect", [playPort, "sensorwah:in_1"], env: server.env).status, 0)
+        XCTAssertEqual(try JackTest.sh("jack_connect", [playPort, rec1], env: server.env).status, 0)
+        recorder.wait(timeout: 30)
+        sw.signal(SIGINT)
+        XCTAssertEqual(sw.wait(timeout: 10).status, 0, sw.stderr)
+        player.wait(timeout: 5)
+
+        let (_, ch) = try JackTest.readWAV(outPath)
+        let input = ch[0], output = ch[1]
+        XCTAssertTrue(output.allSatisfy { $0.isFinite }, "non-finite samples in the wah's output")
+        // subnormal output only where the input itself was subnormal (the filter makes none of its own)
+        func subnormal(_ v: Float) -> Bool { v != 0 && abs(v) < Float.leastNormalMagnitude }
+        let made = output.indices.filter { i in subnormal(output[i]) && !(max(0, i - 2)...i).contains { subnormal(input[$0]) } }
+        XCTAssertEqual(made.count, 0, "subnormal output samples the input did not have, first at \(made.first ?? -1)")
+        // find the bursts in the recorded input, then compare the sound before and after each
+        func rms(_ a: ArraySlice<Float>) -> Double { (a.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(a.count, 1))).squareRoot() }
+        var checked = 0
+        var i = 0
+        while i < input.count {
+            let v = input[i]
+            if !v.isFinite || (v != 0 && abs(v) < 1e-30) {
+                var j = i
+                while j < input.count && (!input[j].isFinite || (input[j] != 0 && abs(input[j]) < 1e-30)) { j += 1 }
+                let before = i - rate / 2, after = j + rate / 20
+                if before > 0 && after + rate / 2 < output.count {
+                    let r0 = rms(output[before..<(i - rate / 20)]), r1 = rms(output[after..<(after + rate / 2)])
+                    XCTAssertGreaterThan(r0, 1e-3, "no sound before the burst at \(i)")
+                    XCTAssertGreaterThan(r1, 0.5 * r0, "the wah did not recover after the burst at sample \(i) (rms \(r0) -> \(r1))")
+                    checked += 1
+                }
+                i = j
+            }
+            i += 1
+        }
+        XCTAssertGreaterThanOrEqual(checked, 3, "the bad bursts did not reach the wah")
+    }
+
+    // MARK: - Robustness
+
+    /// No server: one clear error line, and the stdout stream is exactly what it is without JACK.
+    func testNoServerGivesOneErrorLineAndStdoutIsComplete() throws {
+        let binary = JackTest.debugBinary
+        try requireReplayWiring(binary)
+        let reference = try JackTest.sh(binary, ["replay", Self.recording, "--fast", "--midi", "stdout"])
+        XCTAssertEqual(reference.status, 0)
+        let env = ["JACK_DEFAULT_SERVER": JackTest.uniqueName("nosuchserver"), "JACK_NO_START_SERVER": "1"]
+        let r = try JackTest.sh(binary, ["replay", Self.recording, "--fast", "--wah", "--midi", "jack", "--midi", "stdout"], env: env)
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(r.out, reference.out, "the stdout stream changed when JACK is missing")
+        let jackLines = r.err.split(separator: "\n").filter { $0.contains("JACK") || $0.lowercased().contains("jack server") }
+        XCTAssertEqual(jackLines.count, 1, "expected one JACK line:\n\(r.err)")
+        XCTAssertTrue(jackLines.first?.contains("no server") ?? false, r.err)
+        XCTAssertTrue(jackLines.first?.contains("error") ?? false, r.err)
+        XCTAssertFalse(r.err.contains("Cannot connect to server"), "libjack's own messages leak:\n\(r.err)")
+        XCTAssertTrue(r.err.contains("messages sent"), "no summary:\n\(r.err)")
+    }
+
+    /// The server dies mid-run (SIGKILL) and comes back: stdout keeps flowing, the client logs the
+    /// loss and reconnects, and the stdout stream is complete.
+    func testServerKilledAndRestartedClientReconnects() throws {
+        try JackTest.requireJackTools()
+        let binary = JackTest.debugBinary
+        try requireReplayWiring(binary)
+        let reference = try JackTest.sh(binary, ["replay", Self.recording, "--fast", "--midi", "stdout"])
+        let server = try JackTest.Server(period: 1024)
+        let sw = try server.run(binary, ["replay", Self.recording, "--wah", "--midi", "jack", "--midi", "stdout"])
+        XCTAssertTrue(sw.waitForStderr("JACK: connected to server", seconds: 10), sw.stderr)
+        usleep(2_500_000)
+        server.kill()
+        let linesAtKill = sw.stdout.split(separator: "\n").count
+        XCTAssertTrue(sw.waitForStderr("JACK: server .* shut down", seconds: 5), "no loss noticed:\n\(sw.stderr)")
+        usleep(1_500_000)
+        let linesWhileDown = sw.stdout.split(separator: "\n").count
+        XCTAssertTrue(sw.isRunning, "sensorwah stopped with the server")
+        try server.start()
+        XCTAssertTrue(sw.waitForStderr("JACK: reconnected to server", seconds: 6), "no reconnection:\n\(sw.stderr)")
+        let status = sw.wait(timeout: 60)
+        XCTAssertEqual(status.status, 0, sw.stderr)
+        XCTAssertGreaterThan(linesWhileDown, linesAtKill, "stdout stalled while the server was down")
+        XCTAssertEqual(sw.stdout, reference.out, "the stdout stream is not complete")
+        XCTAssertTrue(sw.stderr.contains("server lost 1x"), sw.stderr)
+    }
+}

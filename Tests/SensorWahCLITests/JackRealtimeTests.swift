@@ -1,0 +1,117 @@
+import Foundation
+import XCTest
+
+/// Real-time safety of the JACK process callback, proven on the RELEASE binary: the audit
+/// library (tools/jack-rtaudit, LD_PRELOADed, SENSORWAH_RT_AUDIT=1) counts, on the process
+/// thread and only inside the callback, allocations, locks, condition variables, semaphores,
+/// libc I/O and sleeping calls, every system call (syscall user dispatch: the kernel traps them),
+/// Swift retain/release and object allocation, exclusivity checks and lazy-global initialisation.
+/// Thousands of callbacks run with a moving pedal, dense MIDI traffic on midi_out, stereo noise
+/// input with NaN, infinity and denormal bursts, and a period-size change in the middle. Every
+/// count must be zero from the first callback on. A canary run first proves the counters see
+/// forbidden work on that very thread.
+final class JackRealtimeTests: XCTestCase {
+
+    struct Audit {
+        var values: [String: String] = [:]
+        func int(_ k: String) -> Int { Int(values[k] ?? "") ?? -1 }
+    }
+
+    func parseAudit(_ stderr: String) -> Audit? {
+        guard let line = stderr.split(separator: "\n").first(where: { $0.hasPrefix("rt-audit: ") }) else { return nil }
+        var a = Audit()
+        for tok in line.dropFirst("rt-audit: ".count).split(separator: " ") {
+            let kv = tok.split(separator: "=", maxSplits: 1)
+            if kv.count == 2 { a.values[String(kv[0])] = String(kv[1]) }
+        }
+        return a
+    }
+
+    func prerequisites() throws -> (binary: String, library: String) {
+        try JackTest.requireJackTools(["jack-play", "jack_midi_dump", "jack_bufsize"])
+        let binary = JackTest.releaseBinary
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw XCTSkip("no release binary at \(binary): `swift build -c release --product sensorwah` first (tools/test does), or set SENSORWAH_RELEASE_BINARY")
+        }
+        let help = try JackTest.sh(binary, ["jack-check", "--help"])
+        guard help.status == 0 else { throw XCTSkip("this sensorwah has no jack-check subcommand (not registered yet)") }
+        let dir = try JackTest.tempDir("rtaudit")
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let build = try JackTest.sh(JackTest.repo.appendingPathComponent("tools/jack-rtaudit/build").path, [dir.path])
+        XCTAssertEqual(build.status, 0, build.err)
+        return (binary, build.out.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// Runs `jack-check` under the audit with noise (NaN/Inf/denormal bursts) on both inputs and
+    /// a MIDI consumer on midi_out; changes the period half way. Returns the audit line and stderr.
+    func auditedRun(binary: String, library: String, mode: String, seconds: Double, period: Int) throws -> (Audit?, String) {
+        let dir = try JackTest.tempDir("rt-input")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rate = 48_000
+        var x = JackTest.noise(rate * Int(seconds + 10))
+        var t = rate
+        while t + 5000 < x.count {   // a bad burst every second
+            let kind = (t / rate) % 3
+            for i in t..<(t + (kind == 2 ? 4800 : 64)) { x[i] = kind == 0 ? .nan : (kind == 1 ? .infinity : 1e-41) }
+            t += rate
+        }
+        let inPath = dir.appendingPathComponent("bad.wav").path
+        try JackTest.writeWAV(inPath, rate: rate, channels: [x, x.reversed()])
+
+        let server = try JackTest.Server(period: period)
+        let dumpName = "rtdump\(getpid())"
+        let dump = try server.run("jack_midi_dump", [dumpName])
+        _ = server.waitForPort("^\(dumpName):input$")
+        let player = try server.run("jack-play", [inPath])
+        let p1 = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"))
+        let p2 = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_2$"))
+        let sw = try server.run(binary, [
+            "jack-check", "--seconds", String(seconds), "--rate", "1000", "--sweep-period", "0.5",
+            "--wah", "--channels", "2", "--midi-jack",
+            "--jack-connect", "in_1=\(p1),in_2=\(p2),out_1=system:playback_1,out_2=system:playback_2,midi_out=\(dumpName):input",
+        ], extraEnv: ["LD_PRELOAD": library, "SENSORWAH_RT_AUDIT": mode])
+        XCTAssertTrue(sw.waitForStderr("JACK: connected", seconds: 15), sw.stderr)
+        usleep(UInt32(seconds * 0.5 * 1e6))
+        let resize = try JackTest.sh("jack_bufsize", [String(period * 2)], env: server.env)
+        XCTAssertEqual(resize.status, 0, "jack_bufsize failed: \(resize.err)")
+        let status = sw.wait(timeout: seconds + 30)
+        XCTAssertEqual(status.status, 0, sw.stderr)
+        dump.signal(SIGINT)
+        dump.wait(timeout: 5)
+        player.signal(SIGTERM)
+        player.wait(timeout: 5)
+        let messages = JackTest.dumpMessages(dump.stdout).count
+        XCTAssertGreaterThan(messages, Int(seconds * 100), "too little MIDI reached midi_out (\(messages))")
+        print("---- \(mode) run, period \(period) -> \(period * 2):\n\(sw.stderr.split(separator: "\n").filter { $0.contains("rt-audit") || $0.contains("JACK") }.joined(separator: "\n"))")
+        return (parseAudit(sw.stderr), sw.stderr)
+    }
+
+    func testProcessCallbackIsRealTimeSafeInReleaseBuild() throws {
+        let (binary, library) = try prerequisites()
+
+        // 1. the counters see forbidden work done inside the callback, on the JACK thread
+        let (canaryAudit, canaryErr) = try auditedRun(binary: binary, library: library, mode: "canary", seconds: 3, period: 256)
+        let canary = try XCTUnwrap(canaryAudit, "no rt-audit line:\n\(canaryErr)")
+        let canaryCallbacks = canary.int("callbacks")
+        XCTAssertGreaterThan(canaryCallbacks, 300)
+        for k in ["malloc", "free", "retain", "release"] {
+            XCTAssertEqual(canary.int(k), canaryCallbacks, "canary: \(k) not counted once per callback")
+        }
+        XCTAssertGreaterThanOrEqual(canary.int("syscalls"), canaryCallbacks, "canary: system calls not trapped")
+
+        // 2. the real thing: zero of everything, over thousands of callbacks
+        let (auditResult, err) = try auditedRun(binary: binary, library: library, mode: "1", seconds: 16, period: 128)
+        let audit = try XCTUnwrap(auditResult, "no rt-audit line:\n\(err)")
+        XCTAssertEqual(audit.values["selftest"], "ok", "the audit's self-test failed:\n\(err)")
+        XCTAssertEqual(audit.values["syscall_dispatch"], "on", "system calls were not audited:\n\(err)")
+        XCTAssertEqual(audit.int("threads"), 1)
+        let callbacks = audit.int("callbacks")
+        XCTAssertGreaterThan(callbacks, 3000, "too few callbacks audited")
+        XCTAssertEqual(callbacks, audit.int("cycles"), "some callbacks were not audited")
+        for k in ["malloc", "free", "lock", "condvar", "semaphore", "libc_io", "syscalls",
+                  "retain", "release", "swift_alloc", "swift_access", "swift_once"] {
+            XCTAssertEqual(audit.int(k), 0, "\(k) in the process callback:\n\(err)")
+        }
+        XCTAssertTrue(err.contains("period now 256 frames"), "the period change was not seen:\n\(err)")
+    }
+}

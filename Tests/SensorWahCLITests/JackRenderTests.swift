@@ -1,0 +1,83 @@
+import Foundation
+import XCTest
+
+/// `sensorwah render` as a user runs it: formats from extensions, gesture or held pedal, the
+/// summary, clear errors.
+final class JackRenderTests: XCTestCase {
+    func testRenderGestureAndHeldPedalInEveryFormat() throws {
+        let binary = JackTest.debugBinary
+        let help = try JackTest.sh(binary, ["render", "--help"])
+        guard help.status == 0 else { throw XCTSkip("this sensorwah has no render subcommand (not registered yet)") }
+        let dir = try JackTest.tempDir("render-cli")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rate = 44_100
+        let x = JackTest.noise(rate * 15)
+        let input = dir.appendingPathComponent("in.wav").path
+        try JackTest.writeWAV(input, rate: rate, channels: [x, x.reversed()])
+
+        let out = dir.appendingPathComponent("out.wav").path
+        let r = try JackTest.sh(binary, ["render", "--recording", "Recordings/wrist-wah-phone.csv", input, out])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertTrue(r.err.contains("661500 frames x 2 channels at 44100 Hz = 15.000 s of audio"), r.err)
+        XCTAssertTrue(r.err.contains("gesture Recordings/wrist-wah-phone.csv: 1256 frames"), r.err)
+        XCTAssertTrue(r.err.range(of: "= [0-9]+x real time", options: .regularExpression) != nil, r.err)
+        let (outRate, ch) = try JackTest.readWAV(out)
+        XCTAssertEqual(outRate, rate)
+        XCTAssertEqual(ch.count, 2)
+        XCTAssertEqual(ch[0].count, x.count)
+        XCTAssertTrue(ch[0].allSatisfy { $0.isFinite && abs($0) < 4 })
+        XCTAssertNotEqual(ch[0], x, "the wah did nothing")
+
+        // a held pedal is a fixed band-pass: its spectral peak sits at the centre frequency
+        for (pedal, centre) in [(0, 450.0), (127, 2200.0)] {
+            let held = dir.appendingPathComponent("held\(pedal).wav").path
+            XCTAssertEqual(try JackTest.sh(binary, ["render", "--pedal", String(pedal), input, held]).status, 0)
+            let y = try JackTest.readWAV(held).channels[0]
+            var power = [Double](repeating: 0, count: 2049)
+            var start = rate
+            while start + 4096 <= y.count {
+                let m = JackTest.spectrum(y[start..<(start + 4096)])
+                for k in 0..<m.count { power[k] += m[k] * m[k] }
+                start += 4096
+            }
+            let peak = JackTest.peakFrequency(power.map { $0.squareRoot() }, rate: rate, n: 4096, lo: 100, hi: 8000, smooth: 2)
+            XCTAssertEqual(log2(peak / centre), 0, accuracy: 0.1, "pedal \(pedal): peak at \(peak) Hz, expected \(centre)")
+        }
+
+        for ext in ["flac", "aiff", "aif"] {
+            let o = dir.appendingPathComponent("out.\(ext)").path
+            let e = try JackTest.sh(binary, ["render", "--pedal", "64", input, o])
+            XCTAssertEqual(e.status, 0, e.err)
+            let sox = try? JackTest.sh("soxi", ["-t", o])
+            // AIFF with float samples is AIFF-C ("aifc")
+            if let sox, sox.status == 0 { XCTAssertTrue(sox.out.lowercased().hasPrefix(ext == "flac" ? "flac" : "aif"), sox.out) }
+        }
+        let flacIn = dir.appendingPathComponent("out.flac").path
+        XCTAssertEqual(try JackTest.sh(binary, ["render", "--pedal", "10", flacIn, dir.appendingPathComponent("again.wav").path]).status, 0)
+    }
+
+    func testRenderErrors() throws {
+        let binary = JackTest.debugBinary
+        guard try JackTest.sh(binary, ["render", "--help"]).status == 0 else { throw XCTSkip("no render subcommand") }
+        let dir = try JackTest.tempDir("render-err")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.wav").path
+        try JackTest.writeWAV(input, rate: 48_000, channels: [JackTest.noise(4800)])
+        let out = dir.appendingPathComponent("o.wav").path
+        let cases: [([String], String)] = [
+            (["render", input, out], "give --recording LOG or --pedal N"),
+            (["render", "--pedal", "1", "--recording", "x.csv", input, out], "exclude each other"),
+            (["render", "--pedal", "128", input, out], "0...127"),
+            (["render", "--pedal", "1", input, dir.appendingPathComponent("o.mp3").path], ".wav, .flac, .aif"),
+            (["render", "--pedal", "1", dir.appendingPathComponent("missing.wav").path, out], "cannot read"),
+            (["render", "--recording", "Recordings/wrist-wah-phone.csv", "--pedal-map", "2", input, out], "--pedal-map 2"),
+            (["render", "--pedal", "1", "--sample-format", "float", input, dir.appendingPathComponent("o.flac").path], "FLAC"),
+        ]
+        for (args, message) in cases {
+            let r = try JackTest.sh(binary, args)
+            XCTAssertNotEqual(r.status, 0, "\(args) succeeded")
+            XCTAssertTrue(r.err.contains(message), "\(args): expected '\(message)' in:\n\(r.err)")
+            XCTAssertFalse(r.err.contains("Fatal error") || r.err.contains("crashed"), r.err)
+        }
+    }
+}
