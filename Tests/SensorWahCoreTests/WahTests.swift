@@ -14,17 +14,10 @@ import CWahReference
 
 // MARK: - Helpers
 
-/// SplitMix64: small, seeded, reproducible everywhere (no SystemRandomNumberGenerator).
-struct WahTestRNG {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// The wah tests' generator: the target's seeded SplitMix64 with a few signal helpers.
+typealias WahTestRNG = SeededRandom
+
+extension SeededRandom {
     /// Uniform in [0, 1).
     mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
     /// Uniform in [lo, hi].
