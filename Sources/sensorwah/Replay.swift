@@ -99,22 +99,13 @@ struct Replay: ParsableCommand {
 
     @Argument(help: "A sensor log (SensorLog CSV, HyperIMU, Sensorstream).")
     var file: String
-    @Option(help: "Playback speed: 2 is twice as fast, 0.5 half speed.")
-    var speed = 1.0
-    @Flag(help: "Start again from the top at the end, until stopped.")
-    var loop = false
-    @Flag(help: "Ignore timing: as fast as possible.")
-    var fast = false
-    @Option(help: ArgumentHelp("Longest pause kept from the recording, in seconds.", valueName: "SECONDS"))
-    var maxGap = 2.0
+    @OptionGroup var playback: PlaybackOptions
     @OptionGroup var input: InputOptions
     @OptionGroup var mapping: MappingOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number") }
-        guard maxGap > 0 else { throw ValidationError("--max-gap must be positive") }
         guard input.maxLine >= 64 else { throw ValidationError("--max-line must be at least 64") }
     }
 
@@ -131,7 +122,7 @@ struct Replay: ParsableCommand {
         for m in mappings { logger.info("mapping: \(m.summary)") }
         let outputs = try output.makeOutputs(logger: logger, mappings: mappings)
         var pipeline = Pipeline(mappings: mappings, outputs: outputs)
-        var schedule = ReplaySchedule(speed: speed, maxGap: maxGap)
+        var schedule = playback.schedule()
         let start = monotonicSeconds()
         var offset = 0.0
         var totals = ParserStats()
@@ -141,7 +132,7 @@ struct Replay: ParsableCommand {
             var parser = SensorParser(options: input.parserOptions())
             var frame = SensorFrame()
             var latest = 0.0
-            let fast = self.fast
+            let fast = playback.fast
             let passOffset = offset
             let ok = reader.forEachLine { line in
                 if stopRequested.load(ordering: .relaxed) { return false }
@@ -170,7 +161,7 @@ struct Replay: ParsableCommand {
             format = parser.detectedFormat
             offset = latest + 0.01
             if parser.stats.frames == 0 { break }   // nothing to loop over
-        } while loop && !stopRequested.load(ordering: .relaxed)
+        } while playback.loop && !stopRequested.load(ordering: .relaxed)
         pipeline.finish()
         let summary = Summary(source: file, format: format, parser: totals, mapper: pipeline.mapper.stats,
                               gapsShortened: schedule.gapsShortened, elapsed: monotonicSeconds() - start)

@@ -28,16 +28,9 @@ struct Stream: ParsableCommand {
     var serve: Int?
     @Option(help: ArgumentHelp("Send one datagram per line.", valueName: "HOST:PORT"))
     var udp: String?
-    @Option(help: "Playback speed.")
-    var speed = 1.0
-    @Flag(help: "Send again from the top at the end, until stopped.")
-    var loop = false
-    @Flag(help: "Ignore timing: as fast as possible.")
-    var fast = false
     @Flag(help: "Leave out header lines, like a stream that sends none.")
     var noHeader = false
-    @Option(help: ArgumentHelp("Longest pause kept from the recording, in seconds.", valueName: "SECONDS"))
-    var maxGap = 2.0
+    @OptionGroup var playback: PlaybackOptions
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -45,7 +38,6 @@ struct Stream: ParsableCommand {
         guard n == 1 else { throw ValidationError("choose exactly one of --to, --serve, --udp") }
         if let t = to, Endpoint(parsing: t) == nil { throw ValidationError("--to '\(t)' must be HOST:PORT") }
         if let u = udp, Endpoint(parsing: u) == nil { throw ValidationError("--udp '\(u)' must be HOST:PORT") }
-        guard speed > 0 else { throw ValidationError("--speed must be positive") }
     }
 
     func run() throws {
@@ -58,7 +50,7 @@ struct Stream: ParsableCommand {
         guard !lines.isEmpty else { throw ValidationError("'\(file)' has no lines to send") }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
-        let player = Player(lines: lines, speed: speed, loop: loop, fast: fast, maxGap: maxGap)
+        let player = Player(lines: lines, playback: playback)
 
         if let t = to, let ep = Endpoint(parsing: t) {
             let ch: Channel
@@ -124,25 +116,22 @@ struct Stream: ParsableCommand {
 /// Sends lines at their recorded times (or as fast as possible), looping if asked.
 struct Player: Sendable {
     let lines: [StreamScript.Line]
-    let speed: Double
-    let loop: Bool
-    let fast: Bool
-    let maxGap: Double
+    let playback: PlaybackOptions
 
     /// `send(bytes, waitForIt)` returns false to stop. Returns the number of lines sent.
     func play(_ send: ([UInt8], Bool) -> Bool) -> Int {
         var count = 0
         repeat {
-            var schedule = ReplaySchedule(speed: speed, maxGap: maxGap)
+            var schedule = playback.schedule()
             let start = monotonicSeconds()
             for (i, line) in lines.enumerated() {
                 if stopRequested.load(ordering: .relaxed) { return count }
-                if !fast { sleep(until: start + schedule.due(line.time)) }
+                if !playback.fast { sleep(until: start + schedule.due(line.time)) }
                 // in fast mode, wait for every 256th write so memory stays bounded
-                guard send(line.bytes, !fast || i % 256 == 255) else { return count }
+                guard send(line.bytes, !playback.fast || i % 256 == 255) else { return count }
                 count += 1
             }
-        } while loop && !stopRequested.load(ordering: .relaxed)
+        } while playback.loop && !stopRequested.load(ordering: .relaxed)
         _ = send([], true)
         return count
     }
