@@ -54,6 +54,8 @@ public struct ListenerStats: Sendable {
     public var parser = ParserStats()
     public var mapper = MapperStats()
     public var partialLinesLost = 0
+    /// Stream senders disconnected for a line longer than the maximum.
+    public var cutOff = 0
     public var queueDrops = 0
     public var recordings: [String] = []
     /// Line read off the socket -> message in the output queue, on the network thread.
@@ -77,6 +79,8 @@ final class SenderSession {
     var rested = true
     var loggedReasons: UInt32 = 0
     var closed = false
+    /// A line passed the maximum length (stream senders are then disconnected).
+    var overLong = false
 
     init(name: String, peer: String, config: ListenerConfiguration, logger: Logger) {
         self.name = name
@@ -132,7 +136,10 @@ final class ListenerCore: @unchecked Sendable {
     }
 
     /// Bytes from a sender: frame, parse, map, hand off. Runs on the event loop.
-    func feed(_ s: SenderSession, _ bytes: UnsafeRawBufferPointer, received: UInt64, datagram: Bool = false) {
+    /// Returns false when a stream sender must be cut off: a line longer than `--max-line`
+    /// (a sender that never ends its lines would otherwise keep the connection busy forever).
+    @discardableResult
+    func feed(_ s: SenderSession, _ bytes: UnsafeRawBufferPointer, received: UInt64, datagram: Bool = false) -> Bool {
         s.lastDataNanos = received
         if stats.firstDataNanos == 0 { stats.firstDataNanos = received }
         stats.lastDataNanos = received
@@ -147,6 +154,13 @@ final class ListenerCore: @unchecked Sendable {
             s.framer.finish { line in if handle(s, line, received) { pushed = true } }
         }
         if pushed { wake() }
+        if !datagram && (s.overLong || s.framer.isOverLong) {
+            if !s.overLong { s.parser.noteTooLong() }
+            logger.warning("\(s.peer): no line end within --max-line \(config.maxLineLength) bytes; disconnecting this sender")
+            stats.cutOff += 1
+            return false
+        }
+        return true
     }
 
     @inline(__always)
@@ -154,7 +168,8 @@ final class ListenerCore: @unchecked Sendable {
         switch line {
         case .tooLong(let n):
             s.parser.noteTooLong()
-            logOnce(s, .tooLong, "a line of \(n) bytes exceeds --max-line \(config.maxLineLength); cut off")
+            s.overLong = true
+            logOnce(s, .tooLong, "a line of \(n) bytes exceeds --max-line \(config.maxLineLength)")
             return false
         case .line(let bytes):
             let r = s.parser.parse(bytes, into: &s.frame)

@@ -29,7 +29,8 @@ final class StreamHandler: ChannelInboundHandler, @unchecked Sendable {
         let received = monotonicNanos()
         let buf = unwrapInboundIn(data)
         guard let s = session else { return }
-        buf.withUnsafeReadableBytes { core.feed(s, $0, received: received) }
+        let keep = buf.withUnsafeReadableBytes { core.feed(s, $0, received: received) }
+        if !keep { context.close(promise: nil) }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {

@@ -100,6 +100,7 @@ struct Listen: ParsableCommand {
         s.showElapsed = false
         var text = s.text
         text += "\n  senders accepted \(stats.accepted), refused \(stats.refused)"
+        if stats.cutOff > 0 { text += ", cut off for a line over --max-line \(stats.cutOff)" }
         if stats.partialLinesLost > 0 { text += ", lines lost to a closed connection \(stats.partialLinesLost)" }
         if stats.queueDrops > 0 { text += "\n  messages dropped because the outputs fell behind: \(stats.queueDrops)" }
         for r in stats.recordings { text += "\n  recorded \(r)" }

@@ -224,17 +224,40 @@ final class ListenerTests: XCTestCase {
         XCTAssertGreaterThan(stats.parser.totalSkipped, 0, "the garbage was counted")
     }
 
-    func testOverLongLineIsCutAndMemoryStaysBounded() throws {
+    func testSenderWithoutLineEndsIsCutOffAndMemoryStaysBounded() throws {
         let h = try Harness { $0.maxLineLength = 1024 }
-        let noNewline = [UInt8](repeating: 0x41, count: 2_000_000)
-        let fd = try tcpSend(h.tcpPort, [noNewline, Array("\n".utf8)] , close: false)
-        let after = [Self.header] + Self.rows(20)
-        _ = bytes(after).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-        close(fd)
-        let want = expected(after)
-        XCTAssertEqual(h.waitFor(want.count).map(\.value), want.map(\.value))
+        // the hostile sender: 2 MB and never a newline
+        let bad = try tcpSend(h.tcpPort, [], close: false)
+        let good = try tcpSend(h.tcpPort, [], close: false)
+        let lines = [Self.header] + Self.rows(50)
+        var junk = [UInt8](repeating: 0x41, count: 64 << 10)
+        var sent = 0
+        for (i, l) in lines.enumerated() {
+            _ = (l + "\n").withCString { send(good, $0, strlen($0), 0) }
+            if i < 32 { let n = send(bad, &junk, junk.count, Int32(MSG_NOSIGNAL)); if n > 0 { sent += n } }
+        }
+        close(good)
+        let want = expected(lines)
+        XCTAssertEqual(h.waitFor(want.count).map(\.value), want.map(\.value), "the other sender is unaffected")
+        // the listener closed the hostile connection: reading it gives end-of-file (or a reset)
+        var byte: UInt8 = 0
+        var tv = timeval(tv_sec: 3, tv_usec: 0)
+        setsockopt(bad, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        XCTAssertLessThanOrEqual(recv(bad, &byte, 1, 0), 0, "disconnected")
+        close(bad)
         let stats = h.stop()
+        XCTAssertEqual(stats.cutOff, 1)
         XCTAssertEqual(stats.parser.skipped(.tooLong), 1)
+        XCTAssertGreaterThan(sent, 4096)
+    }
+
+    func testOverLongUDPDatagramIsDroppedAndTheSenderKept() throws {
+        let h = try Harness { $0.tcpPort = nil; $0.udpPorts = [0]; $0.maxLineLength = 256 }
+        let lines = [Self.header] + Self.rows(20)
+        udpSend(h.udpPort, [lines[0], String(repeating: "9", count: 1000)] + Array(lines.dropFirst()))
+        let want = expected(lines)
+        XCTAssertEqual(h.waitFor(want.count).map(\.value), want.map(\.value))
+        XCTAssertEqual(h.stop().parser.skipped(.tooLong), 1)
     }
 
     func testDisconnectMidLineLosesOnlyThatLine() throws {

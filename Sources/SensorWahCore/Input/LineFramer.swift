@@ -36,6 +36,9 @@ public struct LineFramer: ~Copyable {
     /// Bytes of an incomplete line held back, waiting for its terminator.
     public var bufferedBytes: Int { pendingCount }
 
+    /// True while the current line has already passed the maximum and is being skipped.
+    public var isOverLong: Bool { discarding }
+
     /// Feeds a chunk; `body` is called for each complete line (or over-long line) in order.
     public mutating func feed(_ chunk: UnsafeRawBufferPointer, _ body: (FramedLine) throws -> Void) rethrows {
         guard let start = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
