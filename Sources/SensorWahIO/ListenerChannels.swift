@@ -232,13 +232,11 @@ public final class Listener: @unchecked Sendable {
     /// its rest value, and returns the final counts.
     public func stop() -> ListenerStats {
         let core = self.core
-        let result = try? core.loop.submit { () -> ListenerStats in
+        _ = try? core.loop.submit {
             self.stopping = true
             self.tickTask?.cancel()
             for ch in self.channels { ch.close(promise: nil) }
-            return core.stats
         }.wait()
-        _ = result
         // let the close events run, then close what is left
         let stats = (try? core.loop.scheduleTask(in: .milliseconds(50)) { () -> ListenerStats in
             core.stopAll()

@@ -21,7 +21,7 @@ public final class StreamRecorder {
         var t = time(nil)
         var tmv = tm()
         localtime_r(&t, &tmv)
-        let stamp = String(format4(Int(tmv.tm_year) + 1900)) + pad2(Int(tmv.tm_mon) + 1) + pad2(Int(tmv.tm_mday))
+        let stamp = "\(Int(tmv.tm_year) + 1900)" + pad2(Int(tmv.tm_mon) + 1) + pad2(Int(tmv.tm_mday))
             + "-" + pad2(Int(tmv.tm_hour)) + pad2(Int(tmv.tm_min)) + pad2(Int(tmv.tm_sec))
         let safePeer = String(peer.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" })
         mkdir(directory, 0o755)
@@ -87,4 +87,3 @@ public final class StreamRecorder {
 }
 
 private func pad2(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-private func format4(_ v: Int) -> String { "\(v)" }

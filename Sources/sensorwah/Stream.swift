@@ -61,13 +61,7 @@ struct Stream: ParsableCommand {
                 throw ValidationError("cannot connect to \(ep): \(error)")
             }
             logger.notice("connected to \(ep); sending \(lines.count) lines")
-            let sent = player.play { bytes, flushNow in
-                var buf = ch.allocator.buffer(capacity: bytes.count)
-                buf.writeBytes(bytes)
-                let f = ch.writeAndFlush(buf)
-                if flushNow { do { try f.wait() } catch { return false } }
-                return ch.isActive
-            }
+            let sent = player.play(over: ch)
             try? ch.close().wait()
             printError("sensorwah stream: sent \(sent) lines to \(ep)")
         } else if let u = udp, let ep = Endpoint(parsing: u) {
@@ -92,13 +86,7 @@ struct Stream: ParsableCommand {
                     let peer = channel.remoteAddress?.description ?? "?"
                     logger.notice("listener connected: \(peer)")
                     let th = Thread {
-                        let sent = player.play { bytes, flushNow in
-                            var buf = channel.allocator.buffer(capacity: bytes.count)
-                            buf.writeBytes(bytes)
-                            let f = channel.writeAndFlush(buf)
-                            if flushNow { do { try f.wait() } catch { return false } }
-                            return channel.isActive
-                        }
+                        let sent = player.play(over: channel)
                         logger.notice("sent \(sent) lines to \(peer)")
                         channel.close(promise: nil)
                     }
@@ -118,7 +106,20 @@ struct Player: Sendable {
     let lines: [StreamScript.Line]
     let playback: PlaybackOptions
 
+    /// Sends over a TCP connection; stops when the peer goes away.
+    func play(over channel: Channel) -> Int {
+        play { bytes, wait in
+            var buf = channel.allocator.buffer(capacity: bytes.count)
+            buf.writeBytes(bytes)
+            let f = channel.writeAndFlush(buf)
+            if wait { do { try f.wait() } catch { return false } }
+            return channel.isActive
+        }
+    }
+
     /// `send(bytes, waitForIt)` returns false to stop. Returns the number of lines sent.
+    /// Writes are waited for on every line in timed mode, every 256th line in fast mode (so
+    /// memory stays bounded) and on the last line of each pass (so nothing is left pending).
     func play(_ send: ([UInt8], Bool) -> Bool) -> Int {
         var count = 0
         repeat {
@@ -127,12 +128,10 @@ struct Player: Sendable {
             for (i, line) in lines.enumerated() {
                 if stopRequested.load(ordering: .relaxed) { return count }
                 if !playback.fast { sleep(until: start + schedule.due(line.time)) }
-                // in fast mode, wait for every 256th write so memory stays bounded
-                guard send(line.bytes, !playback.fast || i % 256 == 255) else { return count }
+                guard send(line.bytes, !playback.fast || i % 256 == 255 || i == lines.count - 1) else { return count }
                 count += 1
             }
         } while playback.loop && !stopRequested.load(ordering: .relaxed)
-        _ = send([], true)
         return count
     }
 }

@@ -215,7 +215,7 @@ public struct SensorParser: Sendable {
         var col = 0
         var start = 0
         let lastNeeded = layout.lastNeeded
-        let fieldsOK: Bool = layout.slots.withUnsafeBufferPointer { slots in
+        layout.slots.withUnsafeBufferPointer { slots in
             while true {
                 var j = start
                 if col <= lastNeeded {
@@ -258,9 +258,7 @@ public struct SensorParser: Sendable {
                 if j >= n { break }
                 start = j &+ 1
             }
-            return true
         }
-        _ = fieldsOK
         if col <= lastNeeded { return .skipped(Self.hasControlBytes(p, n) ? .binary : .shortRow) }
         if invalidGroups != 0 && invalidGroups & valueGroups == valueGroups {
             // every group with values had a broken field
