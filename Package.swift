@@ -24,9 +24,16 @@ let package = Package(
             "SensorWahCore",
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
-        // Network input (SwiftNIO): listener, phone simulator, recorder.
-        .target(name: "SensorWahIO", dependencies: [
+        // The running program: the pipeline (frames -> mapper -> every output), the output
+        // protocol, the output thread, clocks and the end-of-run summary. No system libraries.
+        .target(name: "SensorWahEngine", dependencies: [
             "SensorWahCore", "SensorWahRuntime",
+            .product(name: "Atomics", package: "swift-atomics"),
+        ]),
+        // Inputs and plain outputs: network (SwiftNIO listener, phone simulator, recorder),
+        // files (line source, timed replay) and the JSON output.
+        .target(name: "SensorWahIO", dependencies: [
+            "SensorWahCore", "SensorWahRuntime", "SensorWahEngine",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
@@ -36,34 +43,57 @@ let package = Package(
         // Thin adapters around C libraries.
         .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .target(name: "SensorWahALSA", dependencies: [
-            "SensorWahCore", "CALSA",
+            "SensorWahCore", "SensorWahEngine", "CALSA",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .systemLibrary(name: "CJack", path: "Sources/CJack", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
         .systemLibrary(name: "CSndfile", path: "Sources/CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .target(name: "SensorWahJack", dependencies: [
-            "SensorWahCore", "SensorWahRuntime", "CJack", "CSndfile",
+            "SensorWahCore", "SensorWahRuntime", "SensorWahEngine", "CJack", "CSndfile",
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The same wah in plain C, compiled -O2: the benchmark's and tests' reference.
         .target(name: "CWahReference", cSettings: [.unsafeFlags(["-O2", "-ffp-contract=off"])]),
 
+        // The command line: subcommands, option groups and the wiring between them.
         .executableTarget(
             name: "sensorwah",
             dependencies: [
-                "SensorWahCore", "SensorWahRuntime", "SensorWahIO", "SensorWahALSA", "SensorWahJack",
+                "SensorWahCore", "SensorWahEngine", "SensorWahIO", "SensorWahALSA", "SensorWahJack",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Atomics", package: "swift-atomics"),
             ]
+        ),
+
+        // Test and benchmark machinery: built beside the product, never installed.
+        // The JACK client with a synthetic sweep, and the real-time audit that counts
+        // forbidden calls in its process callback (tests, tools/jack-bench).
+        .executableTarget(
+            name: "sensorwah-jack-check",
+            dependencies: [
+                "SensorWahCore", "SensorWahEngine", "SensorWahIO", "SensorWahJack",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/Tools/JackCheck"
+        ),
+        // The Swift side of tools/alsa-bench (ALSA send latency against seq-bench.c).
+        .executableTarget(
+            name: "sensorwah-alsa-bench",
+            dependencies: [
+                "SensorWahCore", "SensorWahEngine", "SensorWahALSA",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Atomics", package: "swift-atomics"),
+            ],
+            path: "Benchmarks/ALSABench"
         ),
 
         .testTarget(name: "SensorWahCoreTests", dependencies: ["SensorWahCore", "CWahReference"], exclude: ["Golden"]),
         .testTarget(name: "SensorWahIOTests", dependencies: [
-            "SensorWahCore", "SensorWahRuntime", "SensorWahIO",
+            "SensorWahCore", "SensorWahRuntime", "SensorWahEngine", "SensorWahIO",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
@@ -71,7 +101,7 @@ let package = Package(
             "SensorWahCore", "SensorWahRuntime", "SensorWahJack", "CWahReference",
             .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
         ]),
-        .testTarget(name: "SensorWahCLITests", dependencies: ["sensorwah"]),
+        .testTarget(name: "SensorWahCLITests", dependencies: ["sensorwah", "sensorwah-jack-check"]),
 
         .executableTarget(
             name: "ParseMapBenchmarks",

@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import SensorWahCore
+import SensorWahEngine
 import SensorWahRuntime
 
 public struct Endpoint: Sendable, Equatable, CustomStringConvertible {
@@ -94,15 +95,17 @@ final class SenderSession {
     }
 }
 
-/// The shared state of a listener: the mapper and every session. Confined to the listener's
+/// The shared state of a listener: the pipeline and every session. Confined to the listener's
 /// single event loop thread (hence `@unchecked Sendable`): parsing and mapping happen there,
 /// and mapped events are handed to the output thread through a lock-free queue.
 final class ListenerCore: @unchecked Sendable {
     let config: ListenerConfiguration
     let loop: EventLoop
     let logger: Logger
-    var mapper: Mapper
-    let queue: SPSCQueue<QueuedEvent>
+    /// The one pipeline every sender feeds; its output hands events to the output thread.
+    var pipeline: Pipeline
+    let handoff: QueueOutput
+    var queue: SPSCQueue<QueuedEvent> { handoff.queue }
     let wake: @Sendable () -> Void
     var sessions: [ObjectIdentifier: SenderSession] = [:]
     /// Closed sessions whose controllers still wait for their rest values.
@@ -115,8 +118,8 @@ final class ListenerCore: @unchecked Sendable {
         self.config = config
         self.loop = loop
         self.logger = logger
-        self.mapper = Mapper(mappings: mappings)
-        self.queue = queue
+        self.handoff = QueueOutput(queue: queue)
+        self.pipeline = Pipeline(mappings: mappings, outputs: [handoff])
         self.wake = wake
     }
 
@@ -177,12 +180,10 @@ final class ListenerCore: @unchecked Sendable {
             case .frame:
                 s.lastFrameNanos = received
                 s.rested = false
-                var pushed = false
-                let q = queue
-                mapper.process(s.frame, sender: s.name) { e in
-                    q.push(QueuedEvent(event: e, receivedNanos: received))
-                    pushed = true
-                }
+                let before = handoff.pushed
+                handoff.receivedNanos = received
+                pipeline.process(s.frame, sender: s.name)
+                let pushed = handoff.pushed != before
                 if pushed { stats.handoff.record(nanos: monotonicNanos() &- received) }
                 return pushed
             case .skipped(let why):
@@ -229,9 +230,10 @@ final class ListenerCore: @unchecked Sendable {
                 s.rested = true
                 // controllers any sender may feed rest only when no other sender is active
                 let othersActive = sessions.values.contains { $0 !== s && !$0.rested }
-                mapper.rest(at: s.frame.latestTime, sender: s.name, includeUnrestricted: !othersActive) { e in
-                    queue.push(QueuedEvent(event: e, receivedNanos: now)); pushed = true
-                }
+                let before = handoff.pushed
+                handoff.receivedNanos = now
+                pipeline.rest(at: s.frame.latestTime, sender: s.name, includeUnrestricted: !othersActive)
+                if handoff.pushed != before { pushed = true }
                 logger.info("\(s.peer): silent for \(config.restAfter) s; controllers set to rest")
             }
         }
@@ -241,13 +243,12 @@ final class ListenerCore: @unchecked Sendable {
 
     func stopAll() {
         for s in Array(sessions.values) { close(s) }
-        var pushed = false
-        let now = monotonicNanos()
-        mapper.flush { e in queue.push(QueuedEvent(event: e, receivedNanos: now)); pushed = true }
-        mapper.rest(at: mapper.latestTime) { e in queue.push(QueuedEvent(event: e, receivedNanos: now)); pushed = true }
-        stats.mapper = mapper.stats
+        let before = handoff.pushed
+        handoff.receivedNanos = monotonicNanos()
+        pipeline.finish()
+        stats.mapper = pipeline.mapper.stats
         stats.queueDrops = queue.dropped.load(ordering: .relaxed)
-        if pushed { wake() }
+        if handoff.pushed != before { wake() }
     }
 }
 

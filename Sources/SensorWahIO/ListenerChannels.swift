@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import SensorWahCore
+import SensorWahEngine
 import SensorWahRuntime
 #if canImport(Glibc)
 import Glibc
@@ -253,7 +254,7 @@ public final class Listener: @unchecked Sendable {
         return (try? core.loop.submit { () -> ListenerStats in
             var s = core.stats
             for session in core.sessions.values { s.parser.add(session.parser.stats) }
-            s.mapper = core.mapper.stats
+            s.mapper = core.pipeline.mapper.stats
             return s
         }.wait()) ?? core.stats
     }

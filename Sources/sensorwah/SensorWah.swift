@@ -1,6 +1,4 @@
-import SensorWahCore
 import ArgumentParser
-import Logging
 
 @main
 struct SensorWah: ParsableCommand {
@@ -20,18 +18,7 @@ struct SensorWah: ParsableCommand {
 
         With no --map, wrist tilt on the accelerometer's X axis drives CC 11 on channel 1.
         """,
-        subcommands: [Replay.self, Listen.self, Stream.self, Render.self, Ports.self, MappingsHelp.self, ALSABench.self, JackCheck.self],
+        subcommands: [Replay.self, Listen.self, Stream.self, Render.self, Ports.self, MappingsHelp.self],
         defaultSubcommand: nil
     )
-}
-
-struct MappingsHelp: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "mappings",
-        abstract: "Explain the --map syntax and show the default mapping."
-    )
-    func run() throws {
-        print(Mapping.syntaxHelp)
-        print("\nDefault: \(Mapping.default.summary)")
-    }
 }

@@ -132,7 +132,7 @@ final class JackIntegrationTests: XCTestCase {
         let recorder = try server.run("jack-record", ["-n", "2", "-t", "9", outPath])
         let rec1 = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"))
         let rec2 = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_2$"))
-        let sw = try server.run(binary, ["jack-check", "--seconds", "12", "--hold", "100", "--wah",
+        let sw = try server.run(JackTest.checkTool(release: false), ["--seconds", "12", "--hold", "100", "--wah",
                                          "--jack-connect", "out_1=\(rec2)"])
         XCTAssertTrue(sw.waitForStderr("JACK: connected", seconds: 10), sw.stderr)
         let player = try server.run("jack-play", [inPath])

@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
 
-/// Real-time safety of the JACK process callback, proven on the RELEASE binary: the audit
+/// Real-time safety of the JACK process callback, proven on a RELEASE build: `sensorwah-jack-check`
+/// (test machinery, never installed) runs the very client of `sensorwah --wah` (SensorWahJack's
+/// engine, outputs and callback) with a synthetic sweep, and the audit
 /// library (tools/jack-rtaudit, LD_PRELOADed, SENSORWAH_RT_AUDIT=1) counts, on the process
 /// thread and only inside the callback, allocations, locks, condition variables, semaphores,
 /// libc I/O and sleeping calls, every system call (syscall user dispatch: the kernel traps them),
@@ -33,16 +35,19 @@ final class JackRealtimeTests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw XCTSkip("no release binary at \(binary): `swift build -c release --product sensorwah` first (tools/test does), or set SENSORWAH_RELEASE_BINARY")
         }
-        let help = try JackTest.sh(binary, ["jack-check", "--help"])
-        guard help.status == 0 else { throw XCTSkip("this sensorwah has no jack-check subcommand (not registered yet)") }
+        let check = JackTest.checkTool(release: true)
+        guard FileManager.default.isExecutableFile(atPath: check) else {
+            XCTFail("no release \(check): `swift build -c release --product sensorwah-jack-check` (tools/test does)")
+            throw XCTSkip("cannot run the audit without \(check)")
+        }
         let dir = try JackTest.tempDir("rtaudit")
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
         let build = try JackTest.sh(JackTest.repo.appendingPathComponent("tools/jack-rtaudit/build").path, [dir.path])
         XCTAssertEqual(build.status, 0, build.err)
-        return (binary, build.out.trimmingCharacters(in: .whitespacesAndNewlines))
+        return (check, build.out.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    /// Runs `jack-check` under the audit with noise (NaN/Inf/denormal bursts) on both inputs and
+    /// Runs `sensorwah-jack-check` under the audit with noise (NaN/Inf/denormal bursts) on both inputs and
     /// a MIDI consumer on midi_out; changes the period half way. Returns the audit line and stderr.
     func auditedRun(binary: String, library: String, mode: String, seconds: Double, period: Int) throws -> (Audit?, String) {
         let dir = try JackTest.tempDir("rt-input")
@@ -66,7 +71,7 @@ final class JackRealtimeTests: XCTestCase {
         let p1 = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"))
         let p2 = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_2$"))
         let sw = try server.run(binary, [
-            "jack-check", "--seconds", String(seconds), "--rate", "1000", "--sweep-period", "0.5",
+            "--seconds", String(seconds), "--rate", "1000", "--sweep-period", "0.5",
             "--wah", "--channels", "2", "--midi-jack",
             "--jack-connect", "in_1=\(p1),in_2=\(p2),out_1=system:playback_1,out_2=system:playback_2,midi_out=\(dumpName):input",
         ], extraEnv: ["LD_PRELOAD": library, "SENSORWAH_RT_AUDIT": mode])

@@ -32,6 +32,13 @@ enum JackTest {
         return repo.appendingPathComponent(".build/release/sensorwah").path
     }
 
+    /// `sensorwah-jack-check` (test machinery, not installed) beside the debug binary, or beside
+    /// the release binary with `release: true` (real-time claims hold for the release build only).
+    static func checkTool(release: Bool) -> String {
+        URL(fileURLWithPath: release ? releaseBinary : debugBinary).deletingLastPathComponent()
+            .appendingPathComponent("sensorwah-jack-check").path
+    }
+
     static func have(_ tool: String) -> Bool {
         for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
             if FileManager.default.isExecutableFile(atPath: "\(dir)/\(tool)") { return true }

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import SensorWahCore
+import SensorWahEngine
 import SensorWahIO
 import Foundation
 
@@ -43,14 +44,14 @@ struct Stream: ParsableCommand {
     func run() throws {
         global.bootstrapLogging()
         let logger = Logger(label: "sensorwah.stream")
-        installStopHandlers()
+        Shutdown.installHandlers()
         let script: StreamScript
         do { script = try StreamScript(path: file) } catch { throw ValidationError("\(error)") }
         let lines = noHeader ? script.lines.filter { !$0.isHeader } : script.lines
         guard !lines.isEmpty else { throw ValidationError("'\(file)' has no lines to send") }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
-        let player = Player(lines: lines, playback: playback)
+        let player = StreamPlayer(lines: lines, timing: playback.timing)
 
         if let t = to, let ep = Endpoint(parsing: t) {
             let ch: Channel
@@ -95,43 +96,8 @@ struct Stream: ParsableCommand {
                 }
                 .bind(host: "0.0.0.0", port: port).wait()
             logger.notice("serving \(file) on tcp://0.0.0.0:\(server.localAddress?.port ?? port)")
-            while !stopRequested.load(ordering: .relaxed) { usleep(50_000) }
+            while !Shutdown.isRequested { usleep(50_000) }
             try? server.close().wait()
         }
-    }
-}
-
-/// Sends lines at their recorded times (or as fast as possible), looping if asked.
-struct Player: Sendable {
-    let lines: [StreamScript.Line]
-    let playback: PlaybackOptions
-
-    /// Sends over a TCP connection; stops when the peer goes away.
-    func play(over channel: Channel) -> Int {
-        play { bytes, wait in
-            var buf = channel.allocator.buffer(capacity: bytes.count)
-            buf.writeBytes(bytes)
-            let f = channel.writeAndFlush(buf)
-            if wait { do { try f.wait() } catch { return false } }
-            return channel.isActive
-        }
-    }
-
-    /// `send(bytes, waitForIt)` returns false to stop. Returns the number of lines sent.
-    /// Writes are waited for on every line in timed mode, every 256th line in fast mode (so
-    /// memory stays bounded) and on the last line of each pass (so nothing is left pending).
-    func play(_ send: ([UInt8], Bool) -> Bool) -> Int {
-        var count = 0
-        repeat {
-            var schedule = playback.schedule()
-            let start = monotonicSeconds()
-            for (i, line) in lines.enumerated() {
-                if stopRequested.load(ordering: .relaxed) { return count }
-                if !playback.fast { sleep(until: start + schedule.due(line.time)) }
-                guard send(line.bytes, !playback.fast || i % 256 == 255 || i == lines.count - 1) else { return count }
-                count += 1
-            }
-        } while playback.loop && !stopRequested.load(ordering: .relaxed)
-        return count
     }
 }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Logging
 import SensorWahCore
+import SensorWahEngine
+import SensorWahIO
 import SensorWahJack
 #if canImport(Glibc)
 import Glibc
@@ -73,28 +75,20 @@ struct Render: ParsableCommand {
                 throw ValidationError("--pedal-map \(pedalMap): there \(mappings.count == 1 ? "is 1 mapping" : "are \(mappings.count) mappings")")
             }
             let m = mappings[pedalMap - 1]
-            automation = PedalAutomation(mapping: m, sampleRate: rate)
-            var parser = SensorParser(options: sensors.parserOptions())
-            var mapper = Mapper(mappings: mappings)
-            var frame = SensorFrame()
-            var reader = FileLineSource(path: recording!, maxLineLength: sensors.maxLine)
-            let ok = reader.forEachLine { line in
-                switch line {
-                case .tooLong: parser.noteTooLong()
-                case .line(let bytes):
-                    if parser.parse(bytes, into: &frame) == .frame {
-                        mapper.process(frame) { automation.add($0) }
-                    }
-                }
-                return true
+            let collect = PedalAutomationOutput(PedalAutomation(mapping: m, sampleRate: rate))
+            var pipeline = Pipeline(mappings: mappings, outputs: [collect])
+            let replay = FileReplay(path: recording!, parserOptions: sensors.parserOptions(), maxLineLength: sensors.maxLine,
+                                    timing: PlaybackTiming(fast: true))
+            let read: FileReplay.Result
+            do { read = try replay.run(into: &pipeline) } catch { throw ValidationError("\(error)") }
+            // the gesture's own changes only: the end of the log does not move the pedal to rest
+            pipeline.drain()
+            guard read.parser.frames > 0 else {
+                throw ValidationError("'\(recording!)': no sensor frames (\(read.parser.totalSkipped) rows skipped)")
             }
-            guard ok else { throw ValidationError("cannot read '\(recording!)': \(String(cString: strerror(errno)))") }
-            mapper.flush { automation.add($0) }
-            guard parser.stats.frames > 0 else {
-                throw ValidationError("'\(recording!)': no sensor frames (\(parser.stats.totalSkipped) rows skipped)")
-            }
+            automation = collect.automation
             let end = automation.breakpoints.last.map { Double($0.frame) / rate } ?? 0
-            how = "gesture \(recording!): \(parser.stats.frames) frames, \(automation.breakpoints.count) pedal changes over \(fmt(end, 2)) s from mapping \(pedalMap) (\(m.target))"
+            how = "gesture \(recording!): \(read.parser.frames) frames, \(automation.breakpoints.count) pedal changes over \(fmt(end, 2)) s from mapping \(pedalMap) (\(m.target))"
         }
 
         let result: OfflineRenderResult

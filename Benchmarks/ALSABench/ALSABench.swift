@@ -2,11 +2,12 @@ import ArgumentParser
 import Atomics
 import SensorWahALSA
 import SensorWahCore
+import SensorWahEngine
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `sensorwah alsa-bench`: the Swift side of tools/alsa-bench (seq-bench.c is the C side).
+/// `sensorwah-alsa-bench` (benchmark machinery, never installed): the Swift side of tools/alsa-bench (seq-bench.c is the C side).
 ///
 /// A recording goes line by line through SensorParser and Mapper; each MIDI event goes out
 /// through ALSASequencerOutput (client "sensorwah-bench", port "out") to a second client
@@ -21,11 +22,11 @@ import Glibc
 /// keys and "impl":"swift", plus output_p50_us/output_p99_us: ALSASequencerOutput.send alone
 /// (event set-up, flow-control bookkeeping, snd_seq_event_output_direct), which is what
 /// seq-bench's "send" times, and flow_waits (times send waited for the receiver: 0 in lockstep).
+@main
 struct ALSABench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "alsa-bench",
-        abstract: "ALSA sequencer latency from parsed line to subscriber (compare with seq-bench).",
-        shouldDisplay: false
+        commandName: "sensorwah-alsa-bench",
+        abstract: "ALSA sequencer latency from parsed line to subscriber (compare with seq-bench)."
     )
 
     @Argument(help: "A sensor log.")
@@ -36,15 +37,19 @@ struct ALSABench: ParsableCommand {
     var warmup = 100
     @Option(help: ArgumentHelp("Flow-control credit limit of the output (experiments).", visibility: .hidden))
     var creditLimit: Int?
-    @OptionGroup var input: InputOptions
-    @OptionGroup var mapping: MappingOptions
+    @Option(name: .customLong("map"), help: "A mapping (repeatable; default: sensorwah's default mapping).")
+    var maps: [String] = []
+    @Option(help: "Input dialect, as for sensorwah.")
+    var format = "auto"
 
     func validate() throws {
         guard events >= 1, warmup >= 0 else { throw ValidationError("-n must be at least 1 and -w at least 0") }
     }
 
     func run() throws {
-        let mappings = try mapping.mappings()
+        let mappings: [Mapping]
+        do { mappings = maps.isEmpty ? [.default] : try maps.map { try Mapping(parsing: $0) } } catch { throw ValidationError("--map: \(error)") }
+        guard let dialect = SensorFormat(rawValue: format) else { throw ValidationError("--format: one of \(SensorFormat.allCases.map(\.rawValue))") }
         guard let bytes = readFileBytes(file) else {
             throw ValidationError("cannot read '\(file)': \(String(cString: strerror(errno)))")
         }
@@ -57,7 +62,7 @@ struct ALSABench: ParsableCommand {
             rx = try ALSASequencerReceiver(clientName: "sensorwah-bench-rx", portName: "in")
             try rx.subscribe(to: out.address)
         } catch {
-            printError("sensorwah alsa-bench: \(error.description)")
+            printError("sensorwah-alsa-bench: \(error.description)")
             throw ExitCode(1)
         }
 
@@ -71,7 +76,7 @@ struct ALSABench: ParsableCommand {
         }, ctx)
         guard created == 0 else {
             Unmanaged<BenchShared>.fromOpaque(ctx).release()
-            printError("sensorwah alsa-bench: cannot start the receiver thread (\(created))")
+            printError("sensorwah-alsa-bench: cannot start the receiver thread (\(created))")
             throw ExitCode(1)
         }
 
@@ -82,8 +87,8 @@ struct ALSABench: ParsableCommand {
         var mapper = Mapper(mappings: mappings)
         bytes.withUnsafeBytes { buf in
             while i < total && failure == nil {
-                var framer = LineFramer(maxLineLength: input.maxLine)
-                var parser = SensorParser(options: input.parserOptions())
+                var framer = LineFramer(maxLineLength: 16_384)
+                var parser = SensorParser(options: ParserOptions(format: dialect))
                 var frame = SensorFrame()
                 var latest = 0.0
                 let before = i
@@ -121,7 +126,7 @@ struct ALSABench: ParsableCommand {
             }
         }
         if let failure {
-            printError("sensorwah alsa-bench: \(failure)")
+            printError("sensorwah-alsa-bench: \(failure)")
             print("{\"impl\":\"swift\",\"n\":\(events),\"error\":\"\(failure)\"}")
             throw ExitCode(1)
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import SensorWahCore
+import SensorWahEngine
 import SensorWahIO
 import SensorWahRuntime
 #if canImport(Glibc)
@@ -63,7 +64,7 @@ struct Listen: ParsableCommand {
         let logger = Logger(label: "sensorwah.listen")
         let mappings = try mapping.mappings()
         for m in mappings { logger.info("mapping: \(m.summary)") }
-        installStopHandlers()
+        Shutdown.installHandlers()
 
         var config = ListenerConfiguration()
         config.bindHost = bind
@@ -79,7 +80,7 @@ struct Listen: ParsableCommand {
         config.recordDirectory = record
 
         let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 16)
-        let pump = OutputPump(queue: queue, outputs: try output.makeOutputs(logger: logger, mappings: mappings))
+        let pump = OutputPump(queue: queue, outputs: try Wiring.outputs(output, mappings: mappings, logger: logger))
         pump.start()
         let listener = Listener(configuration: config, mappings: mappings, queue: queue, wake: pump.wake, logger: logger)
         do {
@@ -89,7 +90,7 @@ struct Listen: ParsableCommand {
             pump.stop()
             throw ValidationError("cannot listen: \(error)")
         }
-        while !stopRequested.load(ordering: .relaxed) {
+        while !Shutdown.isRequested {
             var ts = timespec(tv_sec: 0, tv_nsec: 50_000_000)
             nanosleep(&ts, nil)
         }

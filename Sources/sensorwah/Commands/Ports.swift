@@ -1,5 +1,6 @@
 import ArgumentParser
 import SensorWahALSA
+import SensorWahEngine
 
 struct Ports: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,5 @@
 import ArgumentParser
-import Logging
-import SensorWahCore
+import SensorWahEngine
 import SensorWahJack
 #if canImport(Glibc)
 import Glibc
@@ -167,71 +166,4 @@ func rtAuditSelfTestWork(_ n: Int) -> Int {
     for i in 0..<n { nodes.append(SelfTestNode(i)) }
     let copy = nodes
     return copy.reduce(0) { $0 + (($1 as? SelfTestNode)?.value ?? 0) }
-}
-
-/// Hidden: drives the JACK outputs without a sensor log, for the real-time audit, soak tests
-/// and benchmarks. Sends the first (or --wah-map) mapping's target as a triangle sweep at a
-/// fixed message rate, to `--midi-jack` / `--midi-stdout` and the wah.
-struct JackCheck: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "jack-check",
-        abstract: "Run the JACK client with a synthetic pedal sweep (tests, audit, benchmarks).",
-        shouldDisplay: false
-    )
-
-    @Option(help: "How long to run, in seconds.")
-    var seconds = 10.0
-    @Option(help: "Messages per second.")
-    var rate = 200.0
-    @Option(help: "Seconds for one heel-toe-heel sweep.")
-    var sweepPeriod = 2.0
-    @Option(help: ArgumentHelp("Hold the pedal at this value (0...127, or 0...16383 for 14-bit targets) instead of sweeping.", valueName: "VALUE"))
-    var hold: Int?
-    @Flag(help: "Send the stream to the JACK MIDI port midi_out.")
-    var midiJack = false
-    @Flag(help: "Also print the stream as JSON lines on stdout.")
-    var midiStdout = false
-    @OptionGroup var mapping: MappingOptions
-    @OptionGroup var jack: JackOptions
-    @OptionGroup var global: GlobalOptions
-
-    func validate() throws {
-        guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds must be positive") }
-        guard rate > 0, rate <= 20_000 else { throw ValidationError("--rate must be in 0...20000") }
-        guard sweepPeriod > 0 else { throw ValidationError("--sweep-period must be positive") }
-    }
-
-    func run() throws {
-        global.bootstrapLogging()
-        let logger = Logger(label: "sensorwah.jack-check")
-        let mappings = try mapping.mappings()
-        installStopHandlers()
-        var outputs = try jack.makeOutputs(midiJack: midiJack, mappings: mappings, logger: logger)
-        if midiStdout { outputs.append(JSONOutput()) }
-        let target = mappings[min(max(jack.wahMap, 1), mappings.count) - 1].target
-        let top = Double(target.maxValue)
-        let start = monotonicSeconds()
-        var k = 0
-        var last = -1
-        while !stopRequested.load(ordering: .relaxed) {
-            let t = Double(k) / rate
-            if t >= seconds { break }
-            sleep(until: start + t)
-            let phase = (t / sweepPeriod).truncatingRemainder(dividingBy: 1)
-            let tri = phase < 0.5 ? 2 * phase : 2 - 2 * phase
-            let value = hold.map { min(max($0, 0), Int(top)) } ?? Int((tri * top).rounded())
-            if value != last {
-                let e = JackCheck.event(target, value: value, time: t)
-                for o in outputs { o.send(e) }
-                last = value
-            }
-            if k % 16 == 0 { for o in outputs { o.flush() } }
-            k += 1
-        }
-        for o in outputs { o.close() }
-    }
-
-    static func event(_ target: Target, value: Int, time: Double) -> MIDIEvent {
-        MIDIEvent(target: target, value: value, time: time)
-    }
 }

@@ -4,18 +4,18 @@ import Glibc
 #endif
 
 /// Reads a file in large chunks and frames it into lines (no copy for lines inside a chunk).
-struct FileLineSource: ~Copyable {
-    let path: String
-    var framer: LineFramer
-    static let chunkSize = 1 << 20
+public struct FileLineSource: ~Copyable {
+    public let path: String
+    public var framer: LineFramer
+    public static let chunkSize = 1 << 20
 
-    init(path: String, maxLineLength: Int) {
+    public init(path: String, maxLineLength: Int) {
         self.path = path
         self.framer = LineFramer(maxLineLength: maxLineLength)
     }
 
     /// Calls `body` per line until it returns false. Returns false if the file could not be read.
-    mutating func forEachLine(_ body: (FramedLine) -> Bool) -> Bool {
+    public mutating func forEachLine(_ body: (FramedLine) -> Bool) -> Bool {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -33,4 +33,20 @@ struct FileLineSource: ~Copyable {
         if keepGoing { framer.finish { line in _ = body(line) } }
         return true
     }
+}
+
+/// The whole file as text (UTF-8, invalid bytes replaced); nil if it cannot be read.
+public func readWholeFile(_ path: String) -> String? {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var buf = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, 65536) }
+        if n < 0 { if errno == EINTR { continue }; return nil }
+        if n == 0 { break }
+        bytes += buf[0..<n]
+    }
+    return String(decoding: bytes, as: UTF8.self)
 }

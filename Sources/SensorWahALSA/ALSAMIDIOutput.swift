@@ -1,19 +1,19 @@
 import Logging
-import SensorWahALSA
 import SensorWahCore
+import SensorWahEngine
 
 /// `--midi alsa`: MIDI out as an ALSA sequencer client (default "SensorWah:out") that DAWs
 /// list and subscribe to; `--alsa-connect` also connects it to destinations, now or when they
 /// appear. Throws `ALSAError` (one line: what is missing, what to do) without a sequencer; a
 /// destination that cannot be parsed or connected is logged as an error and skipped (check
 /// the specs up front with `ALSAAddressSpec(parsing:)` to turn that into a usage error).
-final class ALSAMIDIOutput: MIDIOutput {
-    let sequencer: ALSASequencerOutput
+public final class ALSAMIDIOutput: EventOutput {
+    public let sequencer: ALSASequencerOutput
     private let logger: Logger
     private var lastService = 0.0
     private var sendsSinceCheck = 0
 
-    init(clientName: String = "SensorWah", portName: String = "out", connect specs: [String] = [],
+    public init(clientName: String = "SensorWah", portName: String = "out", connect specs: [String] = [],
          logger: Logger) throws {
         self.logger = logger
         sequencer = try ALSASequencerOutput(clientName: clientName, portName: portName, logger: logger)
@@ -34,9 +34,9 @@ final class ALSAMIDIOutput: MIDIOutput {
         lastService = monotonicSeconds()
     }
 
-    var name: String { "alsa" }
+    public var name: String { "alsa" }
 
-    func send(_ e: MIDIEvent) {
+    public func send(_ e: MIDIEvent) {
         sequencer.send(e)
         // a stream that never pauses (--fast, a busy sender) still hears announcements
         sendsSinceCheck &+= 1
@@ -44,7 +44,7 @@ final class ALSAMIDIOutput: MIDIOutput {
     }
 
     /// Also reads sequencer announcements, at most every 100 ms (connects late destinations).
-    func flush() { serviceIfDue() }
+    public func flush() { serviceIfDue() }
 
     private func serviceIfDue() {
         let now = monotonicSeconds()
@@ -53,7 +53,7 @@ final class ALSAMIDIOutput: MIDIOutput {
         sequencer.serviceAnnouncements()
     }
 
-    func close() {
+    public func close() {
         guard sequencer.isOpen else { return }
         if sequencer.failed > 0 {
             logger.warning("ALSA: \(sequencer.failed) of \(sequencer.sent + sequencer.failed) messages did not reach every subscriber (last error \(sequencer.lastError))")

@@ -9,25 +9,25 @@ import SensorWahRuntime
 /// The output thread: takes mapped events off the lock-free queue and hands them to every
 /// output, so a slow output never stalls the network thread. Records the latency from the
 /// moment a line was read off the socket to the moment its message is handed to the outputs.
-final class OutputPump: @unchecked Sendable {
-    let queue: SPSCQueue<QueuedEvent>
-    let outputs: [any MIDIOutput]
+public final class OutputPump: @unchecked Sendable {
+    public let queue: SPSCQueue<QueuedEvent>
+    public let outputs: [any EventOutput]
     private let signal = DispatchSemaphore(value: 0)
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
     private var running = true
-    private(set) var latency = LatencyHistogram()
-    private(set) var delivered = 0
+    public private(set) var latency = LatencyHistogram()
+    public private(set) var delivered = 0
 
-    init(queue: SPSCQueue<QueuedEvent>, outputs: [any MIDIOutput]) {
+    public init(queue: SPSCQueue<QueuedEvent>, outputs: [any EventOutput]) {
         self.queue = queue
         self.outputs = outputs
     }
 
     /// Called by the producer after pushing; cheap when the pump is already awake.
-    var wake: @Sendable () -> Void { { [signal] in signal.signal() } }
+    public var wake: @Sendable () -> Void { { [signal] in signal.signal() } }
 
-    func start() {
+    public func start() {
         let t = Thread { [self] in
             Self.tryRealtimePriority()
             while true {
@@ -45,7 +45,7 @@ final class OutputPump: @unchecked Sendable {
 
     /// The output thread wakes for each message; SCHED_FIFO (when allowed) keeps that wake-up
     /// short under load. Without the privilege it stays a normal thread.
-    static func tryRealtimePriority() {
+    public static func tryRealtimePriority() {
         var param = sched_param()
         param.sched_priority = 10
         _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)
@@ -60,7 +60,7 @@ final class OutputPump: @unchecked Sendable {
     }
 
     /// Sends what is queued, then stops the thread and closes the outputs.
-    func stop() {
+    public func stop() {
         running = false
         signal.signal()
         done.wait()

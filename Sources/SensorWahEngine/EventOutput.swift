@@ -1,0 +1,16 @@
+import SensorWahCore
+
+/// Where mapped events go: a MIDI port, the wah's pedal, a JSON stream, a queue to another
+/// thread. Every output of a run receives every event the mapper emits (Control Change, pitch
+/// bend and, as mappings grow, notes and switches) and keeps what concerns it.
+///
+/// Outputs run on the thread that owns the pipeline; `send` must not block for long.
+public protocol EventOutput: AnyObject {
+    /// A short name for logs ("stdout", "alsa", "jack", "wah").
+    var name: String { get }
+    func send(_ e: MIDIEvent)
+    /// Push buffered messages out now (called when the pipeline waits for time to pass).
+    func flush()
+    /// The run is over; release what the output holds. Called once per output.
+    func close()
+}

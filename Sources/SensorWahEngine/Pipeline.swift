@@ -1,0 +1,48 @@
+import SensorWahCore
+
+/// Frames in, events out: the mapper and the outputs, on one thread. Every input (a file
+/// replayed, a live sender on the network thread) drives one of these; the listener's single
+/// output is a `QueueOutput` that hands events to the output thread.
+public struct Pipeline {
+    public var mapper: Mapper
+    public let outputs: [any EventOutput]
+
+    public init(mappings: [Mapping], outputs: [any EventOutput]) {
+        self.mapper = Mapper(mappings: mappings)
+        self.outputs = outputs
+    }
+
+    /// Maps one frame and sends what changed to every output.
+    @inline(__always)
+    public mutating func process(_ frame: borrowing SensorFrame, sender: String? = nil) {
+        let outs = outputs
+        mapper.process(frame, sender: sender) { e in
+            for o in outs { o.send(e) }
+        }
+    }
+
+    public func flushOutputs() { for o in outputs { o.flush() } }
+
+    /// Sends the changes the rate limit still holds back.
+    public mutating func drain() {
+        let outs = outputs
+        mapper.flush { e in for o in outs { o.send(e) } }
+    }
+
+    /// A sender went quiet: its controllers (and, if `includeUnrestricted`, the ones any sender
+    /// may feed) go to their rest values.
+    public mutating func rest(at time: Double, sender: String? = nil, includeUnrestricted: Bool = true) {
+        let outs = outputs
+        mapper.rest(at: time, sender: sender, includeUnrestricted: includeUnrestricted) { e in
+            for o in outs { o.send(e) }
+        }
+    }
+
+    /// End of the stream: held-back changes go out, then every controller its rest value, then
+    /// the outputs are closed.
+    public mutating func finish() {
+        drain()
+        rest(at: mapper.latestTime)
+        for o in outputs { o.close() }
+    }
+}

@@ -1,0 +1,18 @@
+import ArgumentParser
+import Logging
+
+struct GlobalOptions: ParsableArguments {
+    @Flag(name: .shortAndLong, help: "More log detail on stderr.")
+    var verbose = false
+    @Flag(name: .shortAndLong, help: "Only errors on stderr (the summary is still printed).")
+    var quiet = false
+
+    func bootstrapLogging() {
+        let level: Logger.Level = verbose ? .debug : (quiet ? .error : .info)
+        LoggingSystem.bootstrap { label in
+            var h = StreamLogHandler.standardError(label: label)
+            h.logLevel = level
+            return h
+        }
+    }
+}

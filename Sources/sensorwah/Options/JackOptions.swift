@@ -1,0 +1,36 @@
+import ArgumentParser
+import SensorWahCore
+import SensorWahJack
+
+/// JACK options shared by `listen` and `replay` (`@OptionGroup var jack: JackOptions`).
+struct JackOptions: ParsableArguments {
+    @Flag(help: "Run the wah on JACK audio: client 'sensorwah', ports in_1 -> out_1 (in_2 -> out_2 with --channels 2).")
+    var wah = false
+    @Option(help: "Audio channels through the wah: 1 or 2.")
+    var channels = 1
+    @Option(name: .customLong("jack-connect"), help: ArgumentHelp(
+        "Connect ports whenever the client (re)connects: 'system' (physical capture -> in_N, out_N -> playback), or PORT=PEER pairs, e.g. out_1=system:playback_1,in_1=system:capture_1 (repeatable).",
+        valueName: "CONNECTIONS"))
+    var jackConnect: [String] = []
+    @Option(name: .customLong("jack-server"), help: ArgumentHelp("JACK server name (default: $JACK_DEFAULT_SERVER or 'default').", valueName: "NAME"))
+    var jackServer: String?
+    @Option(name: .customLong("wah-map"), help: ArgumentHelp("Which --map drives the wah pedal, 1 = the first (7-bit: value/127, 14-bit and pitch bend: value/16383).", valueName: "INDEX"))
+    var wahMap = 1
+    @OptionGroup var tone: WahToneOptions
+
+    func validate() throws {
+        guard channels == 1 || channels == 2 else { throw ValidationError("--channels must be 1 or 2") }
+        guard wahMap >= 1 else { throw ValidationError("--wah-map counts from 1") }
+        _ = try connections()
+    }
+
+    func connections() throws -> [JackConnection] {
+        var out: [JackConnection] = []
+        for text in jackConnect {
+            do { out += try JackConnection.parse(text) } catch {
+                throw ValidationError("--jack-connect: \(error.message)")
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,21 @@
+import ArgumentParser
+import SensorWahIO
+
+/// Timing of a recording played back (`replay`, `stream`).
+struct PlaybackOptions: ParsableArguments {
+    @Option(help: "Playback speed: 2 is twice as fast, 0.5 half speed.")
+    var speed = 1.0
+    @Flag(help: "Start again from the top at the end, until stopped.")
+    var loop = false
+    @Flag(help: "Ignore timing: as fast as possible.")
+    var fast = false
+    @Option(help: ArgumentHelp("Longest pause kept from the recording, in seconds.", valueName: "SECONDS"))
+    var maxGap = 2.0
+
+    func validate() throws {
+        guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number") }
+        guard maxGap > 0 else { throw ValidationError("--max-gap must be positive") }
+    }
+
+    var timing: PlaybackTiming { PlaybackTiming(speed: speed, maxGap: maxGap, fast: fast, loop: loop) }
+}
