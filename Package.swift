@@ -91,7 +91,10 @@ let package = Package(
             path: "Benchmarks/ALSABench"
         ),
 
-        .testTarget(name: "SensorWahCoreTests", dependencies: ["SensorWahCore", "CWahReference"], exclude: ["Golden"]),
+        .testTarget(name: "SensorWahCoreTests", dependencies: [
+            "SensorWahCore", "CWahReference",
+            .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+        ], exclude: ["Golden"]),
         .testTarget(name: "SensorWahIOTests", dependencies: [
             "SensorWahCore", "SensorWahRuntime", "SensorWahEngine", "SensorWahIO",
             .product(name: "NIOCore", package: "swift-nio"),

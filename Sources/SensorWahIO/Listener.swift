@@ -226,7 +226,7 @@ final class ListenerCore: @unchecked Sendable {
         var pushed = false
         for s in sessions.values { s.recorder?.flush() }
         for s in Array(sessions.values) + departed {
-            if config.restAfter > 0 && !s.rested && now &- s.lastFrameNanos > UInt64(config.restAfter * 1e9) {
+            if config.restAfter > 0 && !s.rested && now &- s.lastFrameNanos > Self.nanos(config.restAfter) {
                 s.rested = true
                 // controllers any sender may feed rest only when no other sender is active
                 let othersActive = sessions.values.contains { $0 !== s && !$0.rested }
@@ -239,6 +239,18 @@ final class ListenerCore: @unchecked Sendable {
         }
         departed.removeAll { $0.rested }
         if pushed { wake() }
+    }
+
+    /// Seconds to nanoseconds for time limits, saturating (NaN and negatives are 0).
+    static func nanos(_ seconds: Double) -> UInt64 {
+        guard seconds > 0 else { return 0 }
+        return seconds >= 1.8e10 ? UInt64.max : UInt64(seconds * 1e9)
+    }
+
+    /// Seconds to whole milliseconds for timers, saturating at about 106 days.
+    static func millis(_ seconds: Double) -> Int64 {
+        guard seconds > 0 else { return 0 }
+        return seconds >= 9.2e6 ? 9_200_000_000 : Int64(seconds * 1000)
     }
 
     func stopAll() {

@@ -96,7 +96,7 @@ final class DatagramHandler: ChannelInboundHandler, @unchecked Sendable {
     /// Forget peers silent for longer than the idle timeout (or the oldest, when forced).
     func expireIdle(force: Bool = false) {
         let now = monotonicNanos()
-        let limit = UInt64(max(core.config.idleTimeout, 1) * 1e9)
+        let limit = ListenerCore.nanos(max(core.config.idleTimeout, 1))
         for (a, s) in peers where now &- s.lastDataNanos > limit {
             core.close(s); peers[a] = nil
         }
@@ -156,7 +156,7 @@ public final class Listener: @unchecked Sendable {
                     return channel.eventLoop.makeCompletedFuture {
                         if config.idleTimeout > 0 {
                             try channel.pipeline.syncOperations.addHandler(
-                                IdleStateHandler(readTimeout: .milliseconds(Int64(config.idleTimeout * 1000))))
+                                IdleStateHandler(readTimeout: .milliseconds(ListenerCore.millis(config.idleTimeout))))
                         }
                         try channel.pipeline.syncOperations.addHandler(StreamHandler(core: core))
                     }
@@ -192,7 +192,7 @@ public final class Listener: @unchecked Sendable {
     /// TCP client to a phone acting as server; reconnects with backoff (0.5 s doubling to 8 s).
     func connect(_ target: Endpoint, delay: Double) {
         let core = self.core
-        core.loop.scheduleTask(in: .milliseconds(Int64(delay * 1000))) { [self] in
+        core.loop.scheduleTask(in: .milliseconds(ListenerCore.millis(delay))) { [self] in
             guard !self.stopping else { return }
             let onClose: @Sendable () -> Void = { [self] in
                 guard !self.stopping else { return }
@@ -208,7 +208,7 @@ public final class Listener: @unchecked Sendable {
                     return channel.eventLoop.makeCompletedFuture {
                         if core.config.idleTimeout > 0 {
                             try channel.pipeline.syncOperations.addHandler(
-                                IdleStateHandler(readTimeout: .milliseconds(Int64(core.config.idleTimeout * 1000))))
+                                IdleStateHandler(readTimeout: .milliseconds(ListenerCore.millis(core.config.idleTimeout))))
                         }
                         try channel.pipeline.syncOperations.addHandler(StreamHandler(core: core, onClose: onClose))
                     }

@@ -8,14 +8,6 @@ import XCTest
 final class JackIntegrationTests: XCTestCase {
     static let recording = "Recordings/wrist-wah-phone.csv"
 
-    /// `replay` takes --wah / --midi jack once JackOptions is wired into it.
-    func requireReplayWiring(_ binary: String) throws {
-        let help = try JackTest.sh(binary, ["replay", "--help"])
-        guard help.out.contains("--wah") && help.out.contains("jack") else {
-            throw XCTSkip("replay has no --wah / --midi jack yet (JackOptions not wired)")
-        }
-    }
-
     // MARK: - Audio and MIDI through the server
 
     /// Noise (jack-play) -> sensorwah:in_1, sensorwah:out_1 -> jack-record, sensorwah:midi_out ->
@@ -25,7 +17,6 @@ final class JackIntegrationTests: XCTestCase {
     func testReplayWahFollowsGestureAndMIDIOutEqualsStdout() throws {
         try JackTest.requireJackTools(["jack-play", "jack-record", "jack_midi_dump"])
         let binary = JackTest.debugBinary
-        try requireReplayWiring(binary)
         let dir = try JackTest.tempDir("jack-wah")
         defer { try? FileManager.default.removeItem(at: dir) }
         let rate = 48_000
@@ -179,7 +170,6 @@ final class JackIntegrationTests: XCTestCase {
     /// No server: one clear error line, and the stdout stream is exactly what it is without JACK.
     func testNoServerGivesOneErrorLineAndStdoutIsComplete() throws {
         let binary = JackTest.debugBinary
-        try requireReplayWiring(binary)
         let reference = try JackTest.sh(binary, ["replay", Self.recording, "--fast", "--midi", "stdout"])
         XCTAssertEqual(reference.status, 0)
         let env = ["JACK_DEFAULT_SERVER": JackTest.uniqueName("nosuchserver"), "JACK_NO_START_SERVER": "1"]
@@ -199,7 +189,6 @@ final class JackIntegrationTests: XCTestCase {
     func testServerKilledAndRestartedClientReconnects() throws {
         try JackTest.requireJackTools()
         let binary = JackTest.debugBinary
-        try requireReplayWiring(binary)
         let reference = try JackTest.sh(binary, ["replay", Self.recording, "--fast", "--midi", "stdout"])
         let server = try JackTest.Server(period: 1024)
         let sw = try server.run(binary, ["replay", Self.recording, "--wah", "--midi", "jack", "--midi", "stdout"])

@@ -164,8 +164,14 @@ enum JackTest {
 
         func start() throws {
             let r = try JackTest.sh(JackTest.jackDummy, ["start", name] + options, timeout: 30)
-            guard r.status == 0 else { throw XCTSkip("cannot start a dummy JACK server: \(r.err)") }
+            // jackd is installed by tools/install-deps: a server that does not start is a failure
+            guard r.status == 0 else {
+                XCTFail("cannot start a dummy JACK server: \(r.err)")
+                throw ServerError.notStarted(r.err)
+            }
         }
+
+        enum ServerError: Error { case notStarted(String) }
 
         func stop() { _ = try? JackTest.sh(JackTest.jackDummy, ["stop", name], timeout: 30) }
         /// SIGKILL, as a crash would.

@@ -9,6 +9,8 @@ import XCTest
 final class JackEngineTests: XCTestCase {
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+    enum ServerError: Error { case notStarted(String) }
+
     final class Server {
         let name = "swe\(getpid())x\(UInt32.random(in: 0..<UInt32.max))"
         var env: [String: String] { ["JACK_DEFAULT_SERVER": name, "JACK_NO_START_SERVER": "1"] }
@@ -18,7 +20,11 @@ final class JackEngineTests: XCTestCase {
             }
             let r = try JackEngineTests.run(JackEngineTests.repo.appendingPathComponent("tools/jack-dummy").path,
                                             ["start", name, "-p", String(period)])
-            guard r.status == 0 else { throw XCTSkip("cannot start jackd: \(r.err)") }
+            // jackd is installed by tools/install-deps: a server that does not start is a failure
+            guard r.status == 0 else {
+                XCTFail("cannot start jackd: \(r.err)")
+                throw ServerError.notStarted(r.err)
+            }
         }
         deinit { _ = try? JackEngineTests.run(JackEngineTests.repo.appendingPathComponent("tools/jack-dummy").path, ["stop", name]) }
     }
@@ -179,7 +185,8 @@ final class JackEngineTests: XCTestCase {
 
     /// The producer side (the pipeline thread): queuing MIDI and setting the pedal allocate nothing.
     /// Optimised builds only: at -Onone, unspecialised generic integer conversions in the test and
-    /// the library allocate (2 per call measured); run `swift test -c release -Xswiftc -enable-testing --filter JackEngineTests/testProducerSideAllocatesNothing`.
+    /// the library allocate (2 per call measured). tools/test runs it in its release step
+    /// (`swift test -c release -Xswiftc -enable-testing --filter AllocatesNothing`).
     func testProducerSideAllocatesNothing() throws {
         #if DEBUG
         throw XCTSkip("allocation-freedom is a property of optimised builds (swift test -c release)")

@@ -21,114 +21,150 @@ extension Mapping {
     Example: "accel.x cc=11 ch=1 range=-1..1 bipolar smooth=40"
     """
 
+    /// Parses one mapping. Every error is one line naming the word that is wrong and what is
+    /// allowed; no input makes this trap.
     public init(parsing text: String) throws {
+        func fail(_ m: String) -> MappingSyntaxError { MappingSyntaxError(message: m) }
         let words = text.split { $0 == " " || $0 == "," || $0 == "\t" }.map(String.init)
-        guard let first = words.first else { throw MappingSyntaxError(message: "empty mapping") }
-        guard let source = Source(parsing: first) else {
-            throw MappingSyntaxError(message: "unknown source '\(first)' (try accel.x, gyro.z, pitch, accel.mag)")
+        guard let first = words.first else { throw fail("empty mapping: give a source, e.g. \"accel.x cc=11\"") }
+        guard !first.contains("=") else {
+            throw fail("'\(first)': a mapping starts with its source (accel.x, gyro.z, pitch, accel.mag ...), not an option")
         }
-        var channel: UInt8 = 0
-        var kind = "cc"
-        var number: UInt8 = 11
-        var sawTarget = false
-        var pending: [(String, String?)] = []
+        guard let source = Source(parsing: first) else {
+            throw fail("unknown source '\(first)' (try accel.x, gyro.z, pitch, accel.mag; see `sensorwah mappings`)")
+        }
+        /// `key=value` or a bare flag; the key is lower-cased, the value kept as written.
+        var options: [(word: String, key: String, value: String?)] = []
         for w in words.dropFirst() {
-            let kv = w.split(separator: "=", maxSplits: 1).map(String.init)
-            let key = kv[0].lowercased()
-            let value = kv.count > 1 ? kv[1] : nil
+            if let eq = w.firstIndex(of: "=") {
+                let key = w[..<eq].lowercased()
+                let value = String(w[w.index(after: eq)...])
+                guard !key.isEmpty else { throw fail("'\(w)': an option name is missing before '='") }
+                guard !value.isEmpty else { throw fail("'\(w)': \(key) needs a value after '='") }
+                options.append((w, key, value))
+            } else {
+                options.append((w, w.lowercased(), nil))
+            }
+        }
+
+        var channel: UInt8 = 0
+        var chosen: (kind: String, number: UInt8)? = nil
+        var rest: [(word: String, key: String, value: String?)] = []
+        for o in options {
             func int(_ lo: Int, _ hi: Int) throws -> Int {
-                guard let v = value, let n = Int(v), n >= lo, n <= hi else {
-                    throw MappingSyntaxError(message: "'\(w)': \(key) needs a whole number \(lo)-\(hi)")
+                guard let v = o.value, let n = Int(v), n >= lo, n <= hi else {
+                    throw fail("'\(o.word)': \(o.key) needs a whole number \(lo)-\(hi)")
                 }
                 return n
             }
-            switch key {
-            case "cc": number = UInt8(try int(0, 127)); kind = "cc"; sawTarget = true
-            case "cc14": number = UInt8(try int(0, 31)); kind = "cc14"; sawTarget = true
-            case "bend", "pitchbend": kind = "bend"; sawTarget = true
+            func setTarget(_ kind: String, _ number: UInt8) throws {
+                if let t = chosen { throw fail("'\(o.word)': this mapping already sends \(t.kind); one target per mapping") }
+                chosen = (kind, number)
+            }
+            switch o.key {
+            case "cc": try setTarget("cc", UInt8(try int(0, 127)))
+            case "cc14": try setTarget("cc14", UInt8(try int(0, 31)))
+            case "bend", "pitchbend":
+                guard o.value == nil else { throw fail("'\(o.word)': \(o.key) takes no value") }
+                try setTarget("bend", 0)
             case "ch", "channel": channel = UInt8(try int(1, 16) - 1)
-            default: pending.append((key, value))
+            default: rest.append(o)
             }
         }
-        _ = sawTarget
-        let target: Target
-        switch kind {
-        case "cc14": target = .controlChange14(channel: channel, controller: number)
-        case "bend": target = .pitchBend(channel: channel)
-        default: target = .controlChange(channel: channel, controller: number)
+        let t: Target
+        switch chosen?.kind {
+        case "cc14": t = .controlChange14(channel: channel, controller: chosen!.number)
+        case "bend": t = .pitchBend(channel: channel)
+        default: t = .controlChange(channel: channel, controller: chosen?.number ?? 11)
         }
-        self.init(source: source, target: target)
+        self.init(source: source, target: t)
+
         var centreSet = false
-        for (key, value) in pending {
-            func num() throws -> Double {
-                guard let v = value, let d = Double(v.replacingMS), d.isFinite else {
-                    throw MappingSyntaxError(message: "'\(key)=\(value ?? "")': \(key) needs a number")
+        for o in rest {
+            let (word, key, value) = o
+            func flag() throws {
+                guard value == nil else { throw fail("'\(word)': \(key) takes no value") }
+            }
+            func text() throws -> String {
+                guard let v = value else { throw fail("'\(word)': \(key) needs a value (\(key)=...)") }
+                return v
+            }
+            func num(_ lo: Double, _ hi: Double, unit: String = "") throws -> Double {
+                let v = try text()
+                guard let d = Double(v.replacingMS), d.isFinite, d >= lo, d <= hi else {
+                    throw fail("'\(word)': \(key) needs a number from \(Self.show(lo)) to \(Self.show(hi))\(unit)")
                 }
                 return d
             }
             switch key {
             case "range":
-                guard let v = value else { throw MappingSyntaxError(message: "range needs MIN..MAX") }
+                let v = try text()
                 let parts = v.split(separator: ".", omittingEmptySubsequences: true)
                 let bounds: [Double]
                 if v.contains("..") {
                     let r = v.componentsSeparatedByDoubleDot
-                    bounds = r.compactMap { Double($0) }
+                    bounds = r.count == 2 ? r.compactMap { Double($0) } : []
                 } else {
                     bounds = parts.count == 2 ? parts.compactMap { Double($0) } : []
                 }
-                guard bounds.count == 2, bounds[0] < bounds[1] else {
-                    throw MappingSyntaxError(message: "range '\(v)' must be MIN..MAX with MIN < MAX")
+                guard bounds.count == 2, bounds[0].isFinite, bounds[1].isFinite, bounds[0] < bounds[1] else {
+                    throw fail("'\(word)': range must be MIN..MAX with finite MIN < MAX, e.g. range=-1..1")
                 }
                 inputMin = bounds[0]; inputMax = bounds[1]
-            case "bipolar": bipolar = true
-            case "unipolar": bipolar = false
-            case "centre", "center": centre = try num(); centreSet = true
-            case "invert": invert = true
-            case "deadzone":
-                let d = try num()
-                guard d >= 0, d <= 0.9 else { throw MappingSyntaxError(message: "deadzone must be 0-0.9") }
-                deadZone = d
+            case "bipolar": try flag(); bipolar = true
+            case "unipolar": try flag(); bipolar = false
+            case "invert": try flag(); invert = true
+            case "centre", "center": centre = try num(-1e9, 1e9); centreSet = true
+            case "deadzone": deadZone = try num(0, 0.9)
             case "curve":
-                guard let v = value?.lowercased() else { throw MappingSyntaxError(message: "curve needs a value") }
-                let p = v.split(separator: ":")
-                let k = p.count > 1 ? Double(p[1]) : 3
-                guard let amount = k, amount > 0, amount <= 20 else { throw MappingSyntaxError(message: "curve amount must be 0-20") }
-                switch p[0] {
-                case "linear", "lin": curve = .linear
+                let v = try text().lowercased()
+                let p = v.split(separator: ":", omittingEmptySubsequences: false)
+                guard p.count <= 2, let name = p.first, !name.isEmpty else {
+                    throw fail("'\(word)': curve is linear, exp:K or log:K (K from 0 to 20, e.g. curve=exp:2)")
+                }
+                var amount = 3.0
+                if p.count == 2 {
+                    guard let k = Double(p[1]), k.isFinite, k > 0, k <= 20 else {
+                        throw fail("'\(word)': the curve amount K must be a number above 0 and at most 20")
+                    }
+                    amount = k
+                }
+                switch name {
+                case "linear", "lin":
+                    guard p.count == 1 else { throw fail("'\(word)': a linear curve takes no amount") }
+                    curve = .linear
                 case "exp", "exponential": curve = .exponential(amount)
                 case "log", "logarithmic": curve = .logarithmic(amount)
-                default: throw MappingSyntaxError(message: "curve '\(v)': use linear, exp:K or log:K")
+                default: throw fail("'\(word)': curve is linear, exp:K or log:K")
                 }
-            case "smooth", "smoothing":
-                let ms = try num()
-                guard ms >= 0, ms <= 10_000 else { throw MappingSyntaxError(message: "smooth must be 0-10000 ms") }
-                smoothing = ms / 1000
-            case "beta": beta = max(0, try num())
+            case "smooth", "smoothing": smoothing = try num(0, 10_000, unit: " ms") / 1000
+            case "beta": beta = try num(0, 1000)
             case "reject":
                 if value == "none" || value == "off" { rejectAbove = nil } else {
-                    let b = try num()
-                    guard b > 0 else { throw MappingSyntaxError(message: "reject must be > 0") }
+                    let b = try num(0, 1e9)
+                    guard b > 0 else { throw fail("'\(word)': reject must be above 0 (or none)") }
                     rejectAbove = b
                 }
             case "speed":
-                if value == "none" || value == "off" { maxSpeed = .infinity } else { maxSpeed = max(0, try num()) }
-            case "rate": rateLimit = max(0, try num())
+                if value == "none" || value == "off" { maxSpeed = .infinity } else { maxSpeed = try num(0, 1e9, unit: " units per second") }
+            case "rate": rateLimit = try num(0, 10_000, unit: " messages per second (0 = no limit)")
             case "rest":
                 guard let v = value, let r = Int(v), r >= 0, r <= target.maxValue else {
-                    throw MappingSyntaxError(message: "rest must be 0-\(target.maxValue)")
+                    throw fail("'\(word)': rest needs a whole number 0-\(target.maxValue)")
                 }
                 restValue = r
-            case "sender": sender = value
+            case "sender": sender = try text()
             default:
-                throw MappingSyntaxError(message: "unknown option '\(key)'\n\(Mapping.syntaxHelp)")
+                throw fail("unknown option '\(key)' in '\(word)' (see `sensorwah mappings` for the options)")
             }
         }
         if !centreSet { centre = (inputMin + inputMax) / 2 }
         guard centre > inputMin || !bipolar, centre < inputMax || !bipolar else {
-            throw MappingSyntaxError(message: "centre \(centre) must lie inside the range")
+            throw fail("centre \(Self.show(centre)) must lie inside the range \(Self.show(inputMin))..\(Self.show(inputMax))")
         }
     }
+
+    static func show(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v) }
 }
 
 extension String {

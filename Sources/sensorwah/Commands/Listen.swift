@@ -55,7 +55,11 @@ struct Listen: ParsableCommand {
         for c in connect where Endpoint(parsing: c) == nil { throw ValidationError("--connect '\(c)' must be HOST:PORT") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
         for u in udp where !(0...65535).contains(u) { throw ValidationError("--udp must be 0-65535") }
-        guard maxConnections > 0 else { throw ValidationError("--max-connections must be at least 1") }
+        guard (1...10_000).contains(maxConnections) else { throw ValidationError("--max-connections must be 1 to 10000") }
+        guard !bind.isEmpty else { throw ValidationError("--bind needs an address, e.g. 0.0.0.0 or 192.168.1.10") }
+        for (name, v) in [("--idle-timeout", idleTimeout), ("--rest-after", restAfter)] where !(v.isFinite && v >= 0 && v <= 86_400) {
+            throw ValidationError("\(name) must be a number of seconds from 0 (never) to 86400")
+        }
         if noTcp && udp.isEmpty && connect.isEmpty { throw ValidationError("--no-tcp needs --udp or --connect") }
     }
 
@@ -88,7 +92,7 @@ struct Listen: ParsableCommand {
         } catch {
             _ = listener.stop()
             pump.stop()
-            throw ValidationError("cannot listen: \(error)")
+            throw RuntimeFailure("cannot listen: \(error)")
         }
         while !Shutdown.isRequested {
             var ts = timespec(tv_sec: 0, tv_nsec: 50_000_000)

@@ -51,7 +51,7 @@ struct Render: ParsableCommand {
         default: break
         }
         if let p = pedal, !(0...127).contains(p) { throw ValidationError("--pedal must be 0...127") }
-        guard pedalMap >= 1 else { throw ValidationError("--pedal-map counts from 1") }
+        guard (1...1000).contains(pedalMap) else { throw ValidationError("--pedal-map counts from 1") }
         guard SoundFileContainer(path: output) != nil else {
             throw ValidationError("'\(output)': the output format comes from the extension: .wav, .flac, .aif or .aiff")
         }
@@ -61,7 +61,7 @@ struct Render: ParsableCommand {
     func run() throws {
         global.bootstrapLogging()
         let source: SoundFile
-        do { source = try SoundFile.openForReading(input) } catch { throw ValidationError(error.message) }
+        do { source = try SoundFile.openForReading(input) } catch { throw RuntimeFailure(error.message) }
         let rate = Double(source.sampleRate)
 
         var automation: PedalAutomation
@@ -80,11 +80,11 @@ struct Render: ParsableCommand {
             let replay = FileReplay(path: recording!, parserOptions: sensors.parserOptions(), maxLineLength: sensors.maxLine,
                                     timing: PlaybackTiming(fast: true))
             let read: FileReplay.Result
-            do { read = try replay.run(into: &pipeline) } catch { throw ValidationError("\(error)") }
+            do { read = try replay.run(into: &pipeline) } catch { throw RuntimeFailure("\(error)") }
             // the gesture's own changes only: the end of the log does not move the pedal to rest
             pipeline.drain()
             guard read.parser.frames > 0 else {
-                throw ValidationError("'\(recording!)': no sensor frames (\(read.parser.totalSkipped) rows skipped)")
+                throw RuntimeFailure("'\(recording!)': no sensor frames (\(read.parser.totalSkipped) rows skipped)")
             }
             automation = collect.automation
             let end = automation.breakpoints.last.map { Double($0.frame) / rate } ?? 0
@@ -95,7 +95,7 @@ struct Render: ParsableCommand {
         do {
             result = try renderWah(input: source, output: output, settings: tone.settings(), automation: automation, sampleFormat: sampleFormat)
         } catch {
-            throw ValidationError(error.message)
+            throw RuntimeFailure(error.message)
         }
         var text = "sensorwah render: \(input) -> \(output) (\(result.outputFormat.rawValue))\n"
         text += "  \(result.frames) frames x \(result.channels) channel\(result.channels == 1 ? "" : "s") at \(result.sampleRate) Hz = \(fmt(result.audioSeconds, 3)) s of audio\n"

@@ -29,17 +29,13 @@ struct Replay: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var global: GlobalOptions
 
-    func validate() throws {
-        guard input.maxLine >= 64 else { throw ValidationError("--max-line must be at least 64") }
-    }
-
     func run() throws {
         global.bootstrapLogging()
         let logger = Logger(label: "sensorwah.replay")
         let mappings = try mapping.mappings()
         let fd = open(file, O_RDONLY)
         guard fd >= 0 else {
-            throw ValidationError("cannot open '\(file)': \(String(cString: strerror(errno)))")
+            throw RuntimeFailure("cannot open '\(file)': \(String(cString: strerror(errno)))")
         }
         close(fd)
         Shutdown.installHandlers()
@@ -48,7 +44,7 @@ struct Replay: ParsableCommand {
         let replay = FileReplay(path: file, parserOptions: input.parserOptions(), maxLineLength: input.maxLine,
                                 timing: playback.timing)
         let result: FileReplay.Result
-        do { result = try replay.run(into: &pipeline) } catch { throw ValidationError("\(error)") }
+        do { result = try replay.run(into: &pipeline) } catch { throw RuntimeFailure("\(error)") }
         pipeline.finish()
         let summary = Summary(source: file, format: result.format, parser: result.parser, mapper: pipeline.mapper.stats,
                               gapsShortened: result.gapsShortened, elapsed: result.elapsed)

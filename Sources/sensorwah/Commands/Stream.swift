@@ -39,6 +39,7 @@ struct Stream: ParsableCommand {
         guard n == 1 else { throw ValidationError("choose exactly one of --to, --serve, --udp") }
         if let t = to, Endpoint(parsing: t) == nil { throw ValidationError("--to '\(t)' must be HOST:PORT") }
         if let u = udp, Endpoint(parsing: u) == nil { throw ValidationError("--udp '\(u)' must be HOST:PORT") }
+        if let p = serve, !(0...65535).contains(p) { throw ValidationError("--serve must be a port 0-65535") }
     }
 
     func run() throws {
@@ -46,7 +47,7 @@ struct Stream: ParsableCommand {
         let logger = Logger(label: "sensorwah.stream")
         Shutdown.installHandlers()
         let script: StreamScript
-        do { script = try StreamScript(path: file) } catch { throw ValidationError("\(error)") }
+        do { script = try StreamScript(path: file) } catch { throw RuntimeFailure("\(error)") }
         let lines = noHeader ? script.lines.filter { !$0.isHeader } : script.lines
         guard !lines.isEmpty else { throw ValidationError("'\(file)' has no lines to send") }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -59,7 +60,7 @@ struct Stream: ParsableCommand {
                 ch = try ClientBootstrap(group: group).channelOption(.socketOption(.tcp_nodelay), value: 1)
                     .connect(host: ep.host, port: ep.port).wait()
             } catch {
-                throw ValidationError("cannot connect to \(ep): \(error)")
+                throw RuntimeFailure("cannot connect to \(ep): \(error)")
             }
             logger.notice("connected to \(ep); sending \(lines.count) lines")
             let sent = player.play(over: ch)

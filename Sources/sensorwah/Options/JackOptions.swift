@@ -20,7 +20,7 @@ struct JackOptions: ParsableArguments {
 
     func validate() throws {
         guard channels == 1 || channels == 2 else { throw ValidationError("--channels must be 1 or 2") }
-        guard wahMap >= 1 else { throw ValidationError("--wah-map counts from 1") }
+        guard (1...1000).contains(wahMap) else { throw ValidationError("--wah-map counts from 1") }
         _ = try connections()
     }
 

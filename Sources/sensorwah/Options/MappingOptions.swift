@@ -14,7 +14,7 @@ struct MappingOptions: ParsableArguments {
         var lines = maps
         if let path = mapFile {
             guard let text = readWholeFile(path) else {
-                throw ValidationError("cannot read mapping file '\(path)'")
+                throw RuntimeFailure("cannot read mapping file '\(path)'")
             }
             for raw in text.split(whereSeparator: \.isNewline) {
                 let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""

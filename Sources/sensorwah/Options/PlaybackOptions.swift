@@ -13,8 +13,12 @@ struct PlaybackOptions: ParsableArguments {
     var maxGap = 2.0
 
     func validate() throws {
-        guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be a positive number") }
-        guard maxGap > 0 else { throw ValidationError("--max-gap must be positive") }
+        guard speed.isFinite, speed >= 0.01, speed <= 1000 else {
+            throw ValidationError("--speed must be a number from 0.01 to 1000 (2 is twice as fast)")
+        }
+        guard maxGap.isFinite, maxGap > 0, maxGap <= 86_400 else {
+            throw ValidationError("--max-gap must be a number of seconds above 0 and at most 86400")
+        }
     }
 
     var timing: PlaybackTiming { PlaybackTiming(speed: speed, maxGap: maxGap, fast: fast, loop: loop) }
