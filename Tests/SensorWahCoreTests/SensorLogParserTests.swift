@@ -164,6 +164,23 @@ final class SensorLogParserTests: XCTestCase {
         XCTAssertEqual(single.count, 3)
     }
 
+    /// A column's slot code is a Quantity's raw value or one of the special codes above them.
+    func testSlotCodesLeaveRoomForEveryQuantity() {
+        XCTAssertLessThanOrEqual(Quantity.count, Int(ColumnLayout.timestampBase))
+        XCTAssertLessThan(Int(ColumnLayout.timestampBase) + SensorGroup.count, Int(ColumnLayout.motionRateBase))
+        XCTAssertLessThan(Int(ColumnLayout.motionRateBase) + 3, Int(ColumnLayout.lineTimestamp))
+    }
+
+    /// The quaternion columns of SensorLog become quat.x|y|z|w.
+    func testSensorLogQuaternionColumns() throws {
+        let h = "loggingTime(txt),motionTimestamp_sinceReboot(s),motionQuaternionX(R),motionQuaternionY(R),motionQuaternionZ(R),motionQuaternionW(R)"
+        let p = parseLines([h, "x,1.0,0.1,0.2,0.3,0.927"])
+        XCTAssertEqual(p.frames.count, 1)
+        XCTAssertEqual(p.frames.first?[.quatX], 0.1)
+        XCTAssertEqual(p.frames.first?[.quatW], 0.927)
+        XCTAssertEqual(try Mapping(parsing: "quat.w cc=3").source, .axis(.quatW))
+    }
+
     /// Once the header is known, parsing a row allocates nothing: counted with the malloc
     /// interposer over thousands of rows (82-column and 5-column layouts, held and new samples,
     /// `null` fields). Optimised builds only (at -Onone unspecialised generics allocate);

@@ -24,6 +24,13 @@ public enum FieldValue: Equatable, Sendable {
 /// `.missing`; infinities and other text are `.invalid`.
 @inlinable
 public func parseField(_ base: UnsafePointer<UInt8>, _ count: Int) -> FieldValue {
+    parseField(base, count, decimalComma: false)
+}
+
+/// As `parseField(_:_:)`; with `decimalComma` a `,` is read as the decimal point too
+/// (`1,015325254E0`), for files whose fields are separated by `;` or a tab.
+@inlinable
+public func parseField(_ base: UnsafePointer<UInt8>, _ count: Int, decimalComma: Bool) -> FieldValue {
     var i = 0
     var n = count
     // trim spaces and a closing CR
@@ -47,7 +54,7 @@ public func parseField(_ base: UnsafePointer<UInt8>, _ count: Int) -> FieldValue
         digits &+= 1
         i &+= 1
     }
-    if i < n && base[i] == 0x2E {
+    if i < n && (base[i] == 0x2E || (decimalComma && base[i] == 0x2C)) {
         i &+= 1
         while i < n {
             let d = base[i] &- 0x30
@@ -89,7 +96,7 @@ public func parseField(_ base: UnsafePointer<UInt8>, _ count: Int) -> FieldValue
         if scale < 0 { v /= exactPowersOfTen[-scale] } else { v *= exactPowersOfTen[scale] }
         return .number(negative ? -v : v)
     }
-    return slowParse(base, count)
+    return slowParse(base, count, decimalComma: decimalComma)
 }
 
 @usableFromInline
@@ -106,10 +113,10 @@ func wordValue(_ p: UnsafePointer<UInt8>, _ n: Int) -> FieldValue {
 }
 
 @usableFromInline
-func slowParse(_ base: UnsafePointer<UInt8>, _ count: Int) -> FieldValue {
+func slowParse(_ base: UnsafePointer<UInt8>, _ count: Int, decimalComma: Bool = false) -> FieldValue {
     if count > 95 { return .invalid }
     return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 96) { buf in
-        for k in 0..<count { buf[k] = CChar(bitPattern: base[k]) }
+        for k in 0..<count { buf[k] = CChar(bitPattern: decimalComma && base[k] == 0x2C ? 0x2E : base[k]) }
         buf[count] = 0
         var end: UnsafeMutablePointer<CChar>? = nil
         let v = strtod(buf.baseAddress!, &end)

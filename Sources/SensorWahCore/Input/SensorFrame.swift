@@ -7,8 +7,9 @@ public enum Quantity: Int, CaseIterable, Sendable {
     case userX, userY, userZ             // user acceleration, gravity removed (G)
     case gravityX, gravityY, gravityZ    // gravity vector (G)
     case pitch, roll, yaw                // attitude (rad)
+    case quatX, quatY, quatZ, quatW      // attitude as a unit quaternion (the device's own, where it sends one)
 
-    public static let count = 18
+    public static let count = 22
 
     /// The sensor group whose timestamp stamps this quantity.
     @inlinable public var group: SensorGroup {
@@ -43,7 +44,7 @@ public struct SensorFrame: Sendable {
     /// Per-group time in seconds since the first sample of the stream (monotonic).
     public var times: InlineArray<3, Double> = .init(repeating: 0)
     /// Values indexed by `Quantity.rawValue`; NaN means "no value".
-    public var values: InlineArray<18, Double> = .init(repeating: .nan)
+    public var values: InlineArray<22, Double> = .init(repeating: .nan)
 
     public init() {}
 

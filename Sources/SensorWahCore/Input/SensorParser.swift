@@ -1,6 +1,12 @@
 /// The input dialects SensorWah understands.
 public enum SensorFormat: String, CaseIterable, Sendable {
     case auto, sensorlog, hyperimu, sensorstream
+    /// Sensor Logger (Kelvin Choi, iOS/Android): one CSV per sensor, `time,seconds_elapsed,z,y,x`.
+    case sensorlogger
+    /// phyphox CSV export: `"Time (s)","Linear Acceleration x (m/s^2)",...`.
+    case phyphox
+    /// Physics Toolbox Sensor Suite: `time,gFx,gFy,gFz,ax,ay,az,wx,wy,wz,`.
+    case physicstoolbox
 }
 
 /// Why a line was not used.
@@ -13,6 +19,7 @@ public enum SkipReason: Int, CaseIterable, Sendable {
     case tooLong          // longer than the maximum line length
     case outOfOrder       // timestamp stepped backwards (a late sample)
     case unknownHeader    // a header-like line with no column SensorWah can use
+    case underUnknownHeader  // a data row under a header that was refused: never read positionally
 
     public var label: String {
         switch self {
@@ -24,6 +31,7 @@ public enum SkipReason: Int, CaseIterable, Sendable {
         case .tooLong: return "line too long"
         case .outOfOrder: return "timestamp went backwards (late sample)"
         case .unknownHeader: return "header with no usable motion column"
+        case .underUnknownHeader: return "row under a header that was not understood"
         }
     }
 }
@@ -49,7 +57,17 @@ public struct ParserStats: Sendable, Equatable {
     public var clockRestarts = 0
     /// Sensor-group samples dropped because their timestamp went backwards (the row may still be used).
     public var lateSamples = 0
-    public var skipped: InlineArray<8, Int> = .init(repeating: 0)
+    /// Indexed by `SkipReason.rawValue` (room for 16 reasons).
+    public var skipped: InlineArray<16, Int> = .init(repeating: 0)
+    /// Frames whose time was not read from the data but counted from a sample period: the
+    /// file's stated sampling time or `ParserOptions.defaultSamplePeriod` (no time column), or
+    /// spread within a whole second (Sensorstream rows with whole-second timestamps).
+    public var assumedTiming = 0
+    /// Stream time (s) of the first and the last frame; NaN before the first frame.
+    public var firstTime = Double.nan
+    public var lastTime = Double.nan
+    /// Intervals between consecutive frames, in half-octave buckets (see `implausibleRateWarning`).
+    public var intervalBuckets: InlineArray<64, Int> = .init(repeating: 0)
 
     public init() {}
 
@@ -57,19 +75,23 @@ public struct ParserStats: Sendable, Equatable {
     public mutating func add(_ o: ParserStats) {
         lines += o.lines; rows += o.rows; frames += o.frames; headers += o.headers; comments += o.comments
         blank += o.blank; held += o.held; fieldCountMismatch += o.fieldCountMismatch; clockRestarts += o.clockRestarts
-        lateSamples += o.lateSamples
-        for i in 0..<8 { skipped[i] += o.skipped[i] }
+        lateSamples += o.lateSamples; assumedTiming += o.assumedTiming
+        for i in 0..<16 { skipped[i] += o.skipped[i] }
+        for i in 0..<64 { intervalBuckets[i] += o.intervalBuckets[i] }
+        if !o.firstTime.isNaN { firstTime = firstTime.isNaN ? o.firstTime : min(firstTime, o.firstTime) }
+        if !o.lastTime.isNaN { lastTime = lastTime.isNaN ? o.lastTime : max(lastTime, o.lastTime) }
     }
 
-    public var totalSkipped: Int { var s = 0; for i in 0..<8 { s &+= skipped[i] }; return s }
+    public var totalSkipped: Int { var s = 0; for i in 0..<16 { s &+= skipped[i] }; return s }
     public func skipped(_ r: SkipReason) -> Int { skipped[r.rawValue] }
 
     public static func == (a: ParserStats, b: ParserStats) -> Bool {
         guard a.lines == b.lines, a.rows == b.rows, a.frames == b.frames, a.headers == b.headers,
               a.comments == b.comments, a.blank == b.blank, a.held == b.held,
               a.fieldCountMismatch == b.fieldCountMismatch, a.clockRestarts == b.clockRestarts,
-              a.lateSamples == b.lateSamples else { return false }
-        for i in 0..<8 where a.skipped[i] != b.skipped[i] { return false }
+              a.lateSamples == b.lateSamples, a.assumedTiming == b.assumedTiming else { return false }
+        for i in 0..<16 where a.skipped[i] != b.skipped[i] { return false }
+        for i in 0..<64 where a.intervalBuckets[i] != b.intervalBuckets[i] { return false }
         return true
     }
 }
@@ -84,49 +106,88 @@ public struct ParserOptions: Sendable {
     public var defaultSamplePeriod: Double
     /// Sensor order assumed for HyperIMU data without header or `@Sensors` line.
     public var hyperIMUSensors: [String]
+    /// Which sensor a one-sensor file holds when its header does not say: required for Sensor
+    /// Logger's `time,seconds_elapsed,z,y,x` files, and for phyphox files with plain
+    /// `X (m/s^2)` columns. Usually from the file name: `LoggedSensor.fromFileName(_:)`.
+    /// A header that names its sensor always wins over this hint.
+    public var sensor: LoggedSensor?
 
     public init(format: SensorFormat = .auto, fallbackColumns: [String]? = nil, fallbackSeparator: UInt8 = 0x2C,
-                defaultSamplePeriod: Double = 0.02, hyperIMUSensors: [String] = ["accelerometer", "gyroscope"]) {
+                defaultSamplePeriod: Double = 0.02, hyperIMUSensors: [String] = ["accelerometer", "gyroscope"],
+                sensor: LoggedSensor? = nil) {
         self.format = format
         self.fallbackColumns = fallbackColumns
         self.fallbackSeparator = fallbackSeparator
         self.defaultSamplePeriod = defaultSamplePeriod
         self.hyperIMUSensors = hyperIMUSensors
+        self.sensor = sensor
     }
 }
 
 /// Column layout: what each column feeds. Built when a header arrives (or from a fallback).
 struct ColumnLayout: Sendable {
     static let ignore: Int8 = -1
-    static let timestampBase: Int8 = 20   // 20 + group
-    static let motionRateBase: Int8 = 30  // 30 + axis
-    static let lineTimestamp: Int8 = 40   // HyperIMU: one timestamp for every group (epoch ms)
+    static let timestampBase: Int8 = 40   // 40 + group (above every Quantity raw value)
+    static let motionRateBase: Int8 = 50  // 50 + axis
+    static let lineTimestamp: Int8 = 60   // HyperIMU: one timestamp for every group (epoch ms)
 
     var separator: UInt8 = 0x2C
     var columnCount = 0
     var slots: [Int8] = []
     var lastNeeded = -1
-    var scales: InlineArray<18, Double> = .init(repeating: 1)
+    var scales: InlineArray<22, Double> = .init(repeating: 1)
     var groups: UInt8 = 0            // groups with at least one value column
     var timestampGroups: UInt8 = 0   // groups with a timestamp column
     var gyroFromMotion = false
     var dialect: SensorFormat = .sensorlog
-    var lineTimestampScale = 1.0     // HyperIMU ms -> s
+    var lineTimestampScale = 1.0     // HyperIMU ms -> s, Sensor Logger ns -> s
+    /// How the one time column of a row is written.
+    var lineTimeKind = LineTimeKind.number
+    /// Groups stamped by the row's one time column, or by the sample period when the layout
+    /// has no time column at all (`hasLineTimeColumn` false).
+    var lineTimeGroups: UInt8 = 0
+    var hasLineTimeColumn = false
+    /// `;`- or tab-separated files may write `1,5` for 1.5.
+    var decimalComma = false
+    /// Rows whose field count differs from the header's are not used (text columns that may
+    /// hold separators come before motion columns).
+    var strictFieldCount = false
     var valid: Bool { lastNeeded >= 0 && groups != 0 }
+}
+
+enum LineTimeKind: UInt8, Sendable {
+    case number     // seconds times `lineTimestampScale`
+    case iso8601    // SensorLog `loggingTime`: 2024-04-09T12:44:46.093+02:00
+    case clock      // Physics Toolbox: a number of seconds, or a time of day 10:21:17:455
 }
 
 /// A streaming sensor-line parser with per-sender state (its own header). Give it one line at
 /// a time; it fills a `SensorFrame` without allocating once a header is known.
 public struct SensorParser: Sendable {
     public var options: ParserOptions
-    public private(set) var stats = ParserStats()
-    public private(set) var format: SensorFormat
+    public internal(set) var stats = ParserStats()
+    public internal(set) var format: SensorFormat
     var layout = ColumnLayout()
     var timeline = Timeline()
     /// HyperIMU: sensors named by an `@Sensors:` comment, and the sampling period it gives.
     var hyperComment: [String]? = nil
     var hyperPeriod: Double? = nil
     var syntheticIndex = 0
+    /// Set when a header was refused; rows are then skipped until a header is understood.
+    var refusedHeader = false
+    /// A human message naming the refused header's columns, what was expected, and what to do.
+    public internal(set) var refusal: String?
+    /// Notes about an accepted header (columns that were left out and why).
+    public internal(set) var headerNotes: [String] = []
+    /// Clock-time columns: days added after passing midnight, and the last time of day read.
+    var clockDays = 0.0
+    var lastClock = -Double.infinity
+    /// Sensorstream whole-second timestamps: repeats within the current second, rows in the last.
+    var wholeSecond = Double.nan
+    var wholeSecondRepeats = 0
+    var rowsPerSecond = 0
+    /// SensorLog JSON lines: the clock chosen on the first line (0 none, 1 sinceReboot, 2 loggingTime).
+    var jsonClock: UInt8 = 0
 
     public init(options: ParserOptions = .init()) {
         self.options = options
@@ -134,6 +195,35 @@ public struct SensorParser: Sendable {
         if let cols = options.fallbackColumns {
             layout = Self.sensorLogLayout(cols.map { Substring($0) }, separator: options.fallbackSeparator)
         }
+    }
+
+    /// True when some frames were timed from a sample period (the file's stated sampling time or
+    /// `ParserOptions.defaultSamplePeriod`) because the data has no time column.
+    public var timingFromAssumedRate: Bool { stats.assumedTiming > 0 }
+
+    /// The sample period (s) used for frames without a time column: the file's `Sampling Time`
+    /// comment when it has one, else `options.defaultSamplePeriod`.
+    public var assumedSamplePeriod: Double { hyperPeriod ?? options.defaultSamplePeriod }
+
+    /// A one-line note for a summary when timing did not come from the data, else nil.
+    public var timingNote: String? {
+        guard stats.assumedTiming > 0 else { return nil }
+        if format == .sensorstream {
+            return "timing from the assumed rate: \(stats.assumedTiming) frames shared a whole-second timestamp and were spread over that second"
+        }
+        let period = assumedSamplePeriod
+        let hz = (1 / period * 100).rounded() / 100
+        let source = hyperPeriod != nil ? "the sampling time stated in the file" : "the default sample period"
+        return "timing from the assumed rate: no time column, \(hz) Hz (\(period * 1000) ms, \(source))"
+    }
+
+    /// The raw clock reading, in seconds, of stream time 0 (the first sample): epoch seconds
+    /// for Sensor Logger (`time`), HyperIMU (epoch ms) and SensorLog `loggingTime`; seconds
+    /// since reboot for SensorLog `*_sinceReboot`; seconds since the start for phyphox. Nil
+    /// before the first sample or when timing is assumed. `FrameMerger` aligns files on it.
+    public var timeOrigin: Double? {
+        guard let o = timeline.originRaw else { return nil }
+        return o * timeline.unitScale
     }
 
     public var hasLayout: Bool { layout.valid }
@@ -178,6 +268,12 @@ public struct SensorParser: Sendable {
 
     @usableFromInline
     mutating func parse(_ p: UnsafePointer<UInt8>, _ count: Int, into frame: inout SensorFrame) -> LineResult {
+        let r = parseLine(p, count, into: &frame)
+        if r == .frame { stats.noteFrameTime(frame.latestTime) }
+        return r
+    }
+
+    mutating func parseLine(_ p: UnsafePointer<UInt8>, _ count: Int, into frame: inout SensorFrame) -> LineResult {
         var n = count
         while n > 0 && (p[n - 1] == 0x0D || p[n - 1] == 0x20 || p[n - 1] == 0x09) { n -= 1 }
         var s = 0
@@ -188,9 +284,15 @@ public struct SensorParser: Sendable {
             readComment(p + s, n - s)
             return note(.comment)
         }
+        if c == 0x7B && (options.format == .auto || options.format == .sensorlog) {  // '{': SensorLog JSON
+            return note(parseJSONLine(p + s, n - s, into: &frame))
+        }
         let isLetter = (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A
         if isLetter || c == 0x22 || c == 0xEF {
             if let header = tryHeader(p + s, n - s) { return note(header) }
+        }
+        if refusedHeader {
+            return note(.skipped(Self.hasControlBytes(p, n) ? .binary : .underUnknownHeader))
         }
         if !layout.valid || format == .sensorstream {
             if format == .sensorstream || (format == .auto && looksLikeSensorstream(p, n)) {
@@ -208,6 +310,8 @@ public struct SensorParser: Sendable {
 
     mutating func parseColumns(_ p: UnsafePointer<UInt8>, _ n: Int, into frame: inout SensorFrame) -> LineResult {
         let sep = layout.separator
+        let decimalComma = layout.decimalComma
+        let timeKind = layout.lineTimeKind
         var ts: InlineArray<3, Double> = .init(repeating: .nan)
         var lineTime = Double.nan
         var invalidGroups: UInt8 = 0
@@ -221,8 +325,19 @@ public struct SensorParser: Sendable {
                 if col <= lastNeeded {
                     while j < n && p[j] != sep { j &+= 1 }
                     let code = slots[col]
-                    if code >= 0 {
-                        let v = parseField(p + start, j &- start)
+                    if code == ColumnLayout.lineTimestamp && timeKind != .number {
+                        // a time column written as text
+                        let t: Double?
+                        if timeKind == .iso8601 {
+                            t = TimeText.iso8601(p + start, j &- start)
+                        } else if case .number(let x) = parseField(p + start, j &- start, decimalComma: decimalComma) {
+                            t = x
+                        } else {
+                            t = TimeText.clock(p + start, j &- start).map { clockTime($0) }
+                        }
+                        if let t { lineTime = t } else { invalidGroups |= 7 }
+                    } else if code >= 0 {
+                        let v = parseField(p + start, j &- start, decimalComma: decimalComma)
                         var value = Double.nan
                         var bad = false
                         switch v {
@@ -260,24 +375,27 @@ public struct SensorParser: Sendable {
             }
         }
         if col <= lastNeeded { return .skipped(Self.hasControlBytes(p, n) ? .binary : .shortRow) }
+        let mismatch = layout.columnCount > 0 && col != layout.columnCount
+        if mismatch && layout.strictFieldCount { return .skipped(Self.hasControlBytes(p, n) ? .binary : .malformed) }
         if invalidGroups != 0 && invalidGroups & valueGroups == valueGroups {
             // every group with values had a broken field
             return .skipped(Self.hasControlBytes(p, n) ? .binary : .malformed)
         }
-        let mismatch = layout.columnCount > 0 && col != layout.columnCount
         var usable = valueGroups & ~invalidGroups
         if layout.gyroFromMotion && usable & 4 != 0 { usable |= 2 }
 
-        if layout.dialect == .hyperimu {
+        var assumed = false
+        if layout.lineTimeGroups != 0 {
             if lineTime.isNaN {
-                if layout.timestampGroups != 0 { return .skipped(.noTimestamp) }
-                lineTime = Double(syntheticIndex) * (hyperPeriod ?? options.defaultSamplePeriod)
+                if layout.hasLineTimeColumn { return .skipped(.noTimestamp) }
+                lineTime = Double(syntheticIndex) * assumedSamplePeriod
                 syntheticIndex &+= 1
                 timeline.unitScale = 1
+                assumed = true
             } else {
                 timeline.unitScale = layout.lineTimestampScale
             }
-            for g in 0..<3 { ts[g] = lineTime }
+            for g in 0..<3 where layout.lineTimeGroups & (1 << UInt8(g)) != 0 { ts[g] = lineTime }
         } else if layout.gyroFromMotion {
             ts[1] = ts[2]
         }
@@ -290,7 +408,16 @@ public struct SensorParser: Sendable {
             return notNew == .skipped(.malformed) ? .skipped(usable == 0 ? .malformed : .noTimestamp) : notNew
         }
         if mismatch { stats.fieldCountMismatch &+= 1 }
+        if assumed { stats.assumedTiming &+= 1 }
         return .frame
+    }
+
+    /// A time of day (s) made monotonic across midnight.
+    mutating func clockTime(_ secondsOfDay: Double) -> Double {
+        var t = secondsOfDay + clockDays
+        if t < lastClock - 43_200 { clockDays += 86_400; t += 86_400 }
+        lastClock = t
+        return t
     }
 
     /// Runs each group's timestamp through the timeline; stamps the new groups into `frame`.
@@ -316,9 +443,11 @@ public struct SensorParser: Sendable {
     // MARK: - Sensorstream IMU+GPS: `ts, 3, ax, ay, az, 4, gx, gy, gz, 5, ...`
 
     func looksLikeSensorstream(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
-        var fields: [Substring] = []
-        let text = String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
-        fields = text.split(separator: ",", omittingEmptySubsequences: false)
+        Self.looksLikeSensorstream(String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self))
+    }
+
+    static func looksLikeSensorstream(_ text: String) -> Bool {
+        let fields = text.split(separator: ",", omittingEmptySubsequences: false)
         guard fields.count >= 5, (fields.count - 1) % 4 == 0 else { return false }
         for k in stride(from: 1, to: fields.count, by: 4) {
             guard let id = Int(fields[k].trimmingSpaces), Self.sensorstreamIDs.contains(id) else { return false }
@@ -375,36 +504,63 @@ public struct SensorParser: Sendable {
         }
         if t.isNaN { return .skipped(.noTimestamp) }
         if groups == 0 { return .skipped(.malformed) }
-        return admit(groups, .init(repeating: t), into: &frame) ?? .frame
+        // Each Sensorstream row is a new sample. Whole-second timestamps repeat for every row
+        // of a second: spread those rows over the second at the rate of the previous second
+        // (or the default sample period), always before the next whole second.
+        var assumed = false
+        if t == t.rounded(.towardZero) && abs(t) < 1e15 {
+            if t == wholeSecond {
+                wholeSecondRepeats &+= 1
+                let k = Double(wholeSecondRepeats)
+                let period = rowsPerSecond > 1 ? 1 / Double(rowsPerSecond) : options.defaultSamplePeriod
+                t += min(k * period, 1 - 1 / (k + 2))
+                assumed = true
+            } else {
+                if t == wholeSecond + 1 { rowsPerSecond = wholeSecondRepeats &+ 1 }
+                wholeSecond = t
+                wholeSecondRepeats = 0
+            }
+        } else {
+            wholeSecond = .nan
+        }
+        if let notNew = admit(groups, .init(repeating: t), into: &frame) { return notNew }
+        if assumed { stats.assumedTiming &+= 1 }
+        return .frame
     }
 
     // MARK: - Headers, comments, layouts (rare paths: allocation is fine here)
 
     mutating func tryHeader(_ p: UnsafePointer<UInt8>, _ n: Int) -> LineResult? {
         let text = String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
-        let sep = Self.detectSeparator(text)
-        let names = text.split(separator: Character(Unicode.Scalar(sep)), omittingEmptySubsequences: false).map(columnName)
-        // SensorLog?
-        if format != .hyperimu && format != .sensorstream {
-            let known = names.filter { SensorLogColumns.role(of: $0) != nil || SensorLogColumns.isKnownNonMotion($0) }.count
-            if known >= 2 || (known >= 1 && names.count <= 2) {
-                let l = Self.sensorLogLayout(names, separator: sep)
-                if !l.valid { return .skipped(.unknownHeader) }
+        let h = HeaderFields(text)
+        let forced = options.format
+        for d in Self.dialects where !d.headerless && (forced == .auto || d.format == forced) && d.test(h) {
+            switch d.build(h, options) {
+            case .layout(let l, let notes):
                 layout = l
-                format = format == .auto ? .sensorlog : format
+                format = d.format
+                refusedHeader = false
+                headerNotes = notes
                 return .header
-            }
-        }
-        if format != .sensorlog && format != .sensorstream {
-            if let l = Self.hyperIMULayout(names, separator: sep) {
-                layout = l
-                format = .hyperimu
-                return .header
+            case .refused(let why):
+                return refuse(h, why, dialect: d)
             }
         }
         if Self.hasControlBytes(p, n) { return .skipped(.binary) }
         // not a header: a data row that happens to start with a letter, or noise
-        return layout.valid ? nil : .skipped(.unknownHeader)
+        if (layout.valid || refusedHeader) && !h.looksLikeHeader { return nil }
+        return refuse(h, nil, dialect: nil)
+    }
+
+    /// Refuses a header: no layout until a header is understood, rows are skipped, never
+    /// re-read positionally as another app's layout.
+    mutating func refuse(_ h: HeaderFields, _ why: String?, dialect: DialectRecognizer?) -> LineResult {
+        layout = ColumnLayout()
+        refusedHeader = true
+        headerNotes = []
+        if let d = dialect { format = d.format }
+        refusal = Self.refusalMessage(h, reason: why, forced: options.format)
+        return .skipped(.unknownHeader)
     }
 
     mutating func readComment(_ p: UnsafePointer<UInt8>, _ n: Int) {
@@ -469,6 +625,7 @@ public struct SensorParser: Sendable {
         var l = ColumnLayout()
         l.separator = separator
         l.dialect = .sensorlog
+        l.decimalComma = separator == 0x3B || separator == 0x09
         let names = rawNames.map(columnName)
         l.columnCount = names.count
         l.slots = .init(repeating: ColumnLayout.ignore, count: names.count)
@@ -490,42 +647,25 @@ public struct SensorParser: Sendable {
             }
             l.lastNeeded = i
         }
-        // a group without its timestamp column cannot be timed
-        l.groups &= l.timestampGroups | (l.gyroFromMotion && l.timestampGroups & 4 != 0 ? 2 : 0)
+        if l.timestampGroups == 0, let t = names.firstIndex(of: "loggingTime"), l.groups != 0 {
+            // A subset without any `*_sinceReboot` column: every group is timed by the row's
+            // `loggingTime` (ISO-8601 with milliseconds). Never mixed with the sinceReboot
+            // clock, whose origin is unrelated.
+            l.slots[t] = ColumnLayout.lineTimestamp
+            l.lineTimeKind = .iso8601
+            l.hasLineTimeColumn = true
+            l.lineTimeGroups = l.groups
+            l.lastNeeded = max(l.lastNeeded, t)
+        } else {
+            // a group without its timestamp column cannot be timed
+            l.groups &= l.timestampGroups | (l.gyroFromMotion && l.timestampGroups & 4 != 0 ? 2 : 0)
+        }
         return l
     }
 
     static func hyperIMULayout(_ rawNames: [Substring], separator: UInt8) -> ColumnLayout? {
-        var l = ColumnLayout()
-        l.separator = separator
-        l.dialect = .hyperimu
-        let names = rawNames.map(columnName)
-        l.columnCount = names.count
-        l.slots = .init(repeating: ColumnLayout.ignore, count: names.count)
-        var used = Set<Int>()
-        for (i, name) in names.enumerated() {
-            let lower = name.lowercased()
-            if lower == "timestamp" || lower == "time" {
-                l.slots[i] = ColumnLayout.lineTimestamp
-                l.lineTimestampScale = 0.001
-                l.timestampGroups = 7
-                l.lastNeeded = i
-                continue
-            }
-            guard let dot = name.lastIndex(of: ".") else { continue }
-            let axisName = name[name.index(after: dot)...].lowercased()
-            guard let axis = ["x": 0, "y": 1, "z": 2][axisName],
-                  let (base, scale) = HyperIMUColumns.sensor(name[..<dot]) else { continue }
-            var q = base.rawValue + axis
-            if base == .yaw { q = [Quantity.yaw, .pitch, .roll][axis].rawValue }   // azimuth, pitch, roll
-            if used.contains(q) { continue }   // first sensor of a kind wins
-            used.insert(q)
-            l.slots[i] = Int8(q)
-            l.scales[q] = scale
-            l.groups |= Quantity(rawValue: q)!.group.bit
-            l.lastNeeded = max(l.lastNeeded, i)
-        }
-        return l.groups != 0 ? l : nil
+        if case .layout(let l, _) = hyperIMUVerdict(rawNames, separator: separator) { return l }
+        return nil
     }
 
     static func detectSeparator(_ text: String) -> UInt8 {

@@ -25,6 +25,9 @@ public struct Timeline: Sendable {
 
     public var started: Bool { !origin.isNaN }
 
+    /// The raw timestamp of stream time 0 (moves on a clock restart), nil before the first.
+    public var originRaw: Double? { origin.isNaN ? nil : origin }
+
     /// Sets the origin explicitly (the earliest timestamp of the first row).
     public mutating func start(at raw: Double) {
         if origin.isNaN { origin = raw }

@@ -49,6 +49,10 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
         case "pitch", "attitude.pitch": self = .axis(.pitch); return
         case "roll", "attitude.roll": self = .axis(.roll); return
         case "yaw", "attitude.yaw": self = .axis(.yaw); return
+        case "quat.x", "quaternion.x": self = .axis(.quatX); return
+        case "quat.y", "quaternion.y": self = .axis(.quatY); return
+        case "quat.z", "quaternion.z": self = .axis(.quatZ); return
+        case "quat.w", "quaternion.w": self = .axis(.quatW); return
         default: break
         }
         let parts = t.split(separator: ".")
@@ -69,6 +73,10 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
             case .pitch: return "pitch"
             case .roll: return "roll"
             case .yaw: return "yaw"
+            case .quatX: return "quat.x"
+            case .quatY: return "quat.y"
+            case .quatZ: return "quat.z"
+            case .quatW: return "quat.w"
             default:
                 let base = q.rawValue / 3
                 let vec = [Vector.accel, .gyro, .rate, .user, .gravity][base]
@@ -87,6 +95,7 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
             case .userX, .userY, .userZ: return (-1, 1, true, 2.5, 60, 0.3)
             case .gyroX, .gyroY, .gyroZ, .rateX, .rateY, .rateZ: return (-6, 6, true, 20, 400, 3)
             case .pitch: return (-Double.pi / 2, Double.pi / 2, true, 7, 60, 1)
+            case .quatX, .quatY, .quatZ, .quatW: return (-1, 1, true, 1.5, .infinity, .infinity)
             default: return (-Double.pi, Double.pi, true, 7, .infinity, .infinity) // roll, yaw wrap around
             }
         case .magnitude(let v):

@@ -9,7 +9,7 @@ extension Mapping {
     public static let syntaxHelp = """
     A mapping is a source followed by options, separated by spaces or commas:
       SOURCE   accel.x|y|z  gyro.x|y|z  rate.x|y|z  user.x|y|z  gravity.x|y|z
-               pitch  roll  yaw   or a magnitude: accel.mag, gyro.mag, user.mag ...
+               pitch  roll  yaw  quat.x|y|z|w   or a magnitude: accel.mag, gyro.mag, user.mag ...
       cc=N     7-bit Control Change N (0-127)          cc14=N  14-bit CC, MSB N (0-31), LSB N+32
       bend     pitch bend                              ch=N    MIDI channel 1-16 (default 1)
       range=MIN..MAX   input range (clamped)           bipolar | unipolar   centre=X
