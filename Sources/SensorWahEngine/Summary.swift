@@ -9,6 +9,8 @@ public struct Summary {
     public var gapsShortened = 0
     public var elapsed: Double
     public var showElapsed = true
+    /// Extra lines: files left out, header notes, how timing was found, rate warnings.
+    public var notes: [String] = []
 
     public init(source: String, format: SensorFormat, parser: ParserStats, mapper: MapperStats,
                 gapsShortened: Int = 0, elapsed: Double, showElapsed: Bool = true) {
@@ -44,6 +46,7 @@ public struct Summary {
         s += "\n  messages sent \(mapper.messages)"
         if mapper.rateLimited > 0 { s += " (\(mapper.rateLimited) changes delayed by the rate limit)" }
         if showElapsed { s += " in \((elapsed * 100).rounded() / 100) s" }
+        for n in notes { s += "\n  " + n }
         return s
     }
 }

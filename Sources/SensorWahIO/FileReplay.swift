@@ -1,3 +1,4 @@
+import Foundation
 import SensorWahCore
 import SensorWahEngine
 #if canImport(Glibc)
@@ -20,53 +21,116 @@ public struct PlaybackTiming: Sendable {
 /// The file input: reads a sensor log line by line, parses it and feeds the frames to a
 /// pipeline at the times the sensor timestamps give (or at once with `fast`). A looped file
 /// continues on the timeline after its last frame.
+///
+/// Several files of one recording (Sensor Logger writes one CSV per sensor; `replay FOLDER`
+/// gives them all) are each parsed with the sensor their file name names and merged on their
+/// common clock into one stream of frames.
 public struct FileReplay {
     public struct Result {
         public var parser = ParserStats()
         public var format = SensorFormat.auto
         public var gapsShortened = 0
         public var elapsed = 0.0
+        /// Lines for the summary: files left out, header notes, timing notes, rate warnings.
+        public var notes: [String] = []
     }
 
     public enum Failure: Error, CustomStringConvertible {
         case unreadable(path: String, reason: String)
+        /// The file's header is not one SensorWah understands: nothing was played.
+        case notUnderstood(path: String, message: String)
+        case nothingToPlay(String)
         public var description: String {
-            switch self { case .unreadable(let p, let why): return "cannot read '\(p)': \(why)" }
+            switch self {
+            case .unreadable(let p, let why): return "cannot read '\(p)': \(why)"
+            case .notUnderstood(let p, let m): return "'\(p)': \(m)"
+            case .nothingToPlay(let m): return m
+            }
         }
     }
 
-    public var path: String
+    /// One file, or the files of one recording.
+    public var paths: [String]
     public var parserOptions: ParserOptions
     public var maxLineLength: Int
     public var timing: PlaybackTiming
 
     public init(path: String, parserOptions: ParserOptions, maxLineLength: Int, timing: PlaybackTiming) {
-        self.path = path
+        self.init(paths: [path], parserOptions: parserOptions, maxLineLength: maxLineLength, timing: timing)
+    }
+
+    public init(paths: [String], parserOptions: ParserOptions, maxLineLength: Int, timing: PlaybackTiming) {
+        self.paths = paths
         self.parserOptions = parserOptions
         self.maxLineLength = maxLineLength
         self.timing = timing
     }
 
-    /// Plays the file into `pipeline` (which is not finished here: the caller decides whether
+    /// The files a command-line argument names: a folder gives its `.csv` files (a Sensor
+    /// Logger export), sorted; a file gives itself. Nil if the path cannot be read.
+    public static func expand(_ path: String) -> [String]? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        guard (st.st_mode & S_IFMT) == S_IFDIR else { return [path] }
+        guard let dir = opendir(path) else { return nil }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.hasPrefix(".") || !name.lowercased().hasSuffix(".csv") { continue }
+            names.append(name)
+        }
+        let base = path.hasSuffix("/") ? String(path.dropLast()) : path
+        return names.sorted().map { "\(base)/\($0)" }
+    }
+
+    /// Plays the files into `pipeline` (which is not finished here: the caller decides whether
     /// the end of the file rests the controllers). Stops early on `Shutdown`.
     public func run(into pipeline: inout Pipeline) throws -> Result {
+        paths.count == 1 ? try runStreaming(paths[0], into: &pipeline) : try runMerged(into: &pipeline)
+    }
+
+    /// Checks a parser after a file: a refused header before any frame is a failure (nothing
+    /// plays); later ones and the parser's notes go into the summary.
+    private func review(_ parser: SensorParser, path: String, into result: inout Result, label: String) throws {
+        if let refusal = parser.refusal {
+            if parser.stats.frames == 0 { throw Failure.notUnderstood(path: path, message: refusal) }
+            result.notes.append("\(label)a later header was not understood, its rows were skipped: \(refusal)")
+        }
+        for n in parser.headerNotes { result.notes.append(label + n) }
+        if let n = parser.timingNote { result.notes.append(label + n) }
+        if let w = parser.stats.implausibleRateWarning() { result.notes.append("warning: \(label)\(w)") }
+    }
+
+    private func runStreaming(_ path: String, into pipeline: inout Pipeline) throws -> Result {
         var result = Result()
         var schedule = timing.schedule()
         let start = monotonicSeconds()
         var offset = 0.0
+        var options = parserOptions
+        if options.sensor == nil { options.sensor = LoggedSensor.fromFileName(path) }
+        var firstPass = true
         repeat {
             var reader = FileLineSource(path: path, maxLineLength: maxLineLength)
-            var parser = SensorParser(options: parserOptions)
+            var parser = SensorParser(options: options)
             var frame = SensorFrame()
             var latest = 0.0
             let fast = timing.fast
             let passOffset = offset
+            var refused = false
             let ok = reader.forEachLine { line in
                 if Shutdown.isRequested { return false }
                 switch line {
                 case .tooLong: parser.noteTooLong()
                 case .line(let bytes):
-                    guard parser.parse(bytes, into: &frame) == .frame else { return true }
+                    let r = parser.parse(bytes, into: &frame)
+                    if r != .frame {
+                        // a header that is not understood before any frame: stop, play nothing
+                        if parser.refusal != nil && parser.stats.frames == 0 { refused = true; return false }
+                        return true
+                    }
                     if passOffset != 0 {
                         for g in 0..<3 { frame.times[g] += passOffset }
                     }
@@ -84,6 +148,9 @@ public struct FileReplay {
                 return true
             }
             if !ok { throw Failure.unreadable(path: path, reason: String(cString: strerror(errno))) }
+            if refused, let why = parser.refusal { throw Failure.notUnderstood(path: path, message: why) }
+            if firstPass { try review(parser, path: path, into: &result, label: "") }
+            firstPass = false
             result.parser.add(parser.stats)
             result.format = parser.detectedFormat
             offset = latest + 0.01
@@ -92,5 +159,93 @@ public struct FileReplay {
         result.gapsShortened = schedule.gapsShortened
         result.elapsed = monotonicSeconds() - start
         return result
+    }
+
+    /// Several files: each parsed whole with the sensor its name gives, then merged on time.
+    private func runMerged(into pipeline: inout Pipeline) throws -> Result {
+        var result = Result()
+        var sources: [(frames: [SensorFrame], origin: Double)] = []
+        for path in paths {
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            var options = parserOptions
+            if options.sensor == nil { options.sensor = LoggedSensor.fromFileName(path) }
+            if options.sensor == nil && options.format == .auto {
+                // a recording folder also holds other things (Metadata.csv, Location.csv ...)
+                if Self.looksLikeSensorLogger(path) {
+                    result.notes.append("\(name): not a motion sensor SensorWah reads; left out")
+                    continue
+                }
+            }
+            var reader = FileLineSource(path: path, maxLineLength: maxLineLength)
+            var parser = SensorParser(options: options)
+            var frame = SensorFrame()
+            var frames: [SensorFrame] = []
+            let ok = reader.forEachLine { line in
+                if Shutdown.isRequested { return false }
+                switch line {
+                case .tooLong: parser.noteTooLong()
+                case .line(let bytes):
+                    if parser.parse(bytes, into: &frame) == .frame { frames.append(frame) }
+                }
+                return true
+            }
+            if !ok { throw Failure.unreadable(path: path, reason: String(cString: strerror(errno))) }
+            do { try review(parser, path: path, into: &result, label: "\(name): ") } catch let Failure.notUnderstood(_, why) {
+                // one file of a folder that is not a motion log (metadata, annotations ...)
+                let short = why.components(separatedBy: ". Known layouts").first ?? why
+                result.notes.append("\(name): left out (\(short))")
+                continue
+            }
+            result.parser.add(parser.stats)
+            result.format = parser.detectedFormat
+            if !frames.isEmpty { sources.append((frames, parser.timeOrigin ?? 0)) }
+        }
+        guard !sources.isEmpty else {
+            throw Failure.nothingToPlay("no sensor frames in \(paths.count) files" + result.notes.map { "\n  " + $0 }.joined())
+        }
+        let merged = FrameMerger.merge(sources)
+        var schedule = timing.schedule()
+        let start = monotonicSeconds()
+        var offset = 0.0
+        repeat {
+            var latest = 0.0
+            for var f in merged {
+                if Shutdown.isRequested { break }
+                if offset != 0 { for g in 0..<3 { f.times[g] += offset } }
+                let t = f.latestTime
+                latest = max(latest, t)
+                if !timing.fast {
+                    let due = schedule.due(t)
+                    if start + due > monotonicSeconds() {
+                        pipeline.flushOutputs()
+                        sleep(until: start + due)
+                    }
+                }
+                pipeline.process(f)
+            }
+            offset = latest + 0.01
+        } while timing.loop && !Shutdown.isRequested
+        result.gapsShortened = schedule.gapsShortened
+        result.elapsed = monotonicSeconds() - start
+        return result
+    }
+
+    /// A Sensor Logger file (header `time,seconds_elapsed,...`) whose sensor is not one of the
+    /// motion sensors SensorWah reads (location, battery, metadata ...).
+    static func looksLikeSensorLogger(_ path: String) -> Bool {
+        guard let text = readHead(path, bytes: 512) else { return false }
+        let first = text.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
+        return first.hasPrefix("time,seconds_elapsed") || first.hasPrefix("\"time\",\"seconds_elapsed\"")
+
+    }
+
+    static func readHead(_ path: String, bytes: Int) -> String? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buf = [UInt8](repeating: 0, count: bytes)
+        let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, bytes) }
+        guard n >= 0 else { return nil }
+        return String(decoding: buf[0..<n], as: UTF8.self)
     }
 }

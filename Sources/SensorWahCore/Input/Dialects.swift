@@ -269,7 +269,7 @@ extension SensorParser {
             sensor = .orientation
         } else if hasXYZ {
             guard let s = o.sensor else {
-                return .refused("This is a Sensor Logger file (one CSV per sensor), but its header does not say which sensor it holds: name the file after the sensor (\(names)) or pass the sensor explicitly.")
+                return .refused("This is a Sensor Logger file (one CSV per sensor), but its header does not say which sensor it holds: name the file after the sensor (\(names)) or pass --sensor \(LoggedSensor.allCases.map(\.rawValue).joined(separator: "|")).")
             }
             guard s != .orientation else {
                 return .refused("This Sensor Logger file has x, y and z columns, but the file was said to hold orientation (roll, pitch, yaw).")
@@ -360,7 +360,7 @@ extension SensorParser {
             l.lastNeeded = max(l.lastNeeded, i)
         }
         if !ambiguous.isEmpty {
-            return .refused("This phyphox file's columns \(ambiguous.map { "\"\($0)\"" }.joined(separator: ", ")) are in m/s^2 but do not say whether gravity is included: export \"Acceleration with g\" or \"Linear Acceleration\", name the file after the experiment (\"Acceleration with g ...csv\", \"Acceleration without g ...csv\"), or pass the sensor explicitly.")
+            return .refused("This phyphox file's columns \(ambiguous.map { "\"\($0)\"" }.joined(separator: ", ")) are in m/s^2 but do not say whether gravity is included: export \"Acceleration with g\" or \"Linear Acceleration\", name the file after the experiment (\"Acceleration with g ...csv\", \"Acceleration without g ...csv\"), or pass --sensor \(LoggedSensor.allCases.map(\.rawValue).joined(separator: "|")).")
         }
         guard l.groups != 0 else {
             return .refused("This phyphox file has no acceleration (m/s^2) or rotation-rate (rad/s) x, y, z columns.")

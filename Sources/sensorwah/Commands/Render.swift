@@ -77,7 +77,10 @@ struct Render: ParsableCommand {
             let m = mappings[pedalMap - 1]
             let collect = PedalAutomationOutput(PedalAutomation(mapping: m, sampleRate: rate))
             var pipeline = Pipeline(mappings: mappings, outputs: [collect])
-            let replay = FileReplay(path: recording!, parserOptions: sensors.parserOptions(), maxLineLength: sensors.maxLine,
+            guard let paths = FileReplay.expand(recording!), !paths.isEmpty else {
+                throw RuntimeFailure("cannot read '\(recording!)': no such file, or a folder without .csv files")
+            }
+            let replay = FileReplay(paths: paths, parserOptions: sensors.parserOptions(), maxLineLength: sensors.maxLine,
                                     timing: PlaybackTiming(fast: true))
             let read: FileReplay.Result
             do { read = try replay.run(into: &pipeline) } catch { throw RuntimeFailure("\(error)") }

@@ -18,11 +18,12 @@ struct Replay: ParsableCommand {
           sensorwah replay Recordings/wrist-wah-phone.csv
           sensorwah replay take.csv --speed 0.5 --loop
           sensorwah replay take.csv --fast --midi stdout > cc.jsonl
+          sensorwah replay "Sensor Logger export/"          one CSV per sensor, merged on time
         """
     )
 
-    @Argument(help: "A sensor log (SensorLog CSV, HyperIMU, Sensorstream).")
-    var file: String
+    @Argument(help: ArgumentHelp("A sensor log, or several files / a folder of one recording (Sensor Logger writes one CSV per sensor; they are merged on time).", valueName: "LOG"))
+    var files: [String]
     @OptionGroup var playback: PlaybackOptions
     @OptionGroup var input: InputOptions
     @OptionGroup var mapping: MappingOptions
@@ -33,21 +34,26 @@ struct Replay: ParsableCommand {
         global.bootstrapLogging()
         let logger = Logger(label: "sensorwah.replay")
         let mappings = try mapping.mappings()
-        let fd = open(file, O_RDONLY)
-        guard fd >= 0 else {
-            throw RuntimeFailure("cannot open '\(file)': \(String(cString: strerror(errno)))")
+        var paths: [String] = []
+        for f in files {
+            guard let p = FileReplay.expand(f) else {
+                throw RuntimeFailure("cannot open '\(f)': \(String(cString: strerror(errno)))")
+            }
+            if p.isEmpty { throw RuntimeFailure("'\(f)' is a folder with no .csv files") }
+            paths += p
         }
-        close(fd)
         Shutdown.installHandlers()
         for m in mappings { logger.info("mapping: \(m.summary)") }
         var pipeline = Pipeline(mappings: mappings, outputs: try Wiring.outputs(output, mappings: mappings, logger: logger))
-        let replay = FileReplay(path: file, parserOptions: input.parserOptions(), maxLineLength: input.maxLine,
+        let replay = FileReplay(paths: paths, parserOptions: input.parserOptions(), maxLineLength: input.maxLine,
                                 timing: playback.timing)
         let result: FileReplay.Result
         do { result = try replay.run(into: &pipeline) } catch { throw RuntimeFailure("\(error)") }
         pipeline.finish()
-        let summary = Summary(source: file, format: result.format, parser: result.parser, mapper: pipeline.mapper.stats,
+        var summary = Summary(source: files.joined(separator: " "), format: result.format, parser: result.parser, mapper: pipeline.mapper.stats,
                               gapsShortened: result.gapsShortened, elapsed: result.elapsed)
+        if paths.count > 1 { summary.notes.append("\(paths.count) files merged on their time column") }
+        summary.notes += result.notes
         printError(summary.text)
     }
 }
