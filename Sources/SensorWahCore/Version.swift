@@ -1,1 +1,1 @@
-public enum SensorWahCoreVersion { public static let string = "0.1.0" }
+public enum SensorWahCoreVersion { public static let string = "0.2.0" }

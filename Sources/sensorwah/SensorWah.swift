@@ -1,4 +1,5 @@
 import ArgumentParser
+import SensorWahCore
 
 @main
 struct SensorWah: ParsableCommand {
@@ -6,7 +7,7 @@ struct SensorWah: ParsableCommand {
         commandName: "sensorwah",
         abstract: "Turn wrist movement into MIDI control and a wah sweep.",
         discussion: """
-        A phone or watch app (SensorLog, HyperIMU, Sensorstream) streams motion readings; \
+        A phone or watch app (SensorLog, Sensor Logger, phyphox, HyperIMU, Sensorstream ...) streams motion readings; \
         SensorWah cleans them, maps them to MIDI Control Change and sends them out.
 
         Start here:
@@ -18,7 +19,8 @@ struct SensorWah: ParsableCommand {
 
         With no --map, wrist tilt on the accelerometer's X axis drives CC 11 on channel 1.
         """,
-        subcommands: [Replay.self, Listen.self, Stream.self, Render.self, Ports.self, MappingsHelp.self],
+        version: "sensorwah \(SensorWahCoreVersion.string)",
+        subcommands: [Replay.self, Listen.self, Stream.self, Render.self, Ports.self, Learn.self, MappingsHelp.self],
         defaultSubcommand: nil
     )
 }

@@ -9,8 +9,25 @@ struct MappingOptions: ParsableArguments {
     var maps: [String] = []
     @Option(help: ArgumentHelp("A file with one mapping per line (# starts a comment).", valueName: "FILE"))
     var mapFile: String?
+    @Option(help: ArgumentHelp("Run only mapping N (1 = the first): a DAW's MIDI learn then sees exactly one controller.", valueName: "N"))
+    var solo: Int?
 
+    func validate() throws {
+        if let n = solo, !(1...1000).contains(n) { throw ValidationError("--solo counts from 1") }
+    }
+
+    /// The mappings to run: every one, or only the `--solo` one.
     func mappings() throws -> [Mapping] {
+        let all = try allMappings()
+        guard let n = solo else { return all }
+        guard n <= all.count else {
+            throw ValidationError("--solo \(n): there \(all.count == 1 ? "is 1 mapping" : "are \(all.count) mappings")")
+        }
+        return [all[n - 1]]
+    }
+
+    /// Every mapping given, in order (the default mapping when none is).
+    func allMappings() throws -> [Mapping] {
         var lines = maps
         if let path = mapFile {
             guard let text = readWholeFile(path) else {

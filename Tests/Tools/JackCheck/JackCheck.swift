@@ -75,26 +75,8 @@ struct JackCheck: ParsableCommand {
         var outputs = session.start(midi: midiJack, wahTarget: wah ? mapping.target : nil)
         if midiStdout { outputs.append(JSONOutput()) }
 
-        let target = mapping.target
-        let top = Double(target.maxValue)
-        let start = monotonicSeconds()
-        var k = 0
-        var last = -1
-        while !Shutdown.isRequested {
-            let t = Double(k) / rate
-            if t >= seconds { break }
-            sleep(until: start + t)
-            let phase = (t / sweepPeriod).truncatingRemainder(dividingBy: 1)
-            let tri = phase < 0.5 ? 2 * phase : 2 - 2 * phase
-            let value = hold.map { min(max($0, 0), Int(top)) } ?? Int((tri * top).rounded())
-            if value != last {
-                let e = MIDIEvent(target: target, value: value, time: t)
-                for o in outputs { o.send(e) }
-                last = value
-            }
-            if k % 16 == 0 { for o in outputs { o.flush() } }
-            k += 1
-        }
+        let sweep = ControllerSweep(target: mapping.target, period: sweepPeriod, rate: rate, hold: hold)
+        sweep.run(seconds: seconds, outputs: outputs)
         for o in outputs { o.close() }
     }
 }
