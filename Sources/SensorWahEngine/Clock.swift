@@ -15,6 +15,15 @@ public enum Shutdown {
 
     public static var isRequested: Bool { requested.load(ordering: .relaxed) }
 
+    /// Set by SIGHUP once `installReloadHandler` ran: reload the configuration.
+    public static let reloadRequested = ManagedAtomic<Bool>(false)
+
+    /// SIGHUP asks for a reload instead of ending the process.
+    public static func installReloadHandler() {
+        let handler: @convention(c) (Int32) -> Void = { _ in Shutdown.reloadRequested.store(true, ordering: .relaxed) }
+        signal(SIGHUP, handler)
+    }
+
     /// SIGINT/SIGTERM request a stop; a closed pipe is an error on write, not a signal.
     public static func installHandlers() {
         let handler: @convention(c) (Int32) -> Void = { _ in Shutdown.requested.store(true, ordering: .relaxed) }

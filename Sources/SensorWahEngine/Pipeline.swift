@@ -38,6 +38,14 @@ public struct Pipeline {
         }
     }
 
+    /// Switches to other mappings while running (a reloaded configuration, a scene change):
+    /// controllers only the old ones drove go to rest first.
+    public mutating func replaceMappings(_ next: [Mapping]) {
+        let outs = outputs
+        mapper.handOver(to: next, at: mapper.latestTime) { e in for o in outs { o.send(e) } }
+        mapper = Mapper(mappings: next, continuing: mapper)
+    }
+
     /// End of the stream: held-back changes go out, then every controller its rest value, then
     /// the outputs are closed.
     public mutating func finish() {

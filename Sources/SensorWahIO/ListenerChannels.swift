@@ -248,6 +248,19 @@ public final class Listener: @unchecked Sendable {
         return stats
     }
 
+    /// Runs other mappings from now on (a reloaded configuration), on the network thread:
+    /// connections, recordings and the outputs carry on; controllers only the old mappings
+    /// drove are sent their rest values.
+    public func replaceMappings(_ mappings: [Mapping]) {
+        let core = self.core
+        _ = try? core.loop.submit {
+            let before = core.handoff.pushed
+            core.handoff.receivedNanos = monotonicNanos()
+            core.pipeline.replaceMappings(mappings)
+            if core.handoff.pushed != before { core.wake() }
+        }.wait()
+    }
+
     /// Counts so far (taken on the event loop).
     public func snapshot() -> ListenerStats {
         let core = self.core

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SensorWahCore
+import SensorWahEngine
 
 @main
 struct SensorWah: ParsableCommand {
@@ -20,7 +21,31 @@ struct SensorWah: ParsableCommand {
         With no --map, wrist tilt on the accelerometer's X axis drives CC 11 on channel 1.
         """,
         version: "sensorwah \(SensorWahCoreVersion.string)",
-        subcommands: [Replay.self, Listen.self, Stream.self, Render.self, Ports.self, Learn.self, MappingsHelp.self],
+        subcommands: [Init.self, Replay.self, Listen.self, Stream.self, Render.self, Ports.self, Learn.self, MappingsHelp.self],
         defaultSubcommand: nil
     )
+
+    /// Parses with the settings of `--config FILE` in front of the typed options, runs the
+    /// command, and reports an error caused by a setting at its line in the file.
+    static func main() {
+        let config: ConfigArguments
+        do { config = try ConfigArguments(argv: Array(CommandLine.arguments.dropFirst())) } catch {
+            printError("Error: \(error)")
+            Self.exit(withError: ExitCode(78))   // EX_CONFIG
+        }
+        do {
+            var command = try parseAsRoot(config.arguments)
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            if code != .success, let located = config.attribute(fullMessage(for: error)) {
+                // a setting in the file, not the command line: no usage line
+                let text = located.replacingOccurrences(of: "Error: ", with: "").split(separator: "\n")
+                    .filter { !$0.hasPrefix("Usage:") && !$0.hasPrefix("  See '") && !$0.isEmpty }.joined(separator: "\n")
+                printError("Error: " + text)
+                Self.exit(withError: ExitCode(code.rawValue))
+            }
+            Self.exit(withError: error)
+        }
+    }
 }

@@ -49,6 +49,10 @@ enum CLI {
             try process.run()
         }
 
+        var stdoutSoFar: String { lock.lock(); defer { lock.unlock() }; return String(decoding: outData, as: UTF8.self) }
+
+        func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+
         var stderrSoFar: String { lock.lock(); defer { lock.unlock() }; return String(decoding: errData, as: UTF8.self) }
 
         /// Waits for a line matching `pattern` on stderr; returns the first capture group.

@@ -32,6 +32,11 @@ final class MappingFuzzTests: XCTestCase {
                 XCTAssertTrue(m.inputMin.isFinite && m.inputMax.isFinite && m.inputMin < m.inputMax, text)
                 XCTAssertTrue(m.centre.isFinite && m.smoothing.isFinite && m.beta.isFinite && m.rateLimit.isFinite, text)
                 XCTAssertTrue((0...m.target.maxValue).contains(m.rest), text)
+                // written out in full (configuration files do this) it parses back to itself
+                let back = try? Mapping(parsing: m.syntax)
+                XCTAssertEqual(back?.syntax, m.syntax, text)
+                XCTAssertEqual(back?.target, m.target, text)
+                XCTAssertEqual(back?.rest, m.rest, text)
             } catch let e as MappingSyntaxError {
                 refused += 1
                 XCTAssertFalse(e.message.isEmpty, text)
@@ -41,6 +46,7 @@ final class MappingFuzzTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(parsed, 500, "the fuzz hardly produced valid mappings")
+        XCTAssertEqual(try Mapping(parsing: Mapping.default.syntax), Mapping.default)
         XCTAssertGreaterThan(refused, 500)
     }
 }

@@ -195,6 +195,29 @@ public struct Mapper: Sendable {
         }
     }
 
+    /// Hands over to another set of mappings (a reloaded configuration, another scene): every
+    /// controller this mapper drove that `next` does not drive is sent its rest value, so
+    /// nothing is left stuck. Controllers both drive continue from where they are.
+    public mutating func handOver(to next: [Mapping], at time: Double, emit: (MIDIEvent) -> Void) {
+        for i in 0..<mappings.count where states[i].lastSent >= 0 || states[i].pending >= 0 {
+            let m = mappings[i]
+            if next.contains(where: { $0.target == m.target }) { continue }
+            states[i].pending = -1
+            let r = m.rest
+            if states[i].lastSent == r { continue }
+            states[i].lastSent = r
+            stats.messages &+= 1
+            emit(Self.event(m.target, value: r, time: time))
+        }
+    }
+
+    /// A mapper for `mappings` that continues `previous`: its counts and its clock.
+    public init(mappings: [Mapping], continuing previous: Mapper) {
+        self.init(mappings: mappings)
+        stats = previous.stats
+        _latest = previous._latest
+    }
+
     @inline(__always)
     static func event(_ target: Target, value: Int, time: Double) -> MIDIEvent {
         MIDIEvent(target: target, value: value, time: time)

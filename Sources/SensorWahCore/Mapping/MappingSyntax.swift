@@ -188,3 +188,36 @@ extension String {
         return out
     }
 }
+
+extension Mapping {
+    /// This mapping in the `--map` syntax, every setting written out: parsing it gives this
+    /// mapping back (configuration files and `init` write mappings this way).
+    public var syntax: String {
+        func n(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v) }
+        var w: [String] = [source.description]
+        switch target {
+        case .controlChange(let ch, let cc): w += ["cc=\(cc)", "ch=\(Int(ch) + 1)"]
+        case .controlChange14(let ch, let cc): w += ["cc14=\(cc)", "ch=\(Int(ch) + 1)"]
+        case .pitchBend(let ch): w += ["bend", "ch=\(Int(ch) + 1)"]
+        }
+        w.append("range=\(n(inputMin))..\(n(inputMax))")
+        w.append(bipolar ? "bipolar" : "unipolar")
+        if centre != (inputMin + inputMax) / 2 { w.append("centre=\(n(centre))") }
+        if invert { w.append("invert") }
+        if deadZone > 0 { w.append("deadzone=\(n(deadZone))") }
+        switch curve {
+        case .linear: break
+        case .exponential(let k): w.append("curve=exp:\(n(k))")
+        case .logarithmic(let k): w.append("curve=log:\(n(k))")
+        }
+        let ms = smoothing * 1000
+        w.append("smooth=\((ms.rounded() / 1000 == smoothing) ? n(ms.rounded()) : n(ms))")
+        w.append("beta=\(n(beta))")
+        w.append("reject=\(rejectAbove.map(n) ?? "none")")
+        w.append("speed=\(maxSpeed.isFinite ? n(maxSpeed) : "none")")
+        if rateLimit > 0 { w.append("rate=\(n(rateLimit))") }
+        if let r = restValue { w.append("rest=\(r)") }
+        if let s = sender { w.append("sender=\(s)") }
+        return w.joined(separator: " ")
+    }
+}

@@ -94,9 +94,13 @@ struct Listen: ParsableCommand {
             pump.stop()
             throw RuntimeFailure("cannot listen: \(error)")
         }
+        var watch = global.config.map { ConfigWatch(path: $0) }
+        if watch != nil { Shutdown.installReloadHandler() }
         while !Shutdown.isRequested {
             var ts = timespec(tv_sec: 0, tv_nsec: 50_000_000)
             nanosleep(&ts, nil)
+            guard let changed = watch?.poll(), changed || Shutdown.reloadRequested.exchange(false, ordering: .relaxed) else { continue }
+            reload(into: listener, logger: logger)
         }
         logger.info("stopping")
         let stats = listener.stop()
@@ -120,5 +124,54 @@ struct Listen: ParsableCommand {
             }
         }
         printError(text)
+    }
+
+    /// The configuration file changed (or SIGHUP): its mappings take over without dropping a
+    /// connection; a broken edit is reported and the running configuration kept.
+    func reload(into listener: Listener, logger: Logger) {
+        let path = global.config ?? ""
+        let config: ConfigArguments
+        do { config = try ConfigArguments(argv: Array(CommandLine.arguments.dropFirst())) } catch {
+            logger.error("\(error); the running configuration is kept")
+            return
+        }
+        do {
+            let again = try Listen.parse(Array(config.arguments.dropFirst()))
+            let mappings = try again.mapping.mappings()
+            listener.replaceMappings(mappings)
+            logger.notice("\(path): reloaded, \(mappings.count) mapping\(mappings.count == 1 ? "" : "s") now active (other settings take effect at the next start)")
+            for m in mappings { logger.info("mapping: \(m.summary)") }
+        } catch {
+            let message = Listen.message(for: error)
+            logger.error("\(config.attribute(message) ?? message); the running configuration is kept")
+        }
+    }
+}
+
+/// Notices when a file is written: its modification time or size changed since the last look.
+struct ConfigWatch {
+    let path: String
+    private var last: (Int, Int, Int64)?
+
+    init(path: String) {
+        self.path = path
+        last = Self.stamp(path)
+    }
+
+    static func stamp(_ path: String) -> (Int, Int, Int64)? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return (st.st_mtim.tv_sec, st.st_mtim.tv_nsec, Int64(st.st_size))
+    }
+
+    /// True when the file changed since the last call (a deleted file counts once).
+    mutating func poll() -> Bool {
+        let now = Self.stamp(path)
+        defer { last = now }
+        switch (last, now) {
+        case (nil, nil): return false
+        case let (a?, b?): return a != b
+        default: return true
+        }
     }
 }

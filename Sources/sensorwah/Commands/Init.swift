@@ -1,0 +1,105 @@
+import ArgumentParser
+import SensorWahCore
+import SensorWahEngine
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Init: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write a commented configuration file holding the built-in defaults.",
+        discussion: """
+        Edit it, then run any command with --config FILE; options typed on the command line \
+        override the file (a list typed there, such as --map or --udp, replaces the file's). \
+        `listen` reloads the file when it changes or on SIGHUP.
+
+        Example:
+          sensorwah init rig.yaml && sensorwah listen --config rig.yaml
+        """
+    )
+
+    @Argument(help: ArgumentHelp("Where to write it.", valueName: "FILE"))
+    var path: String
+    @Flag(help: "Replace the file if it exists.")
+    var force = false
+
+    func run() throws {
+        if !force && access(path, F_OK) == 0 {
+            throw RuntimeFailure("'\(path)' exists; pass --force to replace it")
+        }
+        let text = try Self.defaultsText()
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw RuntimeFailure("cannot write '\(path)': \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var bytes = Array(text.utf8)
+        guard writeAll(fd, &bytes, bytes.count) else { throw RuntimeFailure("cannot write '\(path)': \(String(cString: strerror(errno)))") }
+        printError("sensorwah init: wrote \(path) (the built-in defaults; edit it, then --config \(path))")
+    }
+
+    /// The file, every value taken from the options' own defaults so the two never drift apart.
+    static func defaultsText() throws -> String {
+        let input = try InputOptions.parse([])
+        let play = try PlaybackOptions.parse([])
+        let out = try OutputOptions.parse([])
+        let listen = try Listen.parse([])
+        let jack = out.jack, tone = out.jack.tone
+        func n(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v) }
+        func list(_ a: [String]) -> String { "[" + a.joined(separator: ", ") + "]" }
+        return """
+        # SensorWah configuration. Written by `sensorwah init` with the built-in defaults.
+        # Use it with any command: sensorwah listen --config THIS_FILE
+        # Keys are the long options of the commands (port: 9000 is --port 9000); options typed
+        # on the command line override this file. `listen` reloads it when it changes.
+
+        # Mappings: one per line, the syntax of --map (see `sensorwah mappings`).
+        mappings:
+          - \(Mapping.default.syntax)
+
+        input:
+          format: \(input.format.rawValue)          # \(SensorFormat.allCases.map(\.rawValue).joined(separator: ", "))
+          max-line: \(input.maxLine)         # longest line accepted, bytes
+          # columns: loggingTime,accelerometerAccelerationX(G)   # for SensorLog streams without a header
+          # sensor: accel                   # the sensor of a one-sensor file whose name does not say
+          # sample-rate: 50                 # Hz, for logs without a time column
+
+        playback:                            # replay and stream
+          speed: \(n(play.speed))
+          max-gap: \(n(play.maxGap))                       # longest pause kept, seconds
+          loop: \(play.loop)
+
+        listen:
+          port: \(listen.port)                     # TCP port for phones in client mode
+          no-tcp: \(listen.noTcp)
+          bind: \(listen.bind)
+          udp: \(list(listen.udp.map(String.init)))                          # e.g. [5555] for HyperIMU, Sensorstream
+          connect: \(list(listen.connect))                      # phones in server mode, HOST:PORT
+          allow: \(list(listen.allow))                        # address blocks allowed to send, e.g. [192.168.1.0/24]
+          max-connections: \(listen.maxConnections)
+          idle-timeout: \(n(listen.idleTimeout))                 # seconds without data before a connection is closed (0: never)
+          rest-after: \(n(listen.restAfter))                    # seconds of silence before controllers go to rest (0: never)
+          # record: Recordings             # record every sender into this folder
+
+        output:
+          midi: \(list(out.midi.map(\.rawValue)))                         # stdout, alsa, jack (none: stdout, unless the wah runs)
+          alsa-client: \(out.alsaClient)
+          alsa-port: \(out.alsaPort)
+          alsa-connect: \(list(out.alsaConnect))                 # e.g. [Ardour]
+
+        jack:
+          wah: \(jack.wah)                       # run the wah on JACK audio
+          channels: \(jack.channels)
+          jack-connect: \(list(jack.jackConnect))                 # e.g. [system]
+          wah-map: \(jack.wahMap)                       # which mapping moves the pedal
+          # jack-server: default
+
+        wah:
+          heel-hz: \(n(tone.heelHz))
+          toe-hz: \(n(tone.toeHz))
+          heel-q: \(n(tone.heelQ))
+          toe-q: \(n(tone.toeQ))
+          mix: \(n(tone.mix))
+          bypass: \(tone.bypass)
+
+        """
+    }
+}

@@ -1,0 +1,162 @@
+import SensorWahIO
+import Yams
+
+/// A configuration file a musician edits (YAML): read, checked key by key, and turned into the
+/// command-line options it stands for. Every error names the file, the line and the key, and
+/// says what is allowed.
+struct ConfigFile {
+    struct Entry {
+        var section: String
+        var key: ConfigSchema.Key
+        var values: [String]
+        var line: Int
+    }
+
+    struct Problem: Error, CustomStringConvertible {
+        var path: String
+        var line: Int
+        var key: String?
+        var message: String
+        var description: String { "\(path):\(line): \(key.map { "\($0): " } ?? "")\(message)" }
+    }
+
+    var path: String
+    var entries: [Entry] = []
+    /// Mapping lines and where they are.
+    var mappings: [(text: String, line: Int)] = []
+    var mappingsLine: Int?
+
+    init(path: String) throws {
+        guard let text = readWholeFile(path) else {
+            throw Problem(path: path, line: 0, key: nil, message: "cannot read the configuration file")
+        }
+        try self.init(path: path, text: text)
+    }
+
+    init(path: String, text: String) throws {
+        self.path = path
+        let root: Node?
+        do { root = try Yams.compose(yaml: text) } catch let e as YamlError {
+            throw Problem(path: path, line: Self.line(of: e), key: nil, message: "not valid YAML: \(Self.summary(of: e))")
+        }
+        guard let root else { return }   // an empty file: the built-in defaults
+        guard let top = root.mapping else {
+            throw Problem(path: path, line: root.mark?.line ?? 1, key: nil,
+                          message: "expected sections (\(ConfigSchema.sectionNames.joined(separator: ", "))), each followed by a colon")
+        }
+        for (k, v) in top {
+            guard let name = k.string else { continue }
+            let line = k.mark?.line ?? 0
+            if name == ConfigSchema.mappingsKey {
+                mappingsLine = line
+                try readMappings(v)
+                continue
+            }
+            guard let section = ConfigSchema.section(name) else {
+                throw Problem(path: path, line: line, key: name,
+                              message: "unknown section; allowed: \(ConfigSchema.sectionNames.joined(separator: ", "))")
+            }
+            if case .scalar(let s) = v, s.string.isEmpty || s.string == "~" || s.string == "null" { continue }   // empty section
+            guard let keys = v.mapping else {
+                throw Problem(path: path, line: line, key: name, message: "expected keys under it, e.g. \(section.keys[0].name): ...")
+            }
+            for (kk, vv) in keys {
+                guard let keyName = kk.string else { continue }
+                let kline = kk.mark?.line ?? line
+                let qualified = "\(name).\(keyName)"
+                guard let key = section.keys.first(where: { $0.name == keyName }) else {
+                    throw Problem(path: path, line: kline, key: qualified,
+                                  message: "unknown key; allowed in \(name): \(section.keys.map(\.name).joined(separator: ", "))")
+                }
+                let values = try Self.values(vv, key: key, path: path, line: kline, qualified: qualified)
+                entries.append(Entry(section: name, key: key, values: values, line: kline))
+            }
+        }
+    }
+
+    private mutating func readMappings(_ v: Node) throws {
+        switch v {
+        case .sequence(let seq):
+            for item in seq {
+                guard let s = item.string, !s.isEmpty else {
+                    throw Problem(path: path, line: item.mark?.line ?? mappingsLine ?? 0, key: ConfigSchema.mappingsKey,
+                                  message: "each mapping is one line of text, e.g. - accel.x cc=11 range=-1..1 bipolar")
+                }
+                mappings.append((s, item.mark?.line ?? 0))
+            }
+        case .scalar(let s) where s.string.isEmpty || s.string == "~" || s.string == "null":
+            break
+        default:
+            throw Problem(path: path, line: v.mark?.line ?? mappingsLine ?? 0, key: ConfigSchema.mappingsKey,
+                          message: "expected a list of mappings, one per line starting with '- '")
+        }
+    }
+
+    static func values(_ v: Node, key: ConfigSchema.Key, path: String, line: Int, qualified: String) throws -> [String] {
+        func fail() -> Problem { Problem(path: path, line: v.mark?.line ?? line, key: qualified, message: "expects \(key.kind.expects)") }
+        switch key.kind {
+        case .list:
+            if let seq = v.sequence {
+                return try seq.map { item in
+                    guard let s = item.string, item.scalar != nil else { throw fail() }
+                    return s
+                }
+            }
+            guard let s = v.scalar?.string else { throw fail() }
+            return s.isEmpty || s == "~" || s == "null" ? [] : [s]
+        case .flag:
+            guard let s = v.scalar?.string else { throw fail() }
+            switch s.lowercased() {
+            case "true", "yes", "on": return ["true"]
+            case "false", "no", "off": return []
+            default: throw fail()
+            }
+        case .number:
+            guard let s = v.scalar?.string, Double(s) != nil else { throw fail() }
+            return [s]
+        case .text:
+            guard let s = v.scalar?.string else { throw fail() }
+            return s == "~" || s == "null" ? [] : [s]
+        }
+    }
+
+    /// The options this file gives `command`, leaving out what `given` (the options on the
+    /// command line) already says for lists, and where each came from.
+    func arguments(for command: String, given: Set<String>) -> (args: [String], origin: [String: (line: Int, key: String)]) {
+        var args: [String] = []
+        var origin: [String: (Int, String)] = [:]
+        for e in entries {
+            guard let section = ConfigSchema.section(e.section), section.commands.contains(command) else { continue }
+            let opt = e.key.option
+            if e.key.kind == .list && given.contains(opt) { continue }
+            if e.key.kind == .flag && e.values.isEmpty { continue }
+            switch e.key.kind {
+            case .flag: args.append("--\(opt)")
+            default: for v in e.values { args += ["--\(opt)", v] }
+            }
+            origin[opt] = (e.line, "\(e.section).\(e.key.name)")
+        }
+        let takesMappings: Set<String> = ["replay", "listen", "render", "learn"]
+        if takesMappings.contains(command) && !given.contains("map") && !given.contains("map-file") {
+            for m in mappings { args += ["--map", m.text] }
+        }
+        return (args, origin)
+    }
+
+    /// The line of a mapping written in this file.
+    func line(ofMapping text: String) -> Int? { mappings.first { $0.text == text }?.line }
+
+    static func line(of e: YamlError) -> Int {
+        switch e {
+        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _): return mark.line
+        default: return 1
+        }
+    }
+
+    static func summary(of e: YamlError) -> String {
+        switch e {
+        case .scanner(_, let problem, _, _), .parser(_, let problem, _, _), .composer(_, let problem, _, _): return problem
+        default: return "\(e)"
+        }
+    }
+}

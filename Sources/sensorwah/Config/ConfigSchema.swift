@@ -1,0 +1,65 @@
+/// What a configuration file may hold: sections of keys named exactly like the long options
+/// they stand for (`port: 9000` in `listen:` is `--port 9000`), and which commands take them.
+/// Flags on the command line override the file: a single value given on both wins from the
+/// command line; a list given on the command line (`--map`, `--udp` ...) replaces the file's.
+enum ConfigSchema {
+    enum Kind {
+        case number, text, flag, list
+        var expects: String {
+            switch self {
+            case .number: return "a number"
+            case .text: return "a text value"
+            case .flag: return "true or false"
+            case .list: return "a list, e.g. [a, b] (or one value)"
+            }
+        }
+    }
+
+    struct Key {
+        var name: String
+        var kind: Kind
+        /// The long option it becomes (usually the same as the name).
+        var option: String
+        init(_ name: String, _ kind: Kind, option: String? = nil) {
+            self.name = name; self.kind = kind; self.option = option ?? name
+        }
+    }
+
+    struct Section {
+        var name: String
+        var keys: [Key]
+        var commands: Set<String>
+    }
+
+    static let mappingsKey = "mappings"
+
+    static let sections: [Section] = [
+        Section(name: "input", keys: [
+            Key("format", .text), Key("columns", .text), Key("max-line", .number), Key("sensor", .text),
+            Key("sample-rate", .number),
+        ], commands: ["replay", "listen", "render"]),
+        Section(name: "playback", keys: [
+            Key("speed", .number), Key("max-gap", .number), Key("loop", .flag),
+        ], commands: ["replay", "stream"]),
+        Section(name: "listen", keys: [
+            Key("port", .number), Key("no-tcp", .flag), Key("bind", .text), Key("connect", .list), Key("udp", .list),
+            Key("allow", .list), Key("max-connections", .number), Key("idle-timeout", .number),
+            Key("rest-after", .number), Key("record", .text),
+        ], commands: ["listen"]),
+        Section(name: "output", keys: [
+            Key("midi", .list), Key("alsa-client", .text), Key("alsa-port", .text), Key("alsa-connect", .list),
+        ], commands: ["replay", "listen", "learn"]),
+        Section(name: "jack", keys: [
+            Key("wah", .flag), Key("channels", .number), Key("jack-connect", .list), Key("jack-server", .text),
+            Key("wah-map", .number),
+        ], commands: ["replay", "listen", "learn"]),
+        Section(name: "wah", keys: [
+            Key("heel-hz", .number), Key("toe-hz", .number), Key("heel-q", .number), Key("toe-q", .number),
+            Key("mix", .number), Key("bypass", .flag),
+        ], commands: ["replay", "listen", "learn", "render"]),
+    ]
+
+    static var sectionNames: [String] { sections.map(\.name) + [mappingsKey] }
+
+    static func section(_ name: String) -> Section? { sections.first { $0.name == name } }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import XCTest
+
+/// The configuration file: `init` writes the defaults exactly, `--config` loads it, typed
+/// options override it, every error names the file, the line and the key, and `listen`
+/// reloads it live without dropping a connection.
+final class ConfigCLITests: XCTestCase {
+    let recording = CLI.recording("wrist-wah-phone.csv")
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("sensorwah-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    func file(_ name: String, _ text: String) throws -> String {
+        let p = dir.appendingPathComponent(name).path
+        try text.write(toFile: p, atomically: false, encoding: .utf8)
+        return p
+    }
+
+    func testInitWritesTheBuiltInDefaultsExactly() throws {
+        let path = dir.appendingPathComponent("rig.yaml").path
+        let i = try CLI.run(["init", path])
+        XCTAssertEqual(i.status, 0, i.stderr)
+        let again = try CLI.run(["init", path])
+        XCTAssertEqual(again.status, 1, "init overwrote an existing file")
+        for args in [["replay", recording, "--fast"], ["replay", recording, "--fast", "--map", "gyro.z cc=3"]] {
+            let plain = try CLI.run(args)
+            let configured = try CLI.run(args + ["--config", path])
+            XCTAssertEqual(plain.status, 0)
+            XCTAssertEqual(configured.status, 0, configured.stderr)
+            XCTAssertEqual(configured.stdout, plain.stdout, "the init file does not reproduce the defaults for \(args)")
+            XCTAssertFalse(plain.stdout.isEmpty)
+        }
+        // every mapping option the file writes parses back to the same mapping
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        XCTAssertTrue(text.contains("mappings:"))
+        XCTAssertTrue(text.contains("# "), "the file has no comments")
+    }
+
+    func testTypedOptionsOverrideTheFile() throws {
+        let path = try file("c.yaml", """
+        mappings:
+          - accel.x cc=21 ch=3
+        playback:
+          speed: 0.01
+        """)
+        // the file's mapping is used ...
+        let a = try CLI.run(["replay", recording, "--fast", "--config", path])
+        XCTAssertEqual(a.status, 0, a.stderr)
+        XCTAssertTrue(a.stdout.contains("\"ch\":3,\"cc\":21"), a.stdout.prefix(200).description)
+        // ... and a typed --map replaces the file's list; a typed --speed wins over the file's
+        let b = try CLI.run(["replay", recording, "--speed", "1000", "--config", path, "--map", "accel.x cc=5"])
+        XCTAssertEqual(b.status, 0, b.stderr)
+        XCTAssertFalse(b.stdout.contains("\"cc\":21"))
+        XCTAssertTrue(b.stdout.contains("\"cc\":5"))
+    }
+
+    /// Each broken file gives one error naming the file, the line and the key.
+    func testErrorsNameTheFileTheLineAndTheKey() throws {
+        let cases: [(String, String, Int, String)] = [
+            ("listen:\n  prot: 3\n", "listen.prot", 2, "allowed in listen"),
+            ("listne:\n  port: 3\n", "listne", 1, "unknown section"),
+            ("# comment\nlisten:\n  port: many\n", "listen.port", 3, "expects a number"),
+            ("listen:\n  bind: 0.0.0.0\n  port: 70000\n", "listen.port", 3, "--port must be 0-65535"),
+            ("listen:\n  udp: [5555, 99999]\n", "listen.udp", 2, "--udp"),
+            ("listen:\n  idle-timeout: -4\n", "listen.idle-timeout", 2, "--idle-timeout"),
+            ("wah:\n  mix: 3\n", "wah.mix", 2, "--mix"),
+            ("jack:\n  wah: maybe\n", "jack.wah", 2, "true or false"),
+            ("mappings:\n  - accel.x cc=11\n  - accel.y cc=300\n", "mappings", 3, "cc needs a whole number 0-127"),
+            ("mappings:\n  - accel.x cc=11\n  - elbow.z cc=3\n", "mappings", 3, "unknown source"),
+            ("input:\n  format: excel\n", "input.format", 2, "--format"),
+            ("listen:\n  port: [1\n", "", 0, "not valid YAML"),
+        ]
+        for (n, (text, key, line, message)) in cases.enumerated() {
+            let path = try file("bad\(n).yaml", text)
+            let r = try CLI.run(["listen", "--config", path])
+            XCTAssertNotEqual(r.status, 0, "\(text) was accepted")
+            let errors = r.stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
+            XCTAssertEqual(errors.count, 1, r.stderr)
+            let e = String(errors.first ?? "")
+            if line > 0 { XCTAssertTrue(e.contains("\(path):\(line): \(key)"), "expected \(path):\(line): \(key) in: \(e)") }
+            else { XCTAssertTrue(e.contains(path), e) }
+            XCTAssertTrue(e.contains(message), "expected '\(message)' in: \(e)")
+            XCTAssertFalse(r.stderr.contains("Usage:"), "a file's error printed a usage line: \(r.stderr)")
+        }
+    }
+
+    /// listen reloads its file when it changes and on SIGHUP: new mappings take over, controllers
+    /// only the old ones drove go to rest, the sender stays connected; a broken edit is reported
+    /// and the running configuration kept.
+    func testListenReloadsLiveWithoutDroppingTheSender() throws {
+        func config(_ cc: Int) -> String {
+            "listen:\n  bind: 127.0.0.1\n  port: 0\n  rest-after: 30\nmappings:\n  - accel.x cc=\(cc) ch=1\n"
+        }
+        let path = try file("live.yaml", config(11))
+        let l = try CLI.Running(["listen", "--config", path])
+        let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
+        let sender = try CLI.Running(["stream", recording, "--to", "127.0.0.1:\(port)", "--loop", "--speed", "2"])
+        defer { sender.interrupt(); _ = sender.wait() }
+        func waitFor(_ text: String, in get: () -> String, seconds: Double = 10) -> Bool {
+            let end = Date().addingTimeInterval(seconds)
+            while Date() < end {
+                if get().contains(text) { return true }
+                usleep(50_000)
+            }
+            return false
+        }
+        XCTAssertTrue(waitFor("\"cc\":11,", in: { l.stdoutSoFar }), "no CC 11 before the reload")
+        usleep(1_100_000)   // a new modification time
+        try config(20).write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertNotNil(l.waitForStderr("reloaded, (1) mapping", seconds: 10), l.stderrSoFar)
+        XCTAssertTrue(waitFor("\"cc\":20,", in: { l.stdoutSoFar }), "the new mapping does not send")
+        // a broken edit: reported at its line, the running configuration (CC 20) kept
+        usleep(1_100_000)
+        try "listen:\n  bind: 127.0.0.1\nmappings:\n  - accel.x cc=999\n".write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertNotNil(l.waitForStderr("(\(NSRegularExpression.escapedPattern(for: path)):4: mappings).*kept", seconds: 10), l.stderrSoFar)
+        let countAfterBreak = l.stdoutSoFar.components(separatedBy: "\"cc\":20,").count
+        XCTAssertTrue(waitFor("x", in: { l.stdoutSoFar.components(separatedBy: "\"cc\":20,").count > countAfterBreak + 5 ? "x" : "" }),
+                      "CC 20 stopped after a broken edit")
+        // SIGHUP reloads too (the file is unchanged: the same error is reported again)
+        let reportsBefore = l.stderrSoFar.components(separatedBy: "is kept").count
+        l.signal(SIGHUP)
+        XCTAssertTrue(waitFor("x", in: { l.stderrSoFar.components(separatedBy: "is kept").count > reportsBefore ? "x" : "" }),
+                      "SIGHUP did not reload:\n\(l.stderrSoFar)")
+        XCTAssertTrue(l.process.isRunning, "SIGHUP ended listen")
+        XCTAssertFalse(l.stderrSoFar.contains("disconnected"), "the sender was dropped by a reload:\n\(l.stderrSoFar)")
+        sender.interrupt()
+        _ = sender.wait()
+        usleep(200_000)
+        l.interrupt()
+        let r = l.wait()
+        XCTAssertEqual(r.status, 0, r.stderr)
+        // CC 11 was sent its rest value when CC 20 took over, after its last moving value
+        let lines = CLI.lines(r.stdout)
+        let firstCC20 = try XCTUnwrap(lines.firstIndex { $0.contains("\"cc\":20,") })
+        let lastCC11 = try XCTUnwrap(lines.lastIndex { $0.contains("\"cc\":11,") })
+        XCTAssertLessThan(lastCC11, firstCC20)
+        XCTAssertTrue(lines[lastCC11].contains("\"value\":64"), "CC 11 left at \(lines[lastCC11])")
+    }
+}
