@@ -23,6 +23,13 @@ public struct CIDR: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { text }
 
+    /// Where a phone on the same Wi-Fi, USB tether or hotspot sends from, and nothing on the
+    /// internet: loopback, the private blocks (RFC 1918, IPv6 unique local) and link-local.
+    public static let localNetworks: [CIDR] = ["127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12",
+                                               "192.168.0.0/16", "169.254.0.0/16", "fc00::/7", "fe80::/10"].compactMap(CIDR.init)
+    /// Every address (`--allow any`).
+    public static let everywhere: [CIDR] = ["0.0.0.0/0", "::/0"].compactMap(CIDR.init)
+
     static func addressBytes(_ a: SocketAddress) -> [UInt8]? {
         switch a {
         case .v4(let v4):

@@ -35,7 +35,13 @@ public struct ListenerConfiguration: Sendable {
     /// Phones acting as servers that we connect to, reconnecting with backoff.
     public var connect: [Endpoint] = []
     public var udpPorts: [Int] = []
+    /// Address blocks senders may come from; empty means the local networks only
+    /// (`CIDR.localNetworks`). `CIDR.everywhere` lets anyone in.
     public var allow: [CIDR] = []
+    /// Pair mode: the first sender allowed in (or the one at `pairWith`) is the only one until
+    /// the listener stops; every other address is ignored, and logged once.
+    public var pair = false
+    public var pairWith: String?
     public var maxConnections = 16
     /// Seconds without data before a connection is closed (0: never).
     public var idleTimeout = 60.0
@@ -51,6 +57,8 @@ public struct ListenerConfiguration: Sendable {
 public struct ListenerStats: Sendable {
     public var accepted = 0
     public var refused = 0
+    /// Senders ignored because the listener is paired with another.
+    public var pairRefused = 0
     public var reconnects = 0
     public var parser = ParserStats()
     public var mapper = MapperStats()
@@ -123,11 +131,40 @@ final class ListenerCore: @unchecked Sendable {
         self.wake = wake
     }
 
+    /// The paired sender's address (pair mode), once it has arrived.
+    var paired: String?
+    var refusedByPair: Set<String> = []
+    var refusedByAllow: Set<String> = []
+
+    /// Whether a sender at `address` may play: inside `--allow` (by default the local
+    /// networks) and, in pair mode, the paired sender. Logs each refused address once.
     func allowed(_ address: SocketAddress?) -> Bool {
-        if config.allow.isEmpty { return true }
-        guard let a = address else { return false }
-        return config.allow.contains { $0.contains(a) }
+        guard let a = address, let ip = a.ipAddress else { return false }
+        let blocks = config.allow.isEmpty ? CIDR.localNetworks : config.allow
+        guard blocks.contains(where: { $0.contains(a) }) else {
+            if refusedByAllow.insert(ip).inserted { logger.warning("refused \(ip): \(allowText)") }
+            return false
+        }
+        guard config.pair else { return true }
+        if paired == nil {
+            if let wanted = config.pairWith, wanted != ip { return refusePaired(ip) }
+            paired = ip
+            logger.notice("paired with \(ip): every other sender is ignored until restart (--pair)")
+            return true
+        }
+        return paired == ip || refusePaired(ip)
     }
+
+    private func refusePaired(_ ip: String) -> Bool {
+        stats.pairRefused += 1
+        if refusedByPair.insert(ip).inserted {
+            logger.warning("ignored \(ip): paired with \(paired ?? config.pairWith ?? "?") (--pair)")
+        }
+        return false
+    }
+
+    /// Why a sender was refused, for the log.
+    var allowText: String { config.allow.isEmpty ? "not on a local network (--allow widens it)" : "not in --allow" }
 
     func open(_ address: SocketAddress?) -> SenderSession {
         let name = address?.ipAddress ?? "unknown"

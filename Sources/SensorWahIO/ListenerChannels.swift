@@ -65,7 +65,6 @@ final class DatagramHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     let core: ListenerCore
     var peers: [SocketAddress: SenderSession] = [:]
-    var refusedLogged = Set<String>()
     static let maxPeers = 64
 
     init(core: ListenerCore) { self.core = core }
@@ -78,8 +77,6 @@ final class DatagramHandler: ChannelInboundHandler, @unchecked Sendable {
         if session == nil {
             guard core.allowed(addr) else {
                 core.stats.refused += 1
-                let ip = addr.ipAddress ?? "?"
-                if refusedLogged.insert(ip).inserted { core.logger.warning("refused UDP datagrams from \(ip): not in --allow") }
                 return
             }
             if peers.count >= Self.maxPeers { expireIdle(force: true) }
@@ -143,7 +140,6 @@ public final class Listener: @unchecked Sendable {
                     let addr = channel.remoteAddress
                     guard core.allowed(addr) else {
                         core.stats.refused += 1
-                        core.logger.warning("refused connection from \(addr?.ipAddress ?? "?"): not in --allow")
                         return channel.close()
                     }
                     guard core.tcpConnections < config.maxConnections else {

@@ -48,6 +48,8 @@ final class BadInputTests: XCTestCase {
             (["listen", "--max-line", "0"], "--max-line"),
             (["listen", "--allow", "300.1.1.1/8"], "--allow"),
             (["listen", "--connect", "phone"], "--connect"),
+            (["listen", "--pair-with", "10.0.0.0/8"], "--pair-with"),
+            (["listen", "--pair-with", "phone"], "--pair-with"),
             (["listen", "--bind", ""], "--bind"),
             (["listen", "--no-tcp"], "--no-tcp"),
             // stream

@@ -74,8 +74,13 @@ final class ListenerTests: XCTestCase {
         return out
     }
 
-    func tcpSend(_ port: Int, _ chunks: [[UInt8]], pauseMicros: UInt32 = 0, close shouldClose: Bool = true) throws -> Int32 {
+    func tcpSend(_ port: Int, _ chunks: [[UInt8]], pauseMicros: UInt32 = 0, close shouldClose: Bool = true,
+                 from source: String = "127.0.0.1") throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        _ = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -283,6 +288,52 @@ final class ListenerTests: XCTestCase {
         XCTAssertTrue(CIDR("127.0.0.0/8")!.contains(try SocketAddress(ipAddress: "127.0.0.1", port: 1)))
         XCTAssertFalse(CIDR("192.168.1.0/24")!.contains(try SocketAddress(ipAddress: "192.168.2.1", port: 1)))
         XCTAssertTrue(CIDR("::1")!.contains(try SocketAddress(ipAddress: "::1", port: 1)))
+    }
+
+    /// Who may play by default: the local networks (a phone on the same Wi-Fi, a hotspot, USB
+    /// tethering, this machine), never an address on the internet.
+    func testByDefaultOnlyLocalNetworksMayPlay() throws {
+        let h = try Harness()
+        defer { _ = h.stop() }
+        let table: [(String, Bool)] = [
+            ("127.0.0.1", true), ("127.0.0.2", true), ("10.1.2.3", true), ("172.16.0.1", true), ("172.20.10.2", true),
+            ("172.32.0.1", false), ("192.168.43.17", true), ("169.254.7.7", true), ("8.8.8.8", false),
+            ("100.64.0.1", false), ("::1", true), ("fe80::1", true), ("fd12:3456::1", true), ("2001:db8::1", false),
+            ("::ffff:192.168.1.9", true), ("::ffff:8.8.8.8", false),
+        ]
+        let core = h.listener.core
+        for (ip, expected) in table {
+            let a = try SocketAddress(ipAddress: ip, port: 5000)
+            let got = try core.loop.submit { core.allowed(a) }.wait()
+            XCTAssertEqual(got, expected, ip)
+        }
+        // --allow any lets everyone in
+        let any = try Harness { $0.allow = CIDR.everywhere }
+        defer { _ = any.stop() }
+        let internet = try SocketAddress(ipAddress: "8.8.8.8", port: 5000)
+        XCTAssertTrue(try any.listener.core.loop.submit { any.listener.core.allowed(internet) }.wait())
+    }
+
+    /// --pair: the first sender plays, another address is ignored until restart; the paired
+    /// sender may reconnect.
+    func testPairModeKeepsTheFirstSenderOnly() throws {
+        let h = try Harness { $0.pair = true }
+        _ = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(20))], from: "127.0.0.1")
+        let first = h.waitFor(20)
+        XCTAssertEqual(first.count, 20)
+        _ = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(20, start: 200))], from: "127.0.0.2")
+        XCTAssertEqual(h.waitFor(1, seconds: 0.5).count, 0, "a second address played while paired")
+        _ = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(20, start: 300))], from: "127.0.0.1")
+        XCTAssertGreaterThan(h.waitFor(20).count, 0, "the paired sender could not come back")
+        let stats = h.stop()
+        XCTAssertEqual(stats.pairRefused, 1)
+        // a named pair ignores even the first sender when it is not the one
+        let named = try Harness { $0.pair = true; $0.pairWith = "127.0.0.3" }
+        _ = try tcpSend(named.tcpPort, [bytes([Self.header] + Self.rows(10))], from: "127.0.0.1")
+        XCTAssertEqual(named.waitFor(1, seconds: 0.5).count, 0)
+        _ = try tcpSend(named.tcpPort, [bytes([Self.header] + Self.rows(10))], from: "127.0.0.3")
+        XCTAssertEqual(named.waitFor(10).count, 10)
+        _ = named.stop()
     }
 
     func testMaximumNumberOfConnections() throws {

@@ -73,7 +73,9 @@ struct Init: ParsableCommand {
           bind: \(listen.bind)
           udp: \(list(listen.udp.map(String.init)))                          # e.g. [5555] for HyperIMU, Sensorstream
           connect: \(list(listen.connect))                      # phones in server mode, HOST:PORT
-          allow: \(list(listen.allow))                        # address blocks allowed to send, e.g. [192.168.1.0/24]
+          allow: \(list(listen.allow))                        # who may send: [] is the local networks; e.g. [192.168.1.0/24], [any]
+          pair: \(listen.pair)                      # only the first sender plays until restart
+          # pair-with: 192.168.1.20           # only this sender plays
           max-connections: \(listen.maxConnections)
           idle-timeout: \(n(listen.idleTimeout))                 # seconds without data before a connection is closed (0: never)
           rest-after: \(n(listen.restAfter))                    # seconds of silence before controllers go to rest (0: never)

@@ -33,8 +33,12 @@ struct Listen: ParsableCommand {
     var connect: [String] = []
     @Option(help: ArgumentHelp("Also receive UDP datagrams on this port (repeatable).", valueName: "PORT"))
     var udp: [Int] = []
-    @Option(help: ArgumentHelp("Only accept senders in this address block (repeatable), e.g. 192.168.1.0/24.", valueName: "CIDR"))
+    @Option(help: ArgumentHelp("Accept senders only from this address block (repeatable), e.g. 192.168.1.0/24, or 'any'. Default: the local networks (loopback, private, link-local): a phone on the same Wi-Fi works, the internet does not.", valueName: "CIDR"))
     var allow: [String] = []
+    @Flag(help: "Pair with the first sender: every other address is ignored until restart (a stage on shared Wi-Fi).")
+    var pair = false
+    @Option(help: ArgumentHelp("Pair with this sender's address only (implies --pair).", valueName: "ADDRESS"))
+    var pairWith: String?
     @Option(help: "Most TCP senders at once.")
     var maxConnections = 16
     @Option(help: ArgumentHelp("Close a connection after this many seconds without data (0: never).", valueName: "SECONDS"))
@@ -51,7 +55,8 @@ struct Listen: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        for a in allow where CIDR(a) == nil { throw ValidationError("--allow '\(a)' is not an address or address block") }
+        for a in allow where a != "any" && CIDR(a) == nil { throw ValidationError("--allow '\(a)' is not an address or address block (or 'any')") }
+        if let p = pairWith, CIDR(p) == nil || p.contains("/") { throw ValidationError("--pair-with '\(p)' is not an address") }
         for c in connect where Endpoint(parsing: c) == nil { throw ValidationError("--connect '\(c)' must be HOST:PORT") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
         for u in udp where !(0...65535).contains(u) { throw ValidationError("--udp must be 0-65535") }
@@ -75,7 +80,9 @@ struct Listen: ParsableCommand {
         config.tcpPort = noTcp ? nil : port
         config.connect = connect.compactMap { Endpoint(parsing: $0) }
         config.udpPorts = udp
-        config.allow = allow.compactMap(CIDR.init)
+        config.allow = allow.contains("any") ? CIDR.everywhere : allow.compactMap(CIDR.init)
+        config.pair = pair || pairWith != nil
+        config.pairWith = pairWith
         config.maxConnections = maxConnections
         config.idleTimeout = idleTimeout
         config.restAfter = restAfter
@@ -109,6 +116,7 @@ struct Listen: ParsableCommand {
         s.showElapsed = false
         var text = s.text
         text += "\n  senders accepted \(stats.accepted), refused \(stats.refused)"
+        if stats.pairRefused > 0 { text += " (\(stats.pairRefused) by --pair)" }
         if stats.cutOff > 0 { text += ", cut off for a line over --max-line \(stats.cutOff)" }
         if stats.partialLinesLost > 0 { text += ", lines lost to a closed connection \(stats.partialLinesLost)" }
         if stats.queueDrops > 0 { text += "\n  messages dropped because the outputs fell behind: \(stats.queueDrops)" }

@@ -43,7 +43,7 @@ enum ConfigSchema {
         ], commands: ["replay", "stream"]),
         Section(name: "listen", keys: [
             Key("port", .number), Key("no-tcp", .flag), Key("bind", .text), Key("connect", .list), Key("udp", .list),
-            Key("allow", .list), Key("max-connections", .number), Key("idle-timeout", .number),
+            Key("allow", .list), Key("pair", .flag), Key("pair-with", .text), Key("max-connections", .number), Key("idle-timeout", .number),
             Key("rest-after", .number), Key("record", .text),
         ], commands: ["listen"]),
         Section(name: "output", keys: [
