@@ -35,6 +35,13 @@ public struct ListenerConfiguration: Sendable {
     /// Phones acting as servers that we connect to, reconnecting with backoff.
     public var connect: [Endpoint] = []
     public var udpPorts: [Int] = []
+    /// OSC over UDP, and OSC over TCP with SLIP framing (0 picks a free port).
+    public var oscPorts: [Int] = []
+    public var oscTCPPorts: [Int] = []
+    /// Print each new OSC address once with its argument types, then its values (`--detect`).
+    public var oscDetect = false
+    /// Largest OSC packet accepted over TCP (SLIP); UDP datagrams are bounded by UDP itself.
+    public var maxOSCPacket = 65_536
     public var allow: [CIDR] = []
     public var maxConnections = 16
     /// Seconds without data before a connection is closed (0: never).
@@ -59,6 +66,7 @@ public struct ListenerStats: Sendable {
     public var cutOff = 0
     public var queueDrops = 0
     public var recordings: [String] = []
+    public var osc = OSCStats()
     /// Line read off the socket -> message in the output queue, on the network thread.
     public var handoff = LatencyHistogram()
     /// First and last moment data arrived (monotonic ns), for throughput.
@@ -75,6 +83,14 @@ final class SenderSession {
     var parser: SensorParser
     var frame = SensorFrame()
     var recorder: StreamRecorder?
+    /// OSC senders: packets to frames, the device id that picked this session, and the
+    /// decoded frames' recording (`--record`).
+    var osc: OSCFrameBuilder?
+    var oscDevice: [UInt8] = []
+    var oscApp = OSCApp.osc
+    var frameLog: FrameRecorder?
+    var unusedAddressesLogged = 0
+    var malformedLogged = false
     var lastFrameNanos: UInt64 = 0
     var lastDataNanos: UInt64
     var rested = true
@@ -83,13 +99,13 @@ final class SenderSession {
     /// A line passed the maximum length (stream senders are then disconnected).
     var overLong = false
 
-    init(name: String, peer: String, config: ListenerConfiguration, logger: Logger) {
+    init(name: String, peer: String, config: ListenerConfiguration, logger: Logger, verbatimRecording: Bool = true) {
         self.name = name
         self.peer = peer
-        framer = LineFramer(maxLineLength: config.maxLineLength)
+        framer = LineFramer(maxLineLength: verbatimRecording ? config.maxLineLength : 1)
         parser = SensorParser(options: config.parser)
         lastDataNanos = monotonicNanos()
-        if let dir = config.recordDirectory {
+        if verbatimRecording, let dir = config.recordDirectory {
             recorder = StreamRecorder(directory: dir, peer: peer, logger: logger)
         }
     }
@@ -112,6 +128,9 @@ final class ListenerCore: @unchecked Sendable {
     var departed: [SenderSession] = []
     var stats = ListenerStats()
     var tcpConnections = 0
+    /// `osc:` mapping sources: address and argument to a custom slot of the frame.
+    let oscRoutes: OSCRoutes
+    var detect: OSCDetect?
 
     init(config: ListenerConfiguration, mappings: [Mapping], loop: EventLoop, queue: SPSCQueue<QueuedEvent>,
          wake: @escaping @Sendable () -> Void, logger: Logger) {
@@ -119,8 +138,13 @@ final class ListenerCore: @unchecked Sendable {
         self.loop = loop
         self.logger = logger
         self.handoff = QueueOutput(queue: queue)
-        self.pipeline = Pipeline(mappings: mappings, outputs: [handoff])
+        var maps = mappings
+        let (routes, error) = OSCRoutes.assign(&maps)
+        if let error { logger.error("\(error)") }
+        self.oscRoutes = routes
+        self.pipeline = Pipeline(mappings: maps, outputs: [handoff])
         self.wake = wake
+        if config.oscDetect { detect = OSCDetect() }
     }
 
     func allowed(_ address: SocketAddress?) -> Bool {
@@ -215,6 +239,8 @@ final class ListenerCore: @unchecked Sendable {
             logger.info("\(s.peer): connection closed mid-line; \(lost) bytes of that line dropped")
         }
         s.recorder?.close()
+        s.frameLog?.close()
+        if let o = s.osc { stats.osc.add(o.stats) }
         stats.parser.add(s.parser.stats)
         sessions[ObjectIdentifier(s)] = nil
         if !s.rested && config.restAfter > 0 { departed.append(s) }
@@ -224,7 +250,7 @@ final class ListenerCore: @unchecked Sendable {
     func tick() {
         let now = monotonicNanos()
         var pushed = false
-        for s in sessions.values { s.recorder?.flush() }
+        for s in sessions.values { s.recorder?.flush(); s.frameLog?.flush() }
         for s in Array(sessions.values) + departed {
             if config.restAfter > 0 && !s.rested && now &- s.lastFrameNanos > Self.nanos(config.restAfter) {
                 s.rested = true

@@ -50,6 +50,12 @@ final class BadInputTests: XCTestCase {
             (["listen", "--connect", "phone"], "--connect"),
             (["listen", "--bind", ""], "--bind"),
             (["listen", "--no-tcp"], "--no-tcp"),
+            (["listen", "--osc", "65536"], "--osc"),
+            (["listen", "--osc", "-1"], "--osc"),
+            (["listen", "--osc-tcp", "70000"], "--osc-tcp"),
+            (["listen", "--detect"], "--detect"),
+            (["listen", "--osc", "0", "--map", "osc:fader cc=1"], "osc:/address"),
+            (["listen", "--osc", "0", "--map", "osc:/a[16] cc=1"], "osc:/address"),
             // stream
             (["stream", r, "--serve", "70000"], "--serve"),
             (["stream", r, "--to", "nowhere"], "--to"),

@@ -14,12 +14,16 @@ struct Listen: ParsableCommand {
         discussion: """
         By default a TCP server on port 56204 waits for the phone (SensorLog in client mode). \
         Use --connect when the phone is the server, --udp for apps that send datagrams \
-        (HyperIMU, Sensorstream). Several senders may stream at once; each has its own header.
+        (HyperIMU, Sensorstream), --osc for OSC apps (GyrOSC, ZIG SIM, Sensors2OSC, TouchOSC, \
+        or any OSC sender through osc:/address mappings). Several senders may stream at once; \
+        each has its own header and its own name for sender= (app@address/device).
 
         Examples:
           sensorwah listen                                   TCP port 56204, CC to stdout
           sensorwah listen --udp 5555 --allow 192.168.1.0/24
           sensorwah listen --connect 192.168.1.20:56204 --record Recordings
+          sensorwah listen --no-tcp --osc 9000 --map "accel.x cc=11"
+          sensorwah listen --no-tcp --osc 9000 --detect      list what an OSC app sends
         """
     )
 
@@ -33,6 +37,12 @@ struct Listen: ParsableCommand {
     var connect: [String] = []
     @Option(help: ArgumentHelp("Also receive UDP datagrams on this port (repeatable).", valueName: "PORT"))
     var udp: [Int] = []
+    @Option(help: ArgumentHelp("Receive OSC over UDP on this port (repeatable; 0 picks a free one).", valueName: "PORT"))
+    var osc: [Int] = []
+    @Option(name: .customLong("osc-tcp"), help: ArgumentHelp("Receive OSC over TCP, SLIP-framed, on this port (repeatable).", valueName: "PORT"))
+    var oscTCP: [Int] = []
+    @Flag(help: "Print each new OSC address once with its argument types, then its values; no MIDI is sent.")
+    var detect = false
     @Option(help: ArgumentHelp("Only accept senders in this address block (repeatable), e.g. 192.168.1.0/24.", valueName: "CIDR"))
     var allow: [String] = []
     @Option(help: "Most TCP senders at once.")
@@ -55,12 +65,17 @@ struct Listen: ParsableCommand {
         for c in connect where Endpoint(parsing: c) == nil { throw ValidationError("--connect '\(c)' must be HOST:PORT") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
         for u in udp where !(0...65535).contains(u) { throw ValidationError("--udp must be 0-65535") }
+        for u in osc where !(0...65535).contains(u) { throw ValidationError("--osc must be a port 0-65535") }
+        for u in oscTCP where !(0...65535).contains(u) { throw ValidationError("--osc-tcp must be a port 0-65535") }
+        if detect && osc.isEmpty && oscTCP.isEmpty { throw ValidationError("--detect needs --osc or --osc-tcp") }
         guard (1...10_000).contains(maxConnections) else { throw ValidationError("--max-connections must be 1 to 10000") }
         guard !bind.isEmpty else { throw ValidationError("--bind needs an address, e.g. 0.0.0.0 or 192.168.1.10") }
         for (name, v) in [("--idle-timeout", idleTimeout), ("--rest-after", restAfter)] where !(v.isFinite && v >= 0 && v <= 86_400) {
             throw ValidationError("\(name) must be a number of seconds from 0 (never) to 86400")
         }
-        if noTcp && udp.isEmpty && connect.isEmpty { throw ValidationError("--no-tcp needs --udp or --connect") }
+        if noTcp && udp.isEmpty && connect.isEmpty && osc.isEmpty && oscTCP.isEmpty {
+            throw ValidationError("--no-tcp needs --udp, --osc, --osc-tcp or --connect")
+        }
     }
 
     func run() throws {
@@ -75,6 +90,9 @@ struct Listen: ParsableCommand {
         config.tcpPort = noTcp ? nil : port
         config.connect = connect.compactMap { Endpoint(parsing: $0) }
         config.udpPorts = udp
+        config.oscPorts = osc
+        config.oscTCPPorts = oscTCP
+        config.oscDetect = detect
         config.allow = allow.compactMap(CIDR.init)
         config.maxConnections = maxConnections
         config.idleTimeout = idleTimeout
@@ -84,7 +102,7 @@ struct Listen: ParsableCommand {
         config.recordDirectory = record
 
         let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 16)
-        let pump = OutputPump(queue: queue, outputs: try Wiring.outputs(output, mappings: mappings, logger: logger))
+        let pump = OutputPump(queue: queue, outputs: detect ? [] : try Wiring.outputs(output, mappings: mappings, logger: logger))
         pump.start()
         let listener = Listener(configuration: config, mappings: mappings, queue: queue, wake: pump.wake, logger: logger)
         do {
@@ -104,6 +122,13 @@ struct Listen: ParsableCommand {
         var s = Summary(source: "listen", format: input.format, parser: stats.parser, mapper: stats.mapper, elapsed: 0)
         s.showElapsed = false
         var text = s.text
+        let o = stats.osc
+        if o.packets > 0 || o.malformed > 0 || o.tooLong > 0 {
+            text += "\n  OSC packets \(o.packets), messages \(o.messages), frames \(o.frames)"
+            text += ", refused as malformed \(o.malformed)"
+            if o.tooLong > 0 { text += ", over the size limit \(o.tooLong)" }
+            if o.unused > 0 { text += ", messages with no built-in meaning or osc: mapping \(o.unused)" }
+        }
         text += "\n  senders accepted \(stats.accepted), refused \(stats.refused)"
         if stats.cutOff > 0 { text += ", cut off for a line over --max-line \(stats.cutOff)" }
         if stats.partialLinesLost > 0 { text += ", lines lost to a closed connection \(stats.partialLinesLost)" }
