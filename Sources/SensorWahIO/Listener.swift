@@ -42,6 +42,9 @@ public struct ListenerConfiguration: Sendable {
     public var oscDetect = false
     /// Largest OSC packet accepted over TCP (SLIP); UDP datagrams are bounded by UDP itself.
     public var maxOSCPacket = 65_536
+    /// Sensor Logger HTTP push ports (0 picks a free port), and the largest body accepted.
+    public var httpPorts: [Int] = []
+    public var maxPushBody = 4 << 20
     public var allow: [CIDR] = []
     public var maxConnections = 16
     /// Seconds without data before a connection is closed (0: never).
@@ -67,6 +70,7 @@ public struct ListenerStats: Sendable {
     public var queueDrops = 0
     public var recordings: [String] = []
     public var osc = OSCStats()
+    public var push = PushStats()
     /// Line read off the socket -> message in the output queue, on the network thread.
     public var handoff = LatencyHistogram()
     /// First and last moment data arrived (monotonic ns), for throughput.
@@ -88,6 +92,8 @@ final class SenderSession {
     var osc: OSCFrameBuilder?
     var oscDevice: [UInt8] = []
     var oscApp = OSCApp.osc
+    /// Sensor Logger HTTP push senders: samples to frames.
+    var push: SensorLoggerFrames?
     var frameLog: FrameRecorder?
     var unusedAddressesLogged = 0
     var malformedLogged = false

@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import SensorWahCore
 import SensorWahEngine
@@ -226,6 +227,27 @@ public final class Listener: @unchecked Sendable {
             let a = ch.localAddress
             boundAddresses.append("osc.tcp://\(a?.ipAddress ?? config.bindHost):\(a?.port ?? port)")
         }
+        let push = PushSessions(core: core)
+        for port in config.httpPorts {
+            let server = ServerBootstrap(group: group)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelInitializer { channel in
+                    let addr = channel.remoteAddress
+                    guard core.allowed(addr) else {
+                        core.stats.refused += 1
+                        core.logger.warning("refused HTTP connection from \(addr?.ipAddress ?? "?"): not in --allow")
+                        return channel.close()
+                    }
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                        try channel.pipeline.syncOperations.addHandler(HTTPPushHandler(core: core, shared: push))
+                    }
+                }
+            let ch = try server.bind(host: config.bindHost, port: port).wait()
+            channels.append(ch)
+            let a = ch.localAddress
+            boundAddresses.append("http://\(a?.ipAddress ?? config.bindHost):\(a?.port ?? port)")
+        }
         for target in config.connect { connect(target, delay: 0) }
         let udp = udpHandlers
         let osc = oscHandlers
@@ -233,6 +255,7 @@ public final class Listener: @unchecked Sendable {
             core.tick()
             for h in udp { h.expireIdle() }
             for h in osc { h.expireIdle() }
+            push.expireIdle()
         }
         for a in boundAddresses { core.logger.notice("listening on \(a)") }
     }

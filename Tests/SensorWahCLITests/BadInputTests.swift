@@ -54,6 +54,8 @@ final class BadInputTests: XCTestCase {
             (["listen", "--osc", "-1"], "--osc"),
             (["listen", "--osc-tcp", "70000"], "--osc-tcp"),
             (["listen", "--detect"], "--detect"),
+            (["listen", "--http", "65536"], "--http"),
+            (["listen", "--http", "0", "--http-max-body", "10"], "--http-max-body"),
             (["listen", "--osc", "0", "--map", "osc:fader cc=1"], "osc:/address"),
             (["listen", "--osc", "0", "--map", "osc:/a[16] cc=1"], "osc:/address"),
             // stream

@@ -24,6 +24,7 @@ struct Listen: ParsableCommand {
           sensorwah listen --connect 192.168.1.20:56204 --record Recordings
           sensorwah listen --no-tcp --osc 9000 --map "accel.x cc=11"
           sensorwah listen --no-tcp --osc 9000 --detect      list what an OSC app sends
+          sensorwah listen --no-tcp --http 8000              Sensor Logger: push to http://HOST:8000/
         """
     )
 
@@ -41,6 +42,10 @@ struct Listen: ParsableCommand {
     var osc: [Int] = []
     @Option(name: .customLong("osc-tcp"), help: ArgumentHelp("Receive OSC over TCP, SLIP-framed, on this port (repeatable).", valueName: "PORT"))
     var oscTCP: [Int] = []
+    @Option(help: ArgumentHelp("Receive Sensor Logger's HTTP push (JSON batches POSTed to http://THIS-HOST:PORT/) on this port (repeatable).", valueName: "PORT"))
+    var http: [Int] = []
+    @Option(help: ArgumentHelp("Largest HTTP push body accepted; larger ones get 413.", valueName: "BYTES"))
+    var httpMaxBody = 4 << 20
     @Flag(help: "Print each new OSC address once with its argument types, then its values; no MIDI is sent.")
     var detect = false
     @Option(help: ArgumentHelp("Only accept senders in this address block (repeatable), e.g. 192.168.1.0/24.", valueName: "CIDR"))
@@ -67,14 +72,16 @@ struct Listen: ParsableCommand {
         for u in udp where !(0...65535).contains(u) { throw ValidationError("--udp must be 0-65535") }
         for u in osc where !(0...65535).contains(u) { throw ValidationError("--osc must be a port 0-65535") }
         for u in oscTCP where !(0...65535).contains(u) { throw ValidationError("--osc-tcp must be a port 0-65535") }
+        for u in http where !(0...65535).contains(u) { throw ValidationError("--http must be a port 0-65535") }
+        guard (1024...(256 << 20)).contains(httpMaxBody) else { throw ValidationError("--http-max-body must be 1024 to 268435456 bytes") }
         if detect && osc.isEmpty && oscTCP.isEmpty { throw ValidationError("--detect needs --osc or --osc-tcp") }
         guard (1...10_000).contains(maxConnections) else { throw ValidationError("--max-connections must be 1 to 10000") }
         guard !bind.isEmpty else { throw ValidationError("--bind needs an address, e.g. 0.0.0.0 or 192.168.1.10") }
         for (name, v) in [("--idle-timeout", idleTimeout), ("--rest-after", restAfter)] where !(v.isFinite && v >= 0 && v <= 86_400) {
             throw ValidationError("\(name) must be a number of seconds from 0 (never) to 86400")
         }
-        if noTcp && udp.isEmpty && connect.isEmpty && osc.isEmpty && oscTCP.isEmpty {
-            throw ValidationError("--no-tcp needs --udp, --osc, --osc-tcp or --connect")
+        if noTcp && udp.isEmpty && connect.isEmpty && osc.isEmpty && oscTCP.isEmpty && http.isEmpty {
+            throw ValidationError("--no-tcp needs --udp, --osc, --osc-tcp, --http or --connect")
         }
     }
 
@@ -93,6 +100,8 @@ struct Listen: ParsableCommand {
         config.oscPorts = osc
         config.oscTCPPorts = oscTCP
         config.oscDetect = detect
+        config.httpPorts = http
+        config.maxPushBody = httpMaxBody
         config.allow = allow.compactMap(CIDR.init)
         config.maxConnections = maxConnections
         config.idleTimeout = idleTimeout
@@ -128,6 +137,12 @@ struct Listen: ParsableCommand {
             text += ", refused as malformed \(o.malformed)"
             if o.tooLong > 0 { text += ", over the size limit \(o.tooLong)" }
             if o.unused > 0 { text += ", messages with no built-in meaning or osc: mapping \(o.unused)" }
+        }
+        let p = stats.push
+        if p.batches > 0 || p.refused > 0 || p.tooLarge > 0 {
+            text += "\n  HTTP push batches \(p.batches), frames \(p.frames), refused (400) \(p.refused), too large (413) \(p.tooLarge)"
+            if p.late > 0 { text += ", late samples dropped \(p.late)" }
+            if p.otherSensors > 0 { text += ", entries of other sensors \(p.otherSensors)" }
         }
         text += "\n  senders accepted \(stats.accepted), refused \(stats.refused)"
         if stats.cutOff > 0 { text += ", cut off for a line over --max-line \(stats.cutOff)" }
