@@ -70,6 +70,8 @@ public struct ListenerStats: Sendable {
     public var queueDrops = 0
     public var recordings: [String] = []
     public var osc = OSCStats()
+    /// Every sender's name (what `sender=` selects), in the order they ended.
+    public var senderNames: [String] = []
     public var push = PushStats()
     /// Line read off the socket -> message in the output queue, on the network thread.
     public var handoff = LatencyHistogram()
@@ -81,7 +83,12 @@ public struct ListenerStats: Sendable {
 
 /// One sender: its own framer, parser (its own header) and recording.
 final class SenderSession {
-    let name: String      // the sender's address, used by `sender=` in mappings
+    /// What `sender=` in mappings selects: `app@host[/device]` (a line sender is named after
+    /// its format once the parser knows it, e.g. `sensorlog@192.168.1.20`; before that, its
+    /// address). The host alone, the app alone and the device id alone match too.
+    var name: String
+    let host: String
+    var named = false
     let peer: String      // address:port, for logs and file names
     var framer: LineFramer
     var parser: SensorParser
@@ -107,6 +114,7 @@ final class SenderSession {
 
     init(name: String, peer: String, config: ListenerConfiguration, logger: Logger, verbatimRecording: Bool = true) {
         self.name = name
+        self.host = name
         self.peer = peer
         framer = LineFramer(maxLineLength: verbatimRecording ? config.maxLineLength : 1)
         parser = SensorParser(options: config.parser)
@@ -208,6 +216,7 @@ final class ListenerCore: @unchecked Sendable {
             let r = s.parser.parse(bytes, into: &s.frame)
             switch r {
             case .frame:
+                if !s.named { nameAfterFormat(s) }
                 s.lastFrameNanos = received
                 s.rested = false
                 let before = handoff.pushed
@@ -220,12 +229,21 @@ final class ListenerCore: @unchecked Sendable {
                 logOnce(s, why, why.label)
                 return false
             case .header:
-                logger.info("\(s.peer): header with \(s.parser.detectedFormat.rawValue) columns")
+                if !s.named { nameAfterFormat(s) }
+                logger.info("\(s.peer): header with \(s.parser.detectedFormat.rawValue) columns; sender name \(s.name)")
                 return false
             default:
                 return false
             }
         }
+    }
+
+    /// A line sender's name once its format is known: `sensorlog@192.168.1.20`.
+    private func nameAfterFormat(_ s: SenderSession) {
+        s.named = true
+        let f = s.parser.detectedFormat
+        guard f != .auto else { return }
+        s.name = "\(f.rawValue)@\(s.host)"
     }
 
     private func logOnce(_ s: SenderSession, _ why: SkipReason, _ text: String) {
@@ -238,6 +256,7 @@ final class ListenerCore: @unchecked Sendable {
     func close(_ s: SenderSession) {
         guard !s.closed else { return }
         s.closed = true
+        if !stats.senderNames.contains(s.name) { stats.senderNames.append(s.name) }
         let lost = s.framer.discardPartial()
         if lost > 0 {
             s.parser.skip(.malformed)

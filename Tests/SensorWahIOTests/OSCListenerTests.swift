@@ -32,10 +32,12 @@ final class OSCListenerTests: XCTestCase {
         var listener: Listener!
         var udp = 0, tcp = 0
 
-        init(mappings: [String], record: String? = nil) throws {
+        var lineTCP = 0
+
+        init(mappings: [String], record: String? = nil, lineServer: Bool = false) throws {
             var c = ListenerConfiguration()
             c.bindHost = "127.0.0.1"
-            c.tcpPort = nil
+            c.tcpPort = lineServer ? 0 : nil
             c.restAfter = 0
             c.oscPorts = [0]
             c.oscTCPPorts = [0]
@@ -48,7 +50,7 @@ final class OSCListenerTests: XCTestCase {
             try listener.start()
             for a in listener.boundAddresses {
                 let port = Int(a.split(separator: ":").last!)!
-                if a.hasPrefix("osc.udp") { udp = port } else if a.hasPrefix("osc.tcp") { tcp = port }
+                if a.hasPrefix("osc.udp") { udp = port } else if a.hasPrefix("osc.tcp") { tcp = port } else if a.hasPrefix("tcp") { lineTCP = port }
             }
         }
 
@@ -125,6 +127,23 @@ final class OSCListenerTests: XCTestCase {
         XCTAssertEqual(events.map { Int($0.value) }, want)
         XCTAssertEqual(stats.osc.frames, 11)
         XCTAssertEqual(stats.osc.malformed, 0)
+    }
+
+    func testLineSendersAreNamedAfterTheirFormatAndTheirAddressStillMatches() throws {
+        let h = try Harness(mappings: ["accel.x cc=1 smooth=0 speed=none sender=sensorlog",
+                                       "accel.x cc=2 smooth=0 speed=none sender=127.0.0.1",
+                                       "accel.x cc=3 smooth=0 speed=none sender=sensorlog@127.0.0.1",
+                                       "accel.x cc=4 smooth=0 speed=none sender=hyperimu"], lineServer: true)
+        let fd = socketTo(h.lineTCP, type: Int32(SOCK_STREAM.rawValue))
+        var text = "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)\n"
+        for i in 0..<10 { text += "2024-01-01T00:00:00.000Z,\(100 + Double(i) * 0.01),\(Double(i) / 10),0,-1\n" }
+        send(fd, Array(text.utf8))
+        close(fd)
+        let events = h.waitFor(30)
+        let stats = h.listener.stop()
+        for cc in [1, 2, 3] { XCTAssertEqual(events.filter { $0.controller == cc }.count, 10, "cc \(cc)") }
+        XCTAssertEqual(events.filter { $0.controller == 4 }.count, 0)
+        XCTAssertEqual(stats.senderNames, ["sensorlog@127.0.0.1"])
     }
 
     func testRecordedOSCReplaysToTheSameEvents() throws {

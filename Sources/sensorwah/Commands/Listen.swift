@@ -148,6 +148,7 @@ struct Listen: ParsableCommand {
         if stats.cutOff > 0 { text += ", cut off for a line over --max-line \(stats.cutOff)" }
         if stats.partialLinesLost > 0 { text += ", lines lost to a closed connection \(stats.partialLinesLost)" }
         if stats.queueDrops > 0 { text += "\n  messages dropped because the outputs fell behind: \(stats.queueDrops)" }
+        if !stats.senderNames.isEmpty { text += "\n  senders: " + stats.senderNames.joined(separator: ", ") }
         for r in stats.recordings { text += "\n  recorded \(r)" }
         if latency {
             let q = stats.handoff
