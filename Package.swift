@@ -37,6 +37,7 @@ let package = Package(
             "SensorWahCore", "SensorWahRuntime", "SensorWahEngine",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Atomics", package: "swift-atomics"),
         ]),

@@ -35,6 +35,16 @@ public struct ListenerConfiguration: Sendable {
     /// Phones acting as servers that we connect to, reconnecting with backoff.
     public var connect: [Endpoint] = []
     public var udpPorts: [Int] = []
+    /// OSC over UDP, and OSC over TCP with SLIP framing (0 picks a free port).
+    public var oscPorts: [Int] = []
+    public var oscTCPPorts: [Int] = []
+    /// Print each new OSC address once with its argument types, then its values (`--detect`).
+    public var oscDetect = false
+    /// Largest OSC packet accepted over TCP (SLIP); UDP datagrams are bounded by UDP itself.
+    public var maxOSCPacket = 65_536
+    /// Sensor Logger HTTP push ports (0 picks a free port), and the largest body accepted.
+    public var httpPorts: [Int] = []
+    public var maxPushBody = 4 << 20
     /// Address blocks senders may come from; empty means the local networks only
     /// (`CIDR.localNetworks`). `CIDR.everywhere` lets anyone in.
     public var allow: [CIDR] = []
@@ -67,6 +77,10 @@ public struct ListenerStats: Sendable {
     public var cutOff = 0
     public var queueDrops = 0
     public var recordings: [String] = []
+    public var osc = OSCStats()
+    /// Every sender's name (what `sender=` selects), in the order they ended.
+    public var senderNames: [String] = []
+    public var push = PushStats()
     /// Line read off the socket -> message in the output queue, on the network thread.
     public var handoff = LatencyHistogram()
     /// First and last moment data arrived (monotonic ns), for throughput.
@@ -77,12 +91,27 @@ public struct ListenerStats: Sendable {
 
 /// One sender: its own framer, parser (its own header) and recording.
 final class SenderSession {
-    let name: String      // the sender's address, used by `sender=` in mappings
+    /// What `sender=` in mappings selects: `app@host[/device]` (a line sender is named after
+    /// its format once the parser knows it, e.g. `sensorlog@192.168.1.20`; before that, its
+    /// address). The host alone, the app alone and the device id alone match too.
+    var name: String
+    let host: String
+    var named = false
     let peer: String      // address:port, for logs and file names
     var framer: LineFramer
     var parser: SensorParser
     var frame = SensorFrame()
     var recorder: StreamRecorder?
+    /// OSC senders: packets to frames, the device id that picked this session, and the
+    /// decoded frames' recording (`--record`).
+    var osc: OSCFrameBuilder?
+    var oscDevice: [UInt8] = []
+    var oscApp = OSCApp.osc
+    /// Sensor Logger HTTP push senders: samples to frames.
+    var push: SensorLoggerFrames?
+    var frameLog: FrameRecorder?
+    var unusedAddressesLogged = 0
+    var malformedLogged = false
     var lastFrameNanos: UInt64 = 0
     var lastDataNanos: UInt64
     var rested = true
@@ -91,13 +120,14 @@ final class SenderSession {
     /// A line passed the maximum length (stream senders are then disconnected).
     var overLong = false
 
-    init(name: String, peer: String, config: ListenerConfiguration, logger: Logger) {
+    init(name: String, peer: String, config: ListenerConfiguration, logger: Logger, verbatimRecording: Bool = true) {
         self.name = name
+        self.host = name
         self.peer = peer
-        framer = LineFramer(maxLineLength: config.maxLineLength)
+        framer = LineFramer(maxLineLength: verbatimRecording ? config.maxLineLength : 1)
         parser = SensorParser(options: config.parser)
         lastDataNanos = monotonicNanos()
-        if let dir = config.recordDirectory {
+        if verbatimRecording, let dir = config.recordDirectory {
             recorder = StreamRecorder(directory: dir, peer: peer, logger: logger)
         }
     }
@@ -120,6 +150,9 @@ final class ListenerCore: @unchecked Sendable {
     var departed: [SenderSession] = []
     var stats = ListenerStats()
     var tcpConnections = 0
+    /// `osc:` mapping sources: address and argument to a custom slot of the frame.
+    let oscRoutes: OSCRoutes
+    var detect: OSCDetect?
 
     init(config: ListenerConfiguration, mappings: [Mapping], loop: EventLoop, queue: SPSCQueue<QueuedEvent>,
          wake: @escaping @Sendable () -> Void, logger: Logger) {
@@ -127,8 +160,13 @@ final class ListenerCore: @unchecked Sendable {
         self.loop = loop
         self.logger = logger
         self.handoff = QueueOutput(queue: queue)
-        self.pipeline = Pipeline(mappings: mappings, outputs: [handoff])
+        var maps = mappings
+        let (routes, error) = OSCRoutes.assign(&maps)
+        if let error { logger.error("\(error)") }
+        self.oscRoutes = routes
+        self.pipeline = Pipeline(mappings: maps, outputs: [handoff])
         self.wake = wake
+        if config.oscDetect { detect = OSCDetect() }
     }
 
     /// The paired sender's address (pair mode), once it has arrived.
@@ -215,6 +253,7 @@ final class ListenerCore: @unchecked Sendable {
             let r = s.parser.parse(bytes, into: &s.frame)
             switch r {
             case .frame:
+                if !s.named { nameAfterFormat(s) }
                 s.lastFrameNanos = received
                 s.rested = false
                 let before = handoff.pushed
@@ -227,12 +266,21 @@ final class ListenerCore: @unchecked Sendable {
                 logOnce(s, why, why.label)
                 return false
             case .header:
-                logger.info("\(s.peer): header with \(s.parser.detectedFormat.rawValue) columns")
+                if !s.named { nameAfterFormat(s) }
+                logger.info("\(s.peer): header with \(s.parser.detectedFormat.rawValue) columns; sender name \(s.name)")
                 return false
             default:
                 return false
             }
         }
+    }
+
+    /// A line sender's name once its format is known: `sensorlog@192.168.1.20`.
+    private func nameAfterFormat(_ s: SenderSession) {
+        s.named = true
+        let f = s.parser.detectedFormat
+        guard f != .auto else { return }
+        s.name = "\(f.rawValue)@\(s.host)"
     }
 
     private func logOnce(_ s: SenderSession, _ why: SkipReason, _ text: String) {
@@ -245,6 +293,7 @@ final class ListenerCore: @unchecked Sendable {
     func close(_ s: SenderSession) {
         guard !s.closed else { return }
         s.closed = true
+        if !stats.senderNames.contains(s.name) { stats.senderNames.append(s.name) }
         let lost = s.framer.discardPartial()
         if lost > 0 {
             s.parser.skip(.malformed)
@@ -252,6 +301,8 @@ final class ListenerCore: @unchecked Sendable {
             logger.info("\(s.peer): connection closed mid-line; \(lost) bytes of that line dropped")
         }
         s.recorder?.close()
+        s.frameLog?.close()
+        if let o = s.osc { stats.osc.add(o.stats) }
         stats.parser.add(s.parser.stats)
         sessions[ObjectIdentifier(s)] = nil
         if !s.rested && config.restAfter > 0 { departed.append(s) }
@@ -261,7 +312,7 @@ final class ListenerCore: @unchecked Sendable {
     func tick() {
         let now = monotonicNanos()
         var pushed = false
-        for s in sessions.values { s.recorder?.flush() }
+        for s in sessions.values { s.recorder?.flush(); s.frameLog?.flush() }
         for s in Array(sessions.values) + departed {
             if config.restAfter > 0 && !s.rested && now &- s.lastFrameNanos > Self.nanos(config.restAfter) {
                 s.rested = true

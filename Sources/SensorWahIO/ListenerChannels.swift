@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import SensorWahCore
 import SensorWahEngine
@@ -111,6 +112,7 @@ public final class Listener: @unchecked Sendable {
     let core: ListenerCore
     var channels: [Channel] = []
     var udpHandlers: [DatagramHandler] = []
+    var oscHandlers: [OSCDatagramHandler] = []
     var stopping = false
     var tickTask: RepeatedTask?
     public private(set) var boundAddresses: [String] = []
@@ -176,11 +178,78 @@ public final class Listener: @unchecked Sendable {
             let a = ch.localAddress
             boundAddresses.append("udp://\(a?.ipAddress ?? config.bindHost):\(a?.port ?? port)")
         }
+        for port in config.oscPorts {
+            let handler = OSCDatagramHandler(core: core)
+            let ch = try DatagramBootstrap(group: group)
+                .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+                }
+                .bind(host: config.bindHost, port: port).wait()
+            channels.append(ch)
+            oscHandlers.append(handler)
+            let a = ch.localAddress
+            boundAddresses.append("osc.udp://\(a?.ipAddress ?? config.bindHost):\(a?.port ?? port)")
+        }
+        for port in config.oscTCPPorts {
+            let server = ServerBootstrap(group: group)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    let addr = channel.remoteAddress
+                    guard core.allowed(addr) else {
+                        core.stats.refused += 1
+                        return channel.close()
+                    }
+                    guard core.tcpConnections < config.maxConnections else {
+                        core.stats.refused += 1
+                        core.logger.warning("refused OSC connection from \(addr?.ipAddress ?? "?"): already \(config.maxConnections) connections (--max-connections)")
+                        return channel.close()
+                    }
+                    core.tcpConnections += 1
+                    core.stats.accepted += 1
+                    return channel.eventLoop.makeCompletedFuture {
+                        if config.idleTimeout > 0 {
+                            try channel.pipeline.syncOperations.addHandler(
+                                IdleStateHandler(readTimeout: .milliseconds(ListenerCore.millis(config.idleTimeout))))
+                        }
+                        try channel.pipeline.syncOperations.addHandler(OSCStreamHandler(core: core))
+                    }
+                }
+            let ch = try server.bind(host: config.bindHost, port: port).wait()
+            channels.append(ch)
+            let a = ch.localAddress
+            boundAddresses.append("osc.tcp://\(a?.ipAddress ?? config.bindHost):\(a?.port ?? port)")
+        }
+        let push = PushSessions(core: core)
+        for port in config.httpPorts {
+            let server = ServerBootstrap(group: group)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelInitializer { channel in
+                    let addr = channel.remoteAddress
+                    guard core.allowed(addr) else {
+                        core.stats.refused += 1
+                        return channel.close()
+                    }
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                        try channel.pipeline.syncOperations.addHandler(HTTPPushHandler(core: core, shared: push))
+                    }
+                }
+            let ch = try server.bind(host: config.bindHost, port: port).wait()
+            channels.append(ch)
+            let a = ch.localAddress
+            boundAddresses.append("http://\(a?.ipAddress ?? config.bindHost):\(a?.port ?? port)")
+        }
         for target in config.connect { connect(target, delay: 0) }
         let udp = udpHandlers
+        let osc = oscHandlers
         tickTask = core.loop.scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { _ in
             core.tick()
             for h in udp { h.expireIdle() }
+            for h in osc { h.expireIdle() }
+            push.expireIdle()
         }
         for a in boundAddresses { core.logger.notice("listening on \(a)") }
     }
@@ -238,6 +307,7 @@ public final class Listener: @unchecked Sendable {
         let stats = (try? core.loop.scheduleTask(in: .milliseconds(50)) { () -> ListenerStats in
             core.stopAll()
             for h in self.udpHandlers { h.peers.removeAll() }
+            for h in self.oscHandlers { h.peers.removeAll() }
             return core.stats
         }.futureResult.wait()) ?? core.stats
         try? group.syncShutdownGracefully()
@@ -262,7 +332,10 @@ public final class Listener: @unchecked Sendable {
         let core = self.core
         return (try? core.loop.submit { () -> ListenerStats in
             var s = core.stats
-            for session in core.sessions.values { s.parser.add(session.parser.stats) }
+            for session in core.sessions.values {
+                s.parser.add(session.parser.stats)
+                if let o = session.osc { s.osc.add(o.stats) }
+            }
             s.mapper = core.pipeline.mapper.stats
             return s
         }.wait()) ?? core.stats

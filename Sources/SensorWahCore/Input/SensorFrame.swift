@@ -45,6 +45,10 @@ public struct SensorFrame: Sendable {
     public var times: InlineArray<3, Double> = .init(repeating: 0)
     /// Values indexed by `Quantity.rawValue`; NaN means "no value".
     public var values: InlineArray<22, Double> = .init(repeating: .nan)
+    /// Values that are not built-in quantities (`osc:` mapping sources), indexed by the slot
+    /// `OSCRoutes.assign` gave them; stamped with the motion group's time. NaN: no value.
+    public var custom: InlineArray<16, Double> = .init(repeating: .nan)
+    public static let customSlots = 16
 
     public init() {}
 

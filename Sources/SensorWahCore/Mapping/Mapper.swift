@@ -54,7 +54,7 @@ public struct Mapper: Sendable {
             let m = mappings[i]
             let g = m.source.group
             if groups & g.bit == 0 { continue }
-            if let wanted = m.sender, wanted != sender { continue }
+            if let wanted = m.sender, !Mapping.sender(sender, matches: wanted) { continue }
             let t = frame.times[g.rawValue]
             if t > _latest { _latest = t }
             step(i, m, value: m.source.read(frame), time: frame.times[g.rawValue], emit: emit)
@@ -179,7 +179,7 @@ public struct Mapper: Sendable {
         for i in 0..<mappings.count {
             let m = mappings[i]
             if let s = sender {
-                if let wanted = m.sender { if wanted != s { continue } } else if !includeUnrestricted { continue }
+                if let wanted = m.sender { if !Mapping.sender(s, matches: wanted) { continue } } else if !includeUnrestricted { continue }
             }
             states[i].pending = -1
             states[i].filter.reset()
@@ -236,5 +236,24 @@ extension MIDIEvent {
         case .pitchBend(let ch):
             self.init(time: time, kind: .pitchBend, channel: ch, value: UInt16(value))
         }
+    }
+}
+
+extension Mapping {
+    /// Whether a sender named `app@host/device` (or a plain address, for older names) is the
+    /// one `wanted` selects: the whole name, the host, the app, `app@host`, or the device id.
+    /// Allocation-free: it runs for every frame.
+    public static func sender(_ name: String?, matches wanted: String) -> Bool {
+        guard let name else { return false }
+        if name == wanted { return true }
+        let n = name.utf8, w = wanted.utf8
+        guard let at = n.firstIndex(of: UInt8(ascii: "@")) else { return false }
+        let afterAt = n.index(after: at)
+        let slash = n[afterAt...].firstIndex(of: UInt8(ascii: "/")) ?? n.endIndex
+        if n[n.startIndex..<at].elementsEqual(w) { return true }          // app
+        if n[afterAt..<slash].elementsEqual(w) { return true }            // host
+        if n[n.startIndex..<slash].elementsEqual(w) { return true }       // app@host
+        if slash != n.endIndex && n[n.index(after: slash)...].elementsEqual(w) { return true }   // device
+        return false
     }
 }

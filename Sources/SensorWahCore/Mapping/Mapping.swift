@@ -2,6 +2,8 @@
 public enum Source: Sendable, Equatable, CustomStringConvertible {
     case axis(Quantity)
     case magnitude(Vector)
+    /// An OSC address's argument (`osc:/address`, `osc:/address[N]`), read from a custom slot.
+    case custom(OSCSource)
 
     public enum Vector: String, Sendable, CaseIterable {
         case accel, gyro, rate, user, gravity
@@ -20,6 +22,7 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .axis(let q): return q.group
         case .magnitude(let v): return v.x.group
+        case .custom: return .motion
         }
     }
 
@@ -31,6 +34,8 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
             let b = v.x.rawValue
             let x = f.values[b], y = f.values[b + 1], z = f.values[b + 2]
             return (x * x + y * y + z * z).squareRoot()
+        case .custom(let c):
+            return c.slot >= 0 && c.slot < SensorFrame.customSlots ? f.custom[c.slot] : .nan
         }
     }
 
@@ -44,6 +49,10 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses `accel.x`, `gyro.z`, `user.y`, `gravity.x`, `rate.x`, `pitch`, `roll`, `yaw`, `accel.mag`.
     public init?(parsing text: String) {
+        if text.count > 4, text.prefix(4).lowercased() == "osc:" {
+            guard let c = OSCSource(parsing: String(text.dropFirst(4))) else { return nil }
+            self = .custom(c); return
+        }
         let t = text.lowercased()
         switch t {
         case "pitch", "attitude.pitch": self = .axis(.pitch); return
@@ -83,6 +92,7 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
                 return "\(vec.rawValue).\(["x", "y", "z"][q.rawValue % 3])"
             }
         case .magnitude(let v): return "\(v.rawValue).mag"
+        case .custom(let c): return c.description
         }
     }
 
@@ -98,6 +108,7 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
             case .quatX, .quatY, .quatZ, .quatW: return (-1, 1, true, 1.5, .infinity, .infinity)
             default: return (-Double.pi, Double.pi, true, 7, .infinity, .infinity) // roll, yaw wrap around
             }
+        case .custom: return (0, 1, false, .infinity, .infinity, .infinity)
         case .magnitude(let v):
             switch v {
             case .gyro, .rate: return (0, 10, false, 20, 400, 3)
@@ -106,6 +117,35 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
             }
         }
     }
+}
+
+/// An OSC address and argument index (from 0) as a mapping source; `slot` is the custom slot
+/// of `SensorFrame` it is read from (given by `OSCRoutes.assign`; -1 until then).
+public struct OSCSource: Sendable, Equatable, CustomStringConvertible {
+    public var address: String
+    public var argument: Int
+    public var slot: Int
+
+    public init(address: String, argument: Int = 0, slot: Int = -1) {
+        self.address = address; self.argument = argument; self.slot = slot
+    }
+
+    /// `/some/address` or `/some/address[N]`, N from 0 to 15.
+    public init?(parsing text: String) {
+        var addr = Substring(text)
+        var arg = 0
+        if addr.hasSuffix("]"), let open = addr.lastIndex(of: "[") {
+            guard let n = Int(addr[addr.index(after: open)..<addr.index(before: addr.endIndex)]),
+                  n >= 0, n < OSCMessage.storedArguments else { return nil }
+            arg = n
+            addr = addr[..<open]
+        }
+        guard addr.count >= 2, addr.first == "/", addr.last != "/", !addr.contains("//"),
+              addr.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x23 && $0 != 0x2C }) else { return nil }
+        self.init(address: String(addr), argument: arg)
+    }
+
+    public var description: String { argument == 0 ? "osc:\(address)" : "osc:\(address)[\(argument)]" }
 }
 
 /// Where a mapping sends its value.

@@ -10,6 +10,7 @@ extension Mapping {
     A mapping is a source followed by options, separated by spaces or commas:
       SOURCE   accel.x|y|z  gyro.x|y|z  rate.x|y|z  user.x|y|z  gravity.x|y|z
                pitch  roll  yaw  quat.x|y|z|w   or a magnitude: accel.mag, gyro.mag, user.mag ...
+               osc:/ADDRESS  or  osc:/ADDRESS[N]   argument N (from 0) of any OSC message (listen --osc)
       cc=N     7-bit Control Change N (0-127)          cc14=N  14-bit CC, MSB N (0-31), LSB N+32
       bend     pitch bend                              ch=N    MIDI channel 1-16 (default 1)
       range=MIN..MAX   input range (clamped)           bipolar | unipolar   centre=X
@@ -17,7 +18,7 @@ extension Mapping {
       smooth=MS  smoothing time constant in ms (0 = off)   beta=B  one-euro speed coefficient
       reject=B   drop readings beyond ±B (none = off)      speed=S  plausible units/s (jump rejection)
       rate=HZ    at most HZ messages per second            rest=V   value sent at exit or silence
-      sender=NAME  only this sender (listen)
+      sender=NAME  only this sender (listen): its name (app@host/device), host, app or device id
     Example: "accel.x cc=11 ch=1 range=-1..1 bipolar smooth=40"
     """
 
@@ -29,6 +30,9 @@ extension Mapping {
         guard let first = words.first else { throw fail("empty mapping: give a source, e.g. \"accel.x cc=11\"") }
         guard !first.contains("=") else {
             throw fail("'\(first)': a mapping starts with its source (accel.x, gyro.z, pitch, accel.mag ...), not an option")
+        }
+        if first.lowercased().hasPrefix("osc:") && Source(parsing: first) == nil {
+            throw fail("'\(first)': an OSC source is osc:/address or osc:/address[N] with N from 0 to 15 (no spaces, commas or #)")
         }
         guard let source = Source(parsing: first) else {
             throw fail("unknown source '\(first)' (try accel.x, gyro.z, pitch, accel.mag; see `sensorwah mappings`)")

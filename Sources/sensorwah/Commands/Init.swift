@@ -73,6 +73,10 @@ struct Init: ParsableCommand {
           bind: \(listen.bind)
           udp: \(list(listen.udp.map(String.init)))                          # e.g. [5555] for HyperIMU, Sensorstream
           connect: \(list(listen.connect))                      # phones in server mode, HOST:PORT
+          osc: \(list(listen.osc.map(String.init)))                          # OSC over UDP ports (GyrOSC, ZIG SIM, Sensors2OSC, TouchOSC)
+          osc-tcp: \(list(listen.oscTCP.map(String.init)))                      # OSC over TCP, SLIP-framed
+          http: \(list(listen.http.map(String.init)))                         # Sensor Logger HTTP push ports
+          http-max-body: \(listen.httpMaxBody)
           allow: \(list(listen.allow))                        # who may send: [] is the local networks; e.g. [192.168.1.0/24], [any]
           pair: \(listen.pair)                      # only the first sender plays until restart
           # pair-with: 192.168.1.20           # only this sender plays

@@ -14,12 +14,17 @@ struct Listen: ParsableCommand {
         discussion: """
         By default a TCP server on port 56204 waits for the phone (SensorLog in client mode). \
         Use --connect when the phone is the server, --udp for apps that send datagrams \
-        (HyperIMU, Sensorstream). Several senders may stream at once; each has its own header.
+        (HyperIMU, Sensorstream), --osc for OSC apps (GyrOSC, ZIG SIM, Sensors2OSC, TouchOSC, \
+        or any OSC sender through osc:/address mappings). Several senders may stream at once; \
+        each has its own header and its own name for sender= (app@address/device).
 
         Examples:
           sensorwah listen                                   TCP port 56204, CC to stdout
           sensorwah listen --udp 5555 --allow 192.168.1.0/24
           sensorwah listen --connect 192.168.1.20:56204 --record Recordings
+          sensorwah listen --no-tcp --osc 9000 --map "accel.x cc=11"
+          sensorwah listen --no-tcp --osc 9000 --detect      list what an OSC app sends
+          sensorwah listen --no-tcp --http 8000              Sensor Logger: push to http://HOST:8000/
         """
     )
 
@@ -33,6 +38,16 @@ struct Listen: ParsableCommand {
     var connect: [String] = []
     @Option(help: ArgumentHelp("Also receive UDP datagrams on this port (repeatable).", valueName: "PORT"))
     var udp: [Int] = []
+    @Option(help: ArgumentHelp("Receive OSC over UDP on this port (repeatable; 0 picks a free one).", valueName: "PORT"))
+    var osc: [Int] = []
+    @Option(name: .customLong("osc-tcp"), help: ArgumentHelp("Receive OSC over TCP, SLIP-framed, on this port (repeatable).", valueName: "PORT"))
+    var oscTCP: [Int] = []
+    @Option(help: ArgumentHelp("Receive Sensor Logger's HTTP push (JSON batches POSTed to http://THIS-HOST:PORT/) on this port (repeatable).", valueName: "PORT"))
+    var http: [Int] = []
+    @Option(help: ArgumentHelp("Largest HTTP push body accepted; larger ones get 413.", valueName: "BYTES"))
+    var httpMaxBody = 4 << 20
+    @Flag(help: "Print each new OSC address once with its argument types, then its values; no MIDI is sent.")
+    var detect = false
     @Option(help: ArgumentHelp("Accept senders only from this address block (repeatable), e.g. 192.168.1.0/24, or 'any'. Default: the local networks (loopback, private, link-local): a phone on the same Wi-Fi works, the internet does not.", valueName: "CIDR"))
     var allow: [String] = []
     @Flag(help: "Pair with the first sender: every other address is ignored until restart (a stage on shared Wi-Fi).")
@@ -60,12 +75,19 @@ struct Listen: ParsableCommand {
         for c in connect where Endpoint(parsing: c) == nil { throw ValidationError("--connect '\(c)' must be HOST:PORT") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
         for u in udp where !(0...65535).contains(u) { throw ValidationError("--udp must be 0-65535") }
+        for u in osc where !(0...65535).contains(u) { throw ValidationError("--osc must be a port 0-65535") }
+        for u in oscTCP where !(0...65535).contains(u) { throw ValidationError("--osc-tcp must be a port 0-65535") }
+        for u in http where !(0...65535).contains(u) { throw ValidationError("--http must be a port 0-65535") }
+        guard (1024...(256 << 20)).contains(httpMaxBody) else { throw ValidationError("--http-max-body must be 1024 to 268435456 bytes") }
+        if detect && osc.isEmpty && oscTCP.isEmpty { throw ValidationError("--detect needs --osc or --osc-tcp") }
         guard (1...10_000).contains(maxConnections) else { throw ValidationError("--max-connections must be 1 to 10000") }
         guard !bind.isEmpty else { throw ValidationError("--bind needs an address, e.g. 0.0.0.0 or 192.168.1.10") }
         for (name, v) in [("--idle-timeout", idleTimeout), ("--rest-after", restAfter)] where !(v.isFinite && v >= 0 && v <= 86_400) {
             throw ValidationError("\(name) must be a number of seconds from 0 (never) to 86400")
         }
-        if noTcp && udp.isEmpty && connect.isEmpty { throw ValidationError("--no-tcp needs --udp or --connect") }
+        if noTcp && udp.isEmpty && connect.isEmpty && osc.isEmpty && oscTCP.isEmpty && http.isEmpty {
+            throw ValidationError("--no-tcp needs --udp, --osc, --osc-tcp, --http or --connect")
+        }
     }
 
     func run() throws {
@@ -80,6 +102,11 @@ struct Listen: ParsableCommand {
         config.tcpPort = noTcp ? nil : port
         config.connect = connect.compactMap { Endpoint(parsing: $0) }
         config.udpPorts = udp
+        config.oscPorts = osc
+        config.oscTCPPorts = oscTCP
+        config.oscDetect = detect
+        config.httpPorts = http
+        config.maxPushBody = httpMaxBody
         config.allow = allow.contains("any") ? CIDR.everywhere : allow.compactMap(CIDR.init)
         config.pair = pair || pairWith != nil
         config.pairWith = pairWith
@@ -91,7 +118,7 @@ struct Listen: ParsableCommand {
         config.recordDirectory = record
 
         let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 16)
-        let pump = OutputPump(queue: queue, outputs: try Wiring.outputs(output, mappings: mappings, logger: logger))
+        let pump = OutputPump(queue: queue, outputs: detect ? [] : try Wiring.outputs(output, mappings: mappings, logger: logger))
         pump.start()
         let listener = Listener(configuration: config, mappings: mappings, queue: queue, wake: pump.wake, logger: logger)
         do {
@@ -115,11 +142,25 @@ struct Listen: ParsableCommand {
         var s = Summary(source: "listen", format: input.format, parser: stats.parser, mapper: stats.mapper, elapsed: 0)
         s.showElapsed = false
         var text = s.text
+        let o = stats.osc
+        if o.packets > 0 || o.malformed > 0 || o.tooLong > 0 {
+            text += "\n  OSC packets \(o.packets), messages \(o.messages), frames \(o.frames)"
+            text += ", refused as malformed \(o.malformed)"
+            if o.tooLong > 0 { text += ", over the size limit \(o.tooLong)" }
+            if o.unused > 0 { text += ", messages with no built-in meaning or osc: mapping \(o.unused)" }
+        }
+        let p = stats.push
+        if p.batches > 0 || p.refused > 0 || p.tooLarge > 0 {
+            text += "\n  HTTP push batches \(p.batches), frames \(p.frames), refused (400) \(p.refused), too large (413) \(p.tooLarge)"
+            if p.late > 0 { text += ", late samples dropped \(p.late)" }
+            if p.otherSensors > 0 { text += ", entries of other sensors \(p.otherSensors)" }
+        }
         text += "\n  senders accepted \(stats.accepted), refused \(stats.refused)"
         if stats.pairRefused > 0 { text += " (\(stats.pairRefused) by --pair)" }
         if stats.cutOff > 0 { text += ", cut off for a line over --max-line \(stats.cutOff)" }
         if stats.partialLinesLost > 0 { text += ", lines lost to a closed connection \(stats.partialLinesLost)" }
         if stats.queueDrops > 0 { text += "\n  messages dropped because the outputs fell behind: \(stats.queueDrops)" }
+        if !stats.senderNames.isEmpty { text += "\n  senders: " + stats.senderNames.joined(separator: ", ") }
         for r in stats.recordings { text += "\n  recorded \(r)" }
         if latency {
             let q = stats.handoff

@@ -43,6 +43,7 @@ enum ConfigSchema {
         ], commands: ["replay", "stream"]),
         Section(name: "listen", keys: [
             Key("port", .number), Key("no-tcp", .flag), Key("bind", .text), Key("connect", .list), Key("udp", .list),
+            Key("osc", .list), Key("osc-tcp", .list), Key("http", .list), Key("http-max-body", .number),
             Key("allow", .list), Key("pair", .flag), Key("pair-with", .text), Key("max-connections", .number), Key("idle-timeout", .number),
             Key("rest-after", .number), Key("record", .text),
         ], commands: ["listen"]),

@@ -39,10 +39,13 @@ struct MappingOptions: ParsableArguments {
             }
         }
         if lines.isEmpty { return [.default] }
-        return try lines.map { line in
+        var parsed = try lines.map { line in
             do { return try Mapping(parsing: line) } catch let e as MappingSyntaxError {
                 throw ValidationError("mapping \"\(line)\": \(e.message)")
             }
         }
+        // osc: sources share the frame's custom slots
+        if let error = OSCRoutes.assign(&parsed).error { throw ValidationError(error) }
+        return parsed
     }
 }

@@ -1,0 +1,184 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import SensorWahCore
+import SensorWahEngine
+import SensorWahRuntime
+
+// Sensor Logger's HTTP push: the app POSTs a JSON batch every batch period. Each sender
+// (address plus the app's deviceId) is a session of the listener's core; its samples are
+// ordered by time, merged into frames and fed to the same pipeline as every other input.
+// Answers: 200 for a batch used, 400 with a one-line reason for a body that is not a Sensor
+// Logger batch, 413 for a body over the size limit, 405 for anything but POST.
+
+extension ListenerCore {
+    func pushSession(_ address: SocketAddress?, device: String?, sessions list: inout [SenderSession]) -> SenderSession {
+        let dev = Array((device ?? "").utf8)
+        if let s = list.first(where: { $0.oscDevice == dev }) { return s }
+        if list.count >= Self.maxOSCDevicesPerSender, let last = list.last { return last }
+        let ip = address?.ipAddress ?? "unknown"
+        var name = "sensorlogger@\(ip)"
+        if !dev.isEmpty { name += "/" + String(decoding: dev, as: UTF8.self) }
+        let s = SenderSession(name: name, peer: name, config: config, logger: logger, verbatimRecording: false)
+        s.oscDevice = dev
+        s.push = SensorLoggerFrames()
+        if let dir = config.recordDirectory, let r = FrameRecorder(directory: dir, peer: name, logger: logger) {
+            s.frameLog = r
+            stats.recordings.append(r.path)
+        }
+        sessions[ObjectIdentifier(s)] = s
+        stats.accepted += 1
+        logger.info("Sensor Logger sender: \(name)")
+        list.append(s)
+        return s
+    }
+
+    /// One batch; returns the frames it gave.
+    func feedPush(_ s: SenderSession, _ batch: SensorLoggerBatch, received: UInt64) -> Int {
+        s.lastDataNanos = received
+        if stats.firstDataNanos == 0 { stats.firstDataNanos = received }
+        stats.lastDataNanos = received
+        var pushed = false
+        var n = 0
+        let lateBefore = s.push!.late
+        s.push!.add(batch) { frame in
+            n += 1
+            s.lastFrameNanos = received
+            s.rested = false
+            s.frameLog?.append(frame)
+            let before = handoff.pushed
+            handoff.receivedNanos = received
+            pipeline.process(frame, sender: s.name)
+            if handoff.pushed != before {
+                pushed = true
+                stats.handoff.record(nanos: monotonicNanos() &- received)
+            }
+        }
+        stats.push.batches += 1
+        stats.push.frames += n
+        stats.push.late += s.push!.late - lateBefore
+        stats.push.otherSensors += batch.otherSensors
+        if pushed { wake() }
+        return n
+    }
+}
+
+/// Counts for HTTP push input.
+public struct PushStats: Sendable, Equatable {
+    public var batches = 0
+    public var frames = 0
+    public var refused = 0
+    public var tooLarge = 0
+    /// Samples older than frames already sent (a late batch): dropped.
+    public var late = 0
+    /// Entries of sensors SensorWah does not read (location, microphone, …).
+    public var otherSensors = 0
+    public init() {}
+}
+
+final class HTTPPushHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+    let core: ListenerCore
+    var body: [UInt8] = []
+    var head: HTTPRequestHead?
+    var tooLarge = false
+    var sessions: [SenderSession]
+    let shared: PushSessions
+
+    init(core: ListenerCore, shared: PushSessions) {
+        self.core = core
+        self.shared = shared
+        sessions = []
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let h):
+            head = h
+            body.removeAll(keepingCapacity: true)
+            tooLarge = false
+            if let len = h.headers.first(name: "content-length").flatMap(Int.init), len > core.config.maxPushBody {
+                tooLarge = true
+            }
+        case .body(var buf):
+            guard !tooLarge else { return }
+            if body.count + buf.readableBytes > core.config.maxPushBody {
+                tooLarge = true
+                body.removeAll()
+                return
+            }
+            body += buf.readBytes(length: buf.readableBytes) ?? []
+        case .end:
+            guard let h = head else { return }
+            head = nil
+            let received = monotonicNanos()
+            let peer = context.channel.remoteAddress
+            if tooLarge {
+                core.stats.push.tooLarge += 1
+                core.logger.warning("\(peer?.ipAddress ?? "?"): HTTP body over \(core.config.maxPushBody) bytes refused (413)")
+                respond(context, .payloadTooLarge, "body over \(core.config.maxPushBody) bytes", close: true)
+                return
+            }
+            guard h.method == .POST else {
+                respond(context, .methodNotAllowed, "POST Sensor Logger's JSON batches here")
+                return
+            }
+            let result: Result<SensorLoggerBatch, SensorLoggerBatch.Refusal> = body.withUnsafeBytes { b in
+                do throws(SensorLoggerBatch.Refusal) { return .success(try SensorLoggerBatch.decode(b)) } catch { return .failure(error) }
+            }
+            switch result {
+            case .failure(let r):
+                core.stats.push.refused += 1
+                core.logger.warning("\(peer?.ipAddress ?? "?"): HTTP push refused (400): \(r.reason)")
+                respond(context, .badRequest, r.reason)
+            case .success(let batch):
+                let key = peer.map { OSCPeerKey($0) }
+                let s = shared.session(key) { list in core.pushSession(peer, device: batch.deviceId, sessions: &list) }
+                let n = core.feedPush(s, batch, received: received)
+                respond(context, .ok, "ok: \(n) frames")
+            }
+        }
+    }
+
+    func respond(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ text: String, close: Bool = false) {
+        var headers = HTTPHeaders()
+        let bytes = Array((text + "\n").utf8)
+        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        headers.add(name: "Content-Length", value: "\(bytes.count)")
+        if close { headers.add(name: "Connection", value: "close") }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        var buf = context.channel.allocator.buffer(capacity: bytes.count)
+        buf.writeBytes(bytes)
+        context.write(wrapOutboundOut(.body(.byteBuffer(buf))), promise: nil)
+        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if close { done.whenComplete { _ in context.close(promise: nil) } }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        core.logger.info("HTTP push connection: \(error)")
+        context.close(promise: nil)
+    }
+}
+
+/// Push senders outlive their connections (the app may open a new one per batch): sessions
+/// are kept per address, on the event loop, and expired when silent like UDP senders.
+final class PushSessions: @unchecked Sendable {
+    let core: ListenerCore
+    var byPeer: [OSCPeerKey?: [SenderSession]] = [:]
+    init(core: ListenerCore) { self.core = core }
+
+    func session(_ key: OSCPeerKey?, _ make: (inout [SenderSession]) -> SenderSession) -> SenderSession {
+        make(&byPeer[key, default: []])
+    }
+
+    func expireIdle() {
+        let now = monotonicNanos()
+        let limit = ListenerCore.nanos(max(core.config.idleTimeout, 1))
+        for (k, list) in byPeer where now &- (list.map(\.lastDataNanos).max() ?? 0) > limit {
+            for s in list { core.close(s) }
+            byPeer[k] = nil
+        }
+    }
+}

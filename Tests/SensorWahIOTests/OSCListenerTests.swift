@@ -1,0 +1,177 @@
+import Foundation
+import Logging
+import XCTest
+@testable import SensorWahCore
+@testable import SensorWahIO
+import SensorWahRuntime
+
+/// OSC senders on real loopback sockets (UDP datagrams, SLIP over TCP) into an in-process listener.
+final class OSCListenerTests: XCTestCase {
+    static func string(_ s: String) -> [UInt8] {
+        var b = Array(s.utf8) + [0]
+        while b.count % 4 != 0 { b.append(0) }
+        return b
+    }
+    static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+    static func message(_ address: String, _ floats: [Float]) -> [UInt8] {
+        string(address) + string("," + String(repeating: "f", count: floats.count)) + floats.flatMap { be32($0.bitPattern) }
+    }
+    static func bundle(_ elements: [[UInt8]]) -> [UInt8] {
+        var b = string("#bundle") + be32(0) + be32(1)
+        for e in elements { b += be32(UInt32(e.count)) + e }
+        return b
+    }
+    static func slip(_ p: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [0xC0]
+        for b in p { out += b == 0xC0 ? [0xDB, 0xDC] : b == 0xDB ? [0xDB, 0xDD] : [b] }
+        return out + [0xC0]
+    }
+
+    final class Harness {
+        let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 16)
+        var listener: Listener!
+        var udp = 0, tcp = 0
+
+        var lineTCP = 0
+
+        init(mappings: [String], record: String? = nil, lineServer: Bool = false) throws {
+            var c = ListenerConfiguration()
+            c.bindHost = "127.0.0.1"
+            c.tcpPort = lineServer ? 0 : nil
+            c.restAfter = 0
+            c.oscPorts = [0]
+            c.oscTCPPorts = [0]
+            c.recordDirectory = record
+            var logger = Logger(label: "test")
+            logger.logLevel = .critical
+            var maps = try mappings.map { try Mapping(parsing: $0) }
+            _ = OSCRoutes.assign(&maps)
+            listener = Listener(configuration: c, mappings: maps, queue: queue, wake: {}, logger: logger)
+            try listener.start()
+            for a in listener.boundAddresses {
+                let port = Int(a.split(separator: ":").last!)!
+                if a.hasPrefix("osc.udp") { udp = port } else if a.hasPrefix("osc.tcp") { tcp = port } else if a.hasPrefix("tcp") { lineTCP = port }
+            }
+        }
+
+        func waitFor(_ n: Int, seconds: Double = 5) -> [MIDIEvent] {
+            var got: [MIDIEvent] = []
+            let deadline = Date().addingTimeInterval(seconds)
+            while got.count < n && Date() < deadline {
+                while let e = queue.pop() { got.append(e.event) }
+                usleep(2000)
+            }
+            usleep(50_000)
+            while let e = queue.pop() { got.append(e.event) }
+            return got
+        }
+    }
+
+    func socketTo(_ port: Int, type: Int32) -> Int32 {
+        let fd = socket(AF_INET, type, 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        XCTAssertEqual(r, 0)
+        return fd
+    }
+
+    func send(_ fd: Int32, _ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    func testTwoZIGSIMDevicesOnOneSocketAreTwoSendersAndGarbageIsRefused() throws {
+        let h = try Harness(mappings: ["user.x cc=1 smooth=0 speed=none sender=phoneA",
+                                       "user.x cc=2 smooth=0 speed=none sender=phoneB",
+                                       "quat.w cc=3 smooth=0 speed=none sender=zigsim"])
+        let fd = socketTo(h.udp, type: Int32(SOCK_DGRAM.rawValue))
+        for i in 0..<20 {
+            let a = Float(i) / 19          // 0 ... 1 G
+            send(fd, Self.bundle([Self.message("/phoneA/accel", [a, 0, 0]), Self.message("/phoneA/quaternion", [0, 0, 0, a])]))
+            send(fd, Self.bundle([Self.message("/ZIGSIM/phoneB/accel", [-a, 0, 0])]))
+            if i == 5 { send(fd, [0x2F, 0x61, 0x00]) }      // not a multiple of 4: refused
+            if i == 6 { send(fd, Array(repeating: 0xFF, count: 64)) }
+            usleep(1000)
+        }
+        close(fd)
+        let events = h.waitFor(60)
+        let stats = h.listener.stop()
+        let cc1 = events.filter { $0.controller == 1 }.map(\.value)
+        let cc2 = events.filter { $0.controller == 2 }.map(\.value)
+        XCTAssertEqual(cc1.first, 64); XCTAssertEqual(cc1.last, 127)
+        XCTAssertEqual(cc2.first, 64); XCTAssertEqual(cc2.last, 0)
+        XCTAssertEqual(events.filter { $0.controller == 3 }.count, 20, "sender=zigsim selects the app: every quaternion of phoneA")
+        XCTAssertEqual(stats.osc.malformed, 2)
+        XCTAssertEqual(stats.osc.packets, 42)
+        XCTAssertEqual(stats.osc.frames, 40)
+        XCTAssertEqual(stats.accepted, 2)
+    }
+
+    func testSLIPOverTCPSplitAnywhereAndAnOSCAddressAsASource() throws {
+        let h = try Harness(mappings: ["osc:/fader[1] cc=7 smooth=0"])
+        var stream: [UInt8] = []
+        for i in 0...10 { stream += Self.slip(Self.message("/fader", [9, Float(i) / 10])) }
+        let fd = socketTo(h.tcp, type: Int32(SOCK_STREAM.rawValue))
+        var i = 0
+        while i < stream.count {    // 3-byte pieces: packets split everywhere
+            send(fd, Array(stream[i..<min(i + 3, stream.count)]))
+            i += 3
+            if i % 60 == 0 { usleep(500) }
+        }
+        close(fd)
+        let events = h.waitFor(11)
+        let stats = h.listener.stop()
+        let want: [Int] = (0...10).map { (i: Int) -> Int in Int((Double(Float(i) / 10) * 127).rounded()) }
+        XCTAssertEqual(events.map { Int($0.value) }, want)
+        XCTAssertEqual(stats.osc.frames, 11)
+        XCTAssertEqual(stats.osc.malformed, 0)
+    }
+
+    func testLineSendersAreNamedAfterTheirFormatAndTheirAddressStillMatches() throws {
+        let h = try Harness(mappings: ["accel.x cc=1 smooth=0 speed=none sender=sensorlog",
+                                       "accel.x cc=2 smooth=0 speed=none sender=127.0.0.1",
+                                       "accel.x cc=3 smooth=0 speed=none sender=sensorlog@127.0.0.1",
+                                       "accel.x cc=4 smooth=0 speed=none sender=hyperimu"], lineServer: true)
+        let fd = socketTo(h.lineTCP, type: Int32(SOCK_STREAM.rawValue))
+        var text = "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)\n"
+        for i in 0..<10 { text += "2024-01-01T00:00:00.000Z,\(100 + Double(i) * 0.01),\(Double(i) / 10),0,-1\n" }
+        send(fd, Array(text.utf8))
+        close(fd)
+        let events = h.waitFor(30)
+        let stats = h.listener.stop()
+        for cc in [1, 2, 3] { XCTAssertEqual(events.filter { $0.controller == cc }.count, 10, "cc \(cc)") }
+        XCTAssertEqual(events.filter { $0.controller == 4 }.count, 0)
+        XCTAssertEqual(stats.senderNames, ["sensorlog@127.0.0.1"])
+    }
+
+    func testRecordedOSCReplaysToTheSameEvents() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-osc-rec-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let mapping = "accel.x cc=11 smooth=20 speed=none"
+        let h = try Harness(mappings: [mapping], record: dir)
+        let fd = socketTo(h.udp, type: Int32(SOCK_DGRAM.rawValue))
+        for i in 0..<100 {
+            send(fd, Self.message("/accxyz", [Float(sin(Double(i) / 10)), 0, -1]))
+            usleep(2000)
+        }
+        close(fd)
+        let live = h.waitFor(50)
+        _ = h.listener.stop()
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir)
+        XCTAssertEqual(files.count, 1)
+        let text = try String(contentsOfFile: "\(dir)/\(files[0])", encoding: .utf8)
+        var parser = SensorParser()
+        var mapper = Mapper(mappings: [try Mapping(parsing: mapping)])
+        var frame = SensorFrame()
+        var replayed: [MIDIEvent] = []
+        for l in text.split(separator: "\n") where parser.parse(String(l), into: &frame) == .frame {
+            mapper.process(frame) { replayed.append($0) }
+        }
+        XCTAssertGreaterThan(live.count, 10)
+        // the live run ends with the rest value (stop); everything before it replays the same
+        XCTAssertEqual(replayed, Array(live.prefix(replayed.count)))
+        XCTAssertLessThanOrEqual(live.count - replayed.count, 1)
+    }
+}
