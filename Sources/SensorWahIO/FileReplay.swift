@@ -39,12 +39,16 @@ public struct FileReplay {
     public var parserOptions: ParserOptions
     public var maxLineLength: Int
     public var timing: PlaybackTiming
+    /// The file is one sender: one motion stage (tilt, gestures) for the whole run.
+    public var motion: MotionSettings
 
-    public init(path: String, parserOptions: ParserOptions, maxLineLength: Int, timing: PlaybackTiming) {
+    public init(path: String, parserOptions: ParserOptions, maxLineLength: Int, timing: PlaybackTiming,
+                motion: MotionSettings = .init()) {
         self.path = path
         self.parserOptions = parserOptions
         self.maxLineLength = maxLineLength
         self.timing = timing
+        self.motion = motion
     }
 
     /// Plays the file into `pipeline` (which is not finished here: the caller decides whether
@@ -54,6 +58,7 @@ public struct FileReplay {
         var schedule = timing.schedule()
         let start = monotonicSeconds()
         var offset = 0.0
+        var stage = MotionStage(settings: motion)
         repeat {
             var reader = FileLineSource(path: path, maxLineLength: maxLineLength)
             var parser = SensorParser(options: parserOptions)
@@ -70,6 +75,8 @@ public struct FileReplay {
                     if passOffset != 0 {
                         for g in 0..<3 { frame.times[g] += passOffset }
                     }
+                    if Shutdown.takeRezeroRequest() { stage.captureRest() }
+                    stage.process(&frame)
                     let t = frame.latestTime
                     latest = max(latest, t)
                     if !fast {

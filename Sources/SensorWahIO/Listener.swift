@@ -44,6 +44,8 @@ public struct ListenerConfiguration: Sendable {
     public var maxLineLength = 16_384
     public var parser = ParserOptions()
     public var recordDirectory: String?
+    /// Tilt and gestures, one `MotionStage` per sender.
+    public var motion = MotionSettings()
     public init() {}
 }
 
@@ -74,6 +76,8 @@ final class SenderSession {
     var framer: LineFramer
     var parser: SensorParser
     var frame = SensorFrame()
+    /// This sender's orientation and gestures (state must not mix between senders).
+    var motion: MotionStage
     var recorder: StreamRecorder?
     var lastFrameNanos: UInt64 = 0
     var lastDataNanos: UInt64
@@ -88,6 +92,7 @@ final class SenderSession {
         self.peer = peer
         framer = LineFramer(maxLineLength: config.maxLineLength)
         parser = SensorParser(options: config.parser)
+        motion = MotionStage(settings: config.motion)
         lastDataNanos = monotonicNanos()
         if let dir = config.recordDirectory {
             recorder = StreamRecorder(directory: dir, peer: peer, logger: logger)
@@ -178,6 +183,7 @@ final class ListenerCore: @unchecked Sendable {
             let r = s.parser.parse(bytes, into: &s.frame)
             switch r {
             case .frame:
+                s.motion.process(&s.frame)
                 s.lastFrameNanos = received
                 s.rested = false
                 let before = handoff.pushed
@@ -220,8 +226,15 @@ final class ListenerCore: @unchecked Sendable {
         if !s.rested && config.restAfter > 0 { departed.append(s) }
     }
 
+    /// "Set forward" for every sender: each one's current orientation becomes its rest.
+    func captureRest() {
+        for s in sessions.values { s.motion.captureRest() }
+        logger.notice("rest orientation captured for \(sessions.count) sender\(sessions.count == 1 ? "" : "s")")
+    }
+
     /// Every 100 ms: flush recordings, rest the controllers of senders that fell silent.
     func tick() {
+        if Shutdown.takeRezeroRequest() { captureRest() }
         let now = monotonicNanos()
         var pushed = false
         for s in sessions.values { s.recorder?.flush() }

@@ -34,6 +34,8 @@ final class BadInputTests: XCTestCase {
             (["replay", r, "--toe-hz", "30000"], "--toe-hz"),
             (["replay", r, "--mix", "2"], "--mix"),
             (["replay", r, "--alsa-connect", ""], "--alsa-connect"),
+            (["replay", r, "--tilt-source", "magic"], "--tilt-source"),
+            (["replay", r, "--zero-gesture", "wave"], "--zero-gesture"),
             // listen: ports, times, sizes
             (["listen", "--port", "70000"], "--port"),
             (["listen", "--port", "-1"], "--port"),
@@ -120,6 +122,8 @@ final class BadInputTests: XCTestCase {
             ("accel.x sender=", "sender needs a value"),
             ("accel.x sender", "sender needs a value"),
             ("accel.x wobble=3", "unknown option 'wobble'"),
+            ("accel.x zero", "zero applies to tilt sources"),
+            ("tilt.x zero=1", "zero takes no value"),
         ]
     }
 

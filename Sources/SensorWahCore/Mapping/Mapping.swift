@@ -16,6 +16,29 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The gesture this source reports, if it is one.
+    public var gesture: Gesture? {
+        switch self {
+        case .axis(.flick): return .flick
+        case .axis(.shake): return .shake
+        case .axis(.tap): return .tap
+        default: return nil
+        }
+    }
+
+    /// The same tilt relative to the captured rest orientation (`zero`), if this is a tilt.
+    public var zeroed: Source? {
+        switch self {
+        case .axis(.tiltPitch): return .axis(.zeroPitch)
+        case .axis(.tiltRoll): return .axis(.zeroRoll)
+        case .axis(.tiltX): return .axis(.zeroX)
+        case .axis(.tiltY): return .axis(.zeroY)
+        case .axis(.tiltZ): return .axis(.zeroZ)
+        case .axis(.zeroPitch), .axis(.zeroRoll), .axis(.zeroX), .axis(.zeroY), .axis(.zeroZ): return self
+        default: return nil
+        }
+    }
+
     public var group: SensorGroup {
         switch self {
         case .axis(let q): return q.group
@@ -53,6 +76,19 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
         case "quat.y", "quaternion.y": self = .axis(.quatY); return
         case "quat.z", "quaternion.z": self = .axis(.quatZ); return
         case "quat.w", "quaternion.w": self = .axis(.quatW); return
+        case "tilt.pitch": self = .axis(.tiltPitch); return
+        case "tilt.roll": self = .axis(.tiltRoll); return
+        case "tilt.x": self = .axis(.tiltX); return
+        case "tilt.y": self = .axis(.tiltY); return
+        case "tilt.z": self = .axis(.tiltZ); return
+        case "zero.pitch": self = .axis(.zeroPitch); return
+        case "zero.roll": self = .axis(.zeroRoll); return
+        case "zero.x": self = .axis(.zeroX); return
+        case "zero.y": self = .axis(.zeroY); return
+        case "zero.z": self = .axis(.zeroZ); return
+        case "flick", "stroke", "gesture.flick": self = .axis(.flick); return
+        case "shake", "gesture.shake": self = .axis(.shake); return
+        case "tap", "knock", "gesture.tap": self = .axis(.tap); return
         default: break
         }
         let parts = t.split(separator: ".")
@@ -77,6 +113,19 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
             case .quatY: return "quat.y"
             case .quatZ: return "quat.z"
             case .quatW: return "quat.w"
+            case .tiltPitch: return "tilt.pitch"
+            case .tiltRoll: return "tilt.roll"
+            case .tiltX: return "tilt.x"
+            case .tiltY: return "tilt.y"
+            case .tiltZ: return "tilt.z"
+            case .zeroPitch: return "zero.pitch"
+            case .zeroRoll: return "zero.roll"
+            case .zeroX: return "zero.x"
+            case .zeroY: return "zero.y"
+            case .zeroZ: return "zero.z"
+            case .flick: return "flick"
+            case .shake: return "shake"
+            case .tap: return "tap"
             default:
                 let base = q.rawValue / 3
                 let vec = [Vector.accel, .gyro, .rate, .user, .gravity][base]
@@ -96,6 +145,13 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
             case .gyroX, .gyroY, .gyroZ, .rateX, .rateY, .rateZ: return (-6, 6, true, 20, 400, 3)
             case .pitch: return (-Double.pi / 2, Double.pi / 2, true, 7, 60, 1)
             case .quatX, .quatY, .quatZ, .quatW: return (-1, 1, true, 1.5, .infinity, .infinity)
+            case .tiltX, .tiltY, .tiltZ, .zeroX, .zeroY, .zeroZ: return (-1, 1, true, 1.5, .infinity, .infinity)
+            case .tiltPitch, .zeroPitch: return (-90, 90, true, 1000, .infinity, .infinity)
+            case .tiltRoll, .zeroRoll: return (-180, 180, true, 1000, .infinity, .infinity)
+            // gestures: the range is the strength that gives velocity 1..127
+            case .flick: return (10, 30, false, .infinity, .infinity, .infinity)
+            case .shake: return (1.5, 4, false, .infinity, .infinity, .infinity)
+            case .tap: return (2, 6, false, .infinity, .infinity, .infinity)
             default: return (-Double.pi, Double.pi, true, 7, .infinity, .infinity) // roll, yaw wrap around
             }
         case .magnitude(let v):
@@ -193,7 +249,7 @@ public struct Mapping: Sendable, Equatable {
         self.inputMax = d.max
         self.bipolar = d.bipolar
         self.centre = (d.min + d.max) / 2
-        self.rejectAbove = d.bound
+        self.rejectAbove = d.bound.isFinite ? d.bound : nil
         self.maxSpeed = d.maxSpeed
         self.jumpAllowance = d.jumpAllowance
     }

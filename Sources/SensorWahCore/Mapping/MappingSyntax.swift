@@ -10,6 +10,8 @@ extension Mapping {
     A mapping is a source followed by options, separated by spaces or commas:
       SOURCE   accel.x|y|z  gyro.x|y|z  rate.x|y|z  user.x|y|z  gravity.x|y|z
                pitch  roll  yaw  quat.x|y|z|w   or a magnitude: accel.mag, gyro.mag, user.mag ...
+               tilt.pitch  tilt.roll (degrees)  tilt.x|y|z (gravity direction): fused attitude
+               flick  shake  tap   gestures (with note=, toggle= or cc=)
       cc=N     7-bit Control Change N (0-127)          cc14=N  14-bit CC, MSB N (0-31), LSB N+32
       bend     pitch bend                              ch=N    MIDI channel 1-16 (default 1)
       range=MIN..MAX   input range (clamped)           bipolar | unipolar   centre=X
@@ -18,6 +20,7 @@ extension Mapping {
       reject=B   drop readings beyond ±B (none = off)      speed=S  plausible units/s (jump rejection)
       rate=HZ    at most HZ messages per second            rest=V   value sent at exit or silence
       sender=NAME  only this sender (listen)
+      zero     a tilt relative to the captured rest orientation (--zero-gesture, SIGUSR1)
     Example: "accel.x cc=11 ch=1 range=-1..1 bipolar smooth=40"
     """
 
@@ -154,6 +157,12 @@ extension Mapping {
                 }
                 restValue = r
             case "sender": sender = try text()
+            case "zero", "relative-to-rest":
+                try flag()
+                guard let z = source.zeroed else {
+                    throw fail("'\(word)': zero applies to tilt sources (tilt.pitch, tilt.roll, tilt.x|y|z)")
+                }
+                self.source = z
             default:
                 throw fail("unknown option '\(key)' in '\(word)' (see `sensorwah mappings` for the options)")
             }

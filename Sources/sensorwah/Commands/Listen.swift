@@ -69,6 +69,7 @@ struct Listen: ParsableCommand {
         let mappings = try mapping.mappings()
         for m in mappings { logger.info("mapping: \(m.summary)") }
         Shutdown.installHandlers()
+        Shutdown.installRezeroSignal()
 
         var config = ListenerConfiguration()
         config.bindHost = bind
@@ -82,6 +83,7 @@ struct Listen: ParsableCommand {
         config.maxLineLength = input.maxLine
         config.parser = input.parserOptions()
         config.recordDirectory = record
+        config.motion = try mapping.motionSettings()
 
         let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 16)
         let pump = OutputPump(queue: queue, outputs: try Wiring.outputs(output, mappings: mappings, logger: logger))

@@ -78,7 +78,7 @@ struct Render: ParsableCommand {
             let collect = PedalAutomationOutput(PedalAutomation(mapping: m, sampleRate: rate))
             var pipeline = Pipeline(mappings: mappings, outputs: [collect])
             let replay = FileReplay(path: recording!, parserOptions: sensors.parserOptions(), maxLineLength: sensors.maxLine,
-                                    timing: PlaybackTiming(fast: true))
+                                    timing: PlaybackTiming(fast: true), motion: try mapping.motionSettings())
             let read: FileReplay.Result
             do { read = try replay.run(into: &pipeline) } catch { throw RuntimeFailure("\(error)") }
             // the gesture's own changes only: the end of the log does not move the pedal to rest

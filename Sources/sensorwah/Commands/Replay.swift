@@ -38,11 +38,13 @@ struct Replay: ParsableCommand {
             throw RuntimeFailure("cannot open '\(file)': \(String(cString: strerror(errno)))")
         }
         close(fd)
+        let motion = try mapping.motionSettings()
         Shutdown.installHandlers()
+        Shutdown.installRezeroSignal()
         for m in mappings { logger.info("mapping: \(m.summary)") }
         var pipeline = Pipeline(mappings: mappings, outputs: try Wiring.outputs(output, mappings: mappings, logger: logger))
         let replay = FileReplay(path: file, parserOptions: input.parserOptions(), maxLineLength: input.maxLine,
-                                timing: playback.timing)
+                                timing: playback.timing, motion: motion)
         let result: FileReplay.Result
         do { result = try replay.run(into: &pipeline) } catch { throw RuntimeFailure("\(error)") }
         pipeline.finish()
