@@ -18,7 +18,7 @@ struct SensorWah: ParsableCommand {
 
         With no --map, wrist tilt on the accelerometer's X axis drives CC 11 on channel 1.
         """,
-        subcommands: [Replay.self, Listen.self, Stream.self, Render.self, Ports.self, MappingsHelp.self],
+        subcommands: [Replay.self, Listen.self, Stream.self, Render.self, Export.self, Ports.self, MappingsHelp.self],
         defaultSubcommand: nil
     )
 }
