@@ -44,7 +44,7 @@ public final class JackMIDIOutput: EventOutput {
     private var closed = false
     init(session: JackSession) { self.session = session }
     public var name: String { "jack" }
-    public func send(_ e: MIDIEvent) { session.engine.send(e) }
+    public func send(_ e: MIDIEvent) { if e.kind != .wahSwitch { session.engine.send(e) } }
     public func flush() {}
     public func close() {
         guard !closed else { return }

@@ -124,6 +124,13 @@ final class BadInputTests: XCTestCase {
             ("accel.x wobble=3", "unknown option 'wobble'"),
             ("accel.x zero", "zero applies to tilt sources"),
             ("tilt.x zero=1", "zero takes no value"),
+            ("accel.x note=60", "gesture source"),
+            ("flick note=200", "note needs a whole number 0-127"),
+            ("flick note=", "note needs a value"),
+            ("flick toggle=x", "toggle needs a whole number"),
+            ("flick note=60 length=0", "length needs a time"),
+            ("flick note=60 length=inf", "length needs a time"),
+            ("flick cc=1 length=100", "only a note= mapping has a length"),
         ]
     }
 

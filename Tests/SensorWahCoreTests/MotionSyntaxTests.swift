@@ -8,7 +8,7 @@ final class MotionSyntaxTests: XCTestCase {
             ("tilt.pitch", .tiltPitch, -90, 90, true), ("tilt.roll", .tiltRoll, -180, 180, true),
             ("tilt.x", .tiltX, -1, 1, true), ("tilt.y", .tiltY, -1, 1, true), ("tilt.z", .tiltZ, -1, 1, true),
             ("tilt.x zero", .zeroX, -1, 1, true), ("tilt.pitch zero", .zeroPitch, -90, 90, true),
-            ("flick", .flick, 10, 30, false), ("shake", .shake, 1.5, 4, false), ("tap", .tap, 2, 6, false),
+            ("flick", .flick, 10, 30, false), ("shake", .shake, 2, 5, false), ("tap", .tap, 2, 6, false),
         ]
         for (text, q, lo, hi, bipolar) in table {
             let m = try Mapping(parsing: text)
@@ -69,6 +69,7 @@ final class MotionSyntaxTests: XCTestCase {
         let s = MotionScript(attitude: { _ in tilted }, worldAccel: { t in abs(t - 2) < 0.006 ? Vector3(3, 0, 0) : .zero })
         var last = SensorFrame()
         for var f in s.frames(rate: 100, duration: 3.5) { stage.process(&f); last = f }
+        XCTAssertEqual(stage.gestures.counts[Gesture.flick.rawValue], 0)
         XCTAssertEqual(stage.gestures.counts[Gesture.tap.rawValue], 1)
         XCTAssertNotNil(stage.restGravity)
         XCTAssertEqual(last[.zeroPitch], 0, accuracy: 0.5)

@@ -150,7 +150,7 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
             case .tiltRoll, .zeroRoll: return (-180, 180, true, 1000, .infinity, .infinity)
             // gestures: the range is the strength that gives velocity 1..127
             case .flick: return (10, 30, false, .infinity, .infinity, .infinity)
-            case .shake: return (1.5, 4, false, .infinity, .infinity, .infinity)
+            case .shake: return (2, 5, false, .infinity, .infinity, .infinity)
             case .tap: return (2, 6, false, .infinity, .infinity, .infinity)
             default: return (-Double.pi, Double.pi, true, 7, .infinity, .infinity) // roll, yaw wrap around
             }
@@ -170,21 +170,41 @@ public enum Target: Sendable, Equatable, CustomStringConvertible {
     /// 14-bit CC: MSB on `controller` (0-31), LSB on `controller + 32`.
     case controlChange14(channel: UInt8, controller: UInt8)
     case pitchBend(channel: UInt8)
+    /// A note per gesture: Note On with the gesture's velocity, Note Off `length` seconds later.
+    case note(channel: UInt8, note: UInt8, length: Double)
+    /// Each gesture flips a controller between 127 and 0.
+    case toggle(channel: UInt8, controller: UInt8)
+    /// Each gesture flips the wah between engaged and bypassed (`--wah-switch`; not MIDI).
+    case wahSwitch
 
     public var channel: UInt8 {
         switch self {
-        case .controlChange(let c, _), .controlChange14(let c, _), .pitchBend(let c): return c
+        case .controlChange(let c, _), .controlChange14(let c, _), .pitchBend(let c), .note(let c, _, _), .toggle(let c, _): return c
+        case .wahSwitch: return 0
         }
     }
     public var maxValue: Int {
-        if case .controlChange = self { return 127 }
-        return 16383
+        switch self {
+        case .controlChange, .note, .toggle: return 127
+        case .wahSwitch: return 1
+        default: return 16383
+        }
+    }
+    /// Targets fired by a gesture (not following a value).
+    public var isTrigger: Bool {
+        switch self {
+        case .note, .toggle, .wahSwitch: return true
+        default: return false
+        }
     }
     public var description: String {
         switch self {
         case .controlChange(let ch, let cc): return "CC \(cc) on channel \(ch + 1)"
         case .controlChange14(let ch, let cc): return "14-bit CC \(cc)/\(cc + 32) on channel \(ch + 1)"
         case .pitchBend(let ch): return "pitch bend on channel \(ch + 1)"
+        case .note(let ch, let n, let len): return "note \(n) on channel \(ch + 1) (\(Int((len * 1000).rounded())) ms)"
+        case .toggle(let ch, let cc): return "CC \(cc) toggle 127/0 on channel \(ch + 1)"
+        case .wahSwitch: return "the wah's engage switch"
         }
     }
 }
@@ -260,6 +280,7 @@ public struct Mapping: Sendable, Equatable {
     /// The value this mapping rests at.
     public var rest: Int {
         if let r = restValue { return min(max(r, 0), target.maxValue) }
+        if target.isTrigger { return 0 }
         return bipolar ? (target.maxValue + 1) / 2 : 0
     }
 

@@ -14,6 +14,8 @@ extension Mapping {
                flick  shake  tap   gestures (with note=, toggle= or cc=)
       cc=N     7-bit Control Change N (0-127)          cc14=N  14-bit CC, MSB N (0-31), LSB N+32
       bend     pitch bend                              ch=N    MIDI channel 1-16 (default 1)
+      note=N   a note per gesture (velocity from its strength), length=MS (default 150)
+      toggle=N a gesture flips CC N between 127 and 0
       range=MIN..MAX   input range (clamped)           bipolar | unipolar   centre=X
       invert   deadzone=F (0-0.9)   curve=linear|exp:K|log:K
       smooth=MS  smoothing time constant in ms (0 = off)   beta=B  one-euro speed coefficient
@@ -52,6 +54,7 @@ extension Mapping {
 
         var channel: UInt8 = 0
         var chosen: (kind: String, number: UInt8)? = nil
+        var noteLength = 0.15
         var rest: [(word: String, key: String, value: String?)] = []
         for o in options {
             func int(_ lo: Int, _ hi: Int) throws -> Int {
@@ -71,6 +74,13 @@ extension Mapping {
                 guard o.value == nil else { throw fail("'\(o.word)': \(o.key) takes no value") }
                 try setTarget("bend", 0)
             case "ch", "channel": channel = UInt8(try int(1, 16) - 1)
+            case "note": try setTarget("note", UInt8(try int(0, 127)))
+            case "toggle": try setTarget("toggle", UInt8(try int(0, 127)))
+            case "length":
+                guard let v = o.value, let ms = Double(v.replacingMS), ms.isFinite, ms >= 1, ms <= 60_000 else {
+                    throw fail("'\(o.word)': length needs a time from 1 to 60000 ms (how long a gesture's note sounds)")
+                }
+                noteLength = ms / 1000
             default: rest.append(o)
             }
         }
@@ -78,7 +88,15 @@ extension Mapping {
         switch chosen?.kind {
         case "cc14": t = .controlChange14(channel: channel, controller: chosen!.number)
         case "bend": t = .pitchBend(channel: channel)
+        case "note": t = .note(channel: channel, note: chosen!.number, length: noteLength)
+        case "toggle": t = .toggle(channel: channel, controller: chosen!.number)
         default: t = .controlChange(channel: channel, controller: chosen?.number ?? 11)
+        }
+        if t.isTrigger && source.gesture == nil {
+            throw fail("'\(first)': note= and toggle= are played by a gesture source (flick, shake, tap)")
+        }
+        if options.contains(where: { $0.key == "length" }), case .note = t {} else if options.contains(where: { $0.key == "length" }) {
+            throw fail("'length': only a note= mapping has a length")
         }
         self.init(source: source, target: t)
 

@@ -36,15 +36,21 @@ public struct GestureSettings: Sendable, Equatable {
     public var flickRefractory = 0.3
     /// Shaking: the acceleration level (gravity removed, averaged over `shakeTimeConstant`)
     /// must stay above `shakeThreshold` for `shakeMinDuration`; it ends below `shakeRelease`.
-    public var shakeThreshold = 1.5
-    public var shakeRelease = 0.8
+    public var shakeThreshold = 2.0
+    public var shakeRelease = 1.0
     public var shakeTimeConstant = 0.15
     public var shakeMinDuration = 0.25
     /// A tap: the acceleration (gravity removed) jumps above `tapThreshold` from below
-    /// `tapQuiet` in one sample while the rotation rate stays under `tapMaxRate`.
+    /// `tapQuiet` in one sample while the rotation rate stays under `tapMaxRate`, and falls back
+    /// below half the threshold within `tapMaxSamples` samples (a knock is an impulse; a hand
+    /// movement lasts longer). It fires when it has fallen back: one sample of latency.
     public var tapThreshold = 2.0
     public var tapQuiet = 0.6
     public var tapMaxRate = 3.0
+    public var tapMaxSamples = 2
+    /// ...and the rotation rate has stayed under `tapMaxRate` this long (the jolt at the end
+    /// of a stroke is not a tap).
+    public var tapQuietRotation = 0.2
     public var tapRefractory = 0.15
     /// How long a tap counts as active (for `hold=tap`).
     public var tapActive = 0.1
@@ -73,6 +79,10 @@ public struct GestureDetector: Sendable {
     @usableFromInline var lastAccelTime = Double.nan
     @usableFromInline var lastDeviation = 0.0
     @usableFromInline var lastTap = -Double.infinity
+    @usableFromInline var spikeSamples = 0
+    @usableFromInline var spikeStart = 0.0
+    @usableFromInline var lastFastRotation = -Double.infinity
+    @usableFromInline var spikePeak = 0.0
 
     public init(settings: GestureSettings = .init()) { self.settings = settings }
 
@@ -88,6 +98,7 @@ public struct GestureDetector: Sendable {
         guard speed.isFinite else { return }
         rate = speed
         let s = settings
+        if speed >= s.tapMaxRate { lastFastRotation = time }
         if !inStroke {
             guard speed >= s.flickThreshold, time - lastFlick >= s.flickRefractory else { return }
             inStroke = true
@@ -117,13 +128,26 @@ public struct GestureDetector: Sendable {
         let s = settings
         let dt = lastAccelTime.isNaN ? 0 : time - lastAccelTime
         lastAccelTime = time
-        // tap: a sharp spike from quiet, no rotation
+        // tap: a sharp spike from quiet, no rotation, over within a sample or two
         if active & Gesture.tap.bit != 0 && time - lastTap >= s.tapActive { active &= ~Gesture.tap.bit }
-        if deviation >= s.tapThreshold && lastDeviation < s.tapQuiet && rate < s.tapMaxRate
-            && time - lastTap >= s.tapRefractory {
-            lastTap = time
-            active |= Gesture.tap.bit
-            fire(.tap, deviation)
+        if spikeSamples == 0 {
+            if deviation >= s.tapThreshold && lastDeviation < s.tapQuiet && rate < s.tapMaxRate
+                && time - lastTap >= s.tapRefractory && time - lastFastRotation > s.tapQuietRotation {
+                spikeSamples = 1
+                spikePeak = deviation
+                spikeStart = time
+            }
+        } else if deviation < s.tapThreshold / 2 {
+            if lastFastRotation < spikeStart {   // no rotation all through the spike
+                lastTap = time
+                active |= Gesture.tap.bit
+                fire(.tap, spikePeak)
+            }
+            spikeSamples = 0
+        } else {
+            spikeSamples += 1
+            spikePeak = max(spikePeak, deviation)
+            if spikeSamples > s.tapMaxSamples { spikeSamples = 0 }   // too long for a knock
         }
         lastDeviation = deviation
         // shake: a sustained acceleration level
