@@ -66,6 +66,7 @@ public final class WahPedalOutput: EventOutput {
     }
     public var name: String { "wah" }
     public func send(_ e: MIDIEvent) {
+        if e.kind == .wahSwitch { session.engine.setBypass(e.value == 0); return }
         if let p = PedalAutomation.pedal(of: e, for: target) { session.engine.setPedal(p) }
     }
     public func flush() {}

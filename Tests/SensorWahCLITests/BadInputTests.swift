@@ -36,6 +36,8 @@ final class BadInputTests: XCTestCase {
             (["replay", r, "--alsa-connect", ""], "--alsa-connect"),
             (["replay", r, "--tilt-source", "magic"], "--tilt-source"),
             (["replay", r, "--zero-gesture", "wave"], "--zero-gesture"),
+            (["replay", r, "--wah-switch", "wave", "--wah"], "--wah-switch"),
+            (["replay", r, "--wah-switch", "flick"], "--wah-switch needs --wah"),
             // listen: ports, times, sizes
             (["listen", "--port", "70000"], "--port"),
             (["listen", "--port", "-1"], "--port"),

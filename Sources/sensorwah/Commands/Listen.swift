@@ -66,7 +66,7 @@ struct Listen: ParsableCommand {
     func run() throws {
         global.bootstrapLogging()
         let logger = Logger(label: "sensorwah.listen")
-        let mappings = try mapping.mappings()
+        let mappings = try mapping.mappings() + output.jack.switchMappings()
         for m in mappings { logger.info("mapping: \(m.summary)") }
         Shutdown.installHandlers()
         Shutdown.installRezeroSignal()

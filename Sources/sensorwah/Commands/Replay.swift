@@ -32,7 +32,7 @@ struct Replay: ParsableCommand {
     func run() throws {
         global.bootstrapLogging()
         let logger = Logger(label: "sensorwah.replay")
-        let mappings = try mapping.mappings()
+        let mappings = try mapping.mappings() + output.jack.switchMappings()
         let fd = open(file, O_RDONLY)
         guard fd >= 0 else {
             throw RuntimeFailure("cannot open '\(file)': \(String(cString: strerror(errno)))")
