@@ -30,6 +30,12 @@ struct MappingState: Sendable {
     var noteOffDue = Double.nan
     /// Toggles and the wah switch: the state the next gesture flips.
     var toggled = false
+    /// `hold=`: frozen now; `relative`: the offset added to the input, the last input before
+    /// the hold, and whether the next reading re-bases the offset.
+    var held = false
+    var offset = 0.0
+    var lastInput = Double.nan
+    var rebase = false
 }
 
 /// Turns sensor frames into MIDI events, one mapping at a time, in this order: outlier
@@ -61,6 +67,7 @@ public struct Mapper: Sendable {
             if m.target.isTrigger { endDueNote(i, m, now: frame.latestTime, emit: emit) }
             if groups & g.bit == 0 { continue }
             if let wanted = m.sender, wanted != sender { continue }
+            if let h = m.hold, holding(i, m, active: frame.activeGestures & h.bit != 0) { continue }
             let t = frame.times[g.rawValue]
             if t > _latest { _latest = t }
             if m.target.isTrigger {
@@ -103,12 +110,40 @@ public struct Mapper: Sendable {
         states[i].candidateRun = 0
         states[i].lastAccepted = x
         states[i].lastAcceptedTime = t
+        // relative: the input plus an offset that keeps the value where the hold left it
+        var input = x
+        if m.relative {
+            if states[i].rebase, !states[i].lastInput.isNaN { states[i].offset = states[i].lastInput - x }
+            states[i].rebase = false
+            input = x + states[i].offset
+            // pushing past an end of the range stores nothing: the offset keeps the value at the end
+            let inside = min(max(input, m.inputMin), m.inputMax)
+            states[i].offset += inside - input
+            input = inside
+            states[i].lastInput = input
+        }
         // clamp, smooth
-        let clamped = min(max(x, m.inputMin), m.inputMax)
+        let clamped = min(max(input, m.inputMin), m.inputMax)
         let smoothed = m.smoothing > 0 ? states[i].filter.filter(clamped, at: t) : clamped
         guard smoothed.isFinite else { stats.nonFinite &+= 1; states[i].filter.reset(); return }
         let out = Self.normalise(smoothed, m)
         send(i, m, value: out, time: t, emit: emit)
+    }
+
+    /// `hold=`: true while the gesture lasts (the mapping is frozen); at its end a relative
+    /// mapping re-bases on the next reading.
+    @usableFromInline
+    mutating func holding(_ i: Int, _ m: Mapping, active: Bool) -> Bool {
+        if active {
+            states[i].held = true
+            states[i].pending = -1
+            return true
+        }
+        if states[i].held {
+            states[i].held = false
+            if m.relative { states[i].rebase = true }
+        }
+        return false
     }
 
     /// A gesture source fired (strength > 0): a note, a toggle or the wah switch.
@@ -242,6 +277,10 @@ public struct Mapper: Sendable {
                 continue
             }
             states[i].toggled = false
+            states[i].held = false
+            states[i].offset = 0
+            states[i].lastInput = .nan
+            states[i].rebase = false
             let r = m.rest
             if states[i].lastSent == r { continue }
             states[i].lastSent = r

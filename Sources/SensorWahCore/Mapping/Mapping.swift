@@ -260,6 +260,11 @@ public struct Mapping: Sendable, Equatable {
     public var restValue: Int?
     /// Only frames from this sender (name or address) feed the mapping (nil = any sender).
     public var sender: String?
+    /// While this gesture lasts (shaking, a stroke, a tap's moment) the value is frozen (`hold=`).
+    public var hold: Gesture?
+    /// With `hold`: after the hold, the value moves on from where it was frozen instead of
+    /// jumping to where the sensor is now; movement accumulates over holds (`relative`).
+    public var relative = false
 
     public init(source: Source, target: Target) {
         let d = source.defaults
@@ -298,6 +303,7 @@ public struct Mapping: Sendable, Equatable {
         if let b = rejectAbove { s += ", drop readings beyond ±\(b)" }
         if rateLimit > 0 { s += ", at most \(Int(rateLimit)) msg/s" }
         if let snd = sender { s += ", sender \(snd)" }
+        if let g = hold { s += ", frozen while \(g)\(relative ? " (relative: moves on from the frozen value)" : "")" }
         return s
     }
 }

@@ -23,6 +23,8 @@ extension Mapping {
       rate=HZ    at most HZ messages per second            rest=V   value sent at exit or silence
       sender=NAME  only this sender (listen)
       zero     a tilt relative to the captured rest orientation (--zero-gesture, SIGUSR1)
+      hold=G   freeze the value while gesture G lasts (flick, shake, tap)
+      relative with hold=: move on from the frozen value (movement accumulates)
     Example: "accel.x cc=11 ch=1 range=-1..1 bipolar smooth=40"
     """
 
@@ -175,6 +177,11 @@ extension Mapping {
                 }
                 restValue = r
             case "sender": sender = try text()
+            case "hold":
+                let v = try text()
+                guard let g = Gesture(name: v) else { throw fail("'\(word)': hold is a gesture: flick, shake or tap") }
+                hold = g
+            case "relative": try flag(); relative = true
             case "zero", "relative-to-rest":
                 try flag()
                 guard let z = source.zeroed else {
@@ -186,6 +193,8 @@ extension Mapping {
             }
         }
         if !centreSet { centre = (inputMin + inputMax) / 2 }
+        if relative && hold == nil { throw fail("'relative': a relative mapping needs hold=GESTURE (the clutch that lets the wrist move back)") }
+        if hold != nil && target.isTrigger { throw fail("'hold': gesture-played targets (note=, toggle=) cannot be held") }
         guard centre > inputMin || !bipolar, centre < inputMax || !bipolar else {
             throw fail("centre \(Self.show(centre)) must lie inside the range \(Self.show(inputMin))..\(Self.show(inputMax))")
         }
