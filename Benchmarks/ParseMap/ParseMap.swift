@@ -54,6 +54,43 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The same phone log with the motion stage (fusion + gestures) before the mapper, and a tilt
+    // and a gesture mapping besides the default: the cost of issue 10 (target: at most 15 % more).
+    do {
+        let file = "Recordings/wrist-wah-phone.csv"
+        guard let data = FileManager.default.contents(atPath: file) else { fatalError("\(file) not found") }
+        let allLines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let header = allLines[0]
+        let body = String(repeating: allLines.dropFirst().filter { !$0.isEmpty }.joined(separator: "\n") + "\n", count: 4)
+        let bytes = Array(body.utf8)
+        let lineCount = bytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        let mappings = [Mapping.default, try! Mapping(parsing: "tilt.x zero cc=12"), try! Mapping(parsing: "flick note=60")]
+        Benchmark("parse+motion+map phone 82 columns") { benchmark in
+            var parser = SensorParser()
+            var frame = SensorFrame()
+            _ = parser.parse(header, into: &frame)
+            var stage = MotionStage()
+            var mapper = Mapper(mappings: mappings)
+            var framer = LineFramer(maxLineLength: 16_384)
+            var sink = 0
+            benchmark.startMeasurement()
+            let start = DispatchTime.now().uptimeNanoseconds
+            bytes.withUnsafeBytes { all in
+                framer.feed(all) { line in
+                    if case .line(let b) = line, parser.parse(b, into: &frame) == .frame {
+                        stage.process(&frame)
+                        mapper.process(frame) { sink &+= Int($0.value) }
+                    }
+                }
+            }
+            let ns = Double(DispatchTime.now().uptimeNanoseconds - start)
+            benchmark.stopMeasurement()
+            blackHole(sink)
+            benchmark.measurement(.custom("MB/s", polarity: .prefersLarger, useScalingFactor: false), Int(Double(bytes.count) / ns * 1e3))
+            benchmark.measurement(.custom("klines/s", polarity: .prefersLarger, useScalingFactor: false), Int(Double(lineCount) / ns * 1e6))
+        }
+    }
+
     Benchmark("JSON line formatting") { benchmark in
         let out = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 16)
         defer { out.deallocate() }

@@ -58,6 +58,16 @@ static inline void sensorwah_seq_ev_set_pitchbend(snd_seq_event_t *ev, int chann
     snd_seq_ev_set_pitchbend(ev, channel, value);
 }
 
+/* Note On / Note Off: channel 0-15, note 0-127, velocity 0-127. */
+static inline void sensorwah_seq_ev_set_noteon(snd_seq_event_t *ev, int channel, int note, int velocity)
+{
+    snd_seq_ev_set_noteon(ev, channel, note, velocity);
+}
+static inline void sensorwah_seq_ev_set_noteoff(snd_seq_event_t *ev, int channel, int note, int velocity)
+{
+    snd_seq_ev_set_noteoff(ev, channel, note, velocity);
+}
+
 /* Everything an output event needs but its payload: from `port`, to all
    subscribers, delivered now (no queue). */
 static inline void sensorwah_seq_ev_init_output(snd_seq_event_t *ev, int port)

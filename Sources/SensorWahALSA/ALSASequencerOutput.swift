@@ -150,6 +150,14 @@ public final class ALSASequencerOutput: @unchecked Sendable {
             // MIDI's 0...16383 with 8192 the centre; ALSA's -8192...8191 with 0 the centre
             sensorwah_seq_ev_set_pitchbend(event, ch, Int32(e.value & 0x3FFF) - 8192)
             ok = output(seq)
+        case .noteOn:
+            sensorwah_seq_ev_set_noteon(event, ch, Int32(e.controller & 0x7F), Int32(e.value & 0x7F))
+            ok = output(seq)
+        case .noteOff:
+            sensorwah_seq_ev_set_noteoff(event, ch, Int32(e.controller & 0x7F), 0)
+            ok = output(seq)
+        case .wahSwitch:
+            return true   // not a MIDI message: the wah's engage switch
         }
         if ok { sent &+= 1 } else { failed &+= 1 }
         return ok

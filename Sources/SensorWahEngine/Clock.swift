@@ -31,6 +31,24 @@ public enum Shutdown {
         signal(SIGTERM, handler)
         signal(SIGPIPE, SIG_IGN)
     }
+
+    /// "Set forward" requested (SIGUSR1, a key, an OSC message): the inputs poll it and make
+    /// each sender's current orientation its rest. One request is taken once.
+    public static let rezero = ManagedAtomic<Bool>(false)
+
+    /// Asks every input to capture its rest orientation. Safe from any thread and from a signal handler.
+    public static func requestRezero() { rezero.store(true, ordering: .relaxed) }
+
+    /// True once per request (the input that takes it captures the rest for its senders).
+    public static func takeRezeroRequest() -> Bool {
+        rezero.load(ordering: .relaxed) && rezero.exchange(false, ordering: .relaxed)
+    }
+
+    /// SIGUSR1 requests a re-zero (`kill -USR1 <pid>` while `listen` or `replay` runs).
+    public static func installRezeroSignal() {
+        let handler: @convention(c) (Int32) -> Void = { _ in Shutdown.rezero.store(true, ordering: .relaxed) }
+        signal(SIGUSR1, handler)
+    }
 }
 
 /// Sleeps until the monotonic clock reads `deadline` (seconds); returns early on a stop request.

@@ -54,16 +54,21 @@ public struct FileReplay {
     public var parserOptions: ParserOptions
     public var maxLineLength: Int
     public var timing: PlaybackTiming
+    /// The recording is one sender: one motion stage (tilt, gestures) for the whole run.
+    public var motion: MotionSettings
 
-    public init(path: String, parserOptions: ParserOptions, maxLineLength: Int, timing: PlaybackTiming) {
-        self.init(paths: [path], parserOptions: parserOptions, maxLineLength: maxLineLength, timing: timing)
+    public init(path: String, parserOptions: ParserOptions, maxLineLength: Int, timing: PlaybackTiming,
+                motion: MotionSettings = .init()) {
+        self.init(paths: [path], parserOptions: parserOptions, maxLineLength: maxLineLength, timing: timing, motion: motion)
     }
 
-    public init(paths: [String], parserOptions: ParserOptions, maxLineLength: Int, timing: PlaybackTiming) {
+    public init(paths: [String], parserOptions: ParserOptions, maxLineLength: Int, timing: PlaybackTiming,
+                motion: MotionSettings = .init()) {
         self.paths = paths
         self.parserOptions = parserOptions
         self.maxLineLength = maxLineLength
         self.timing = timing
+        self.motion = motion
     }
 
     /// The files a command-line argument names: a folder gives its `.csv` files (a Sensor
@@ -112,6 +117,7 @@ public struct FileReplay {
         var options = parserOptions
         if options.sensor == nil { options.sensor = LoggedSensor.fromFileName(path) }
         var firstPass = true
+        var stage = MotionStage(settings: motion)
         repeat {
             var reader = FileLineSource(path: path, maxLineLength: maxLineLength)
             var parser = SensorParser(options: options)
@@ -134,6 +140,8 @@ public struct FileReplay {
                     if passOffset != 0 {
                         for g in 0..<3 { frame.times[g] += passOffset }
                     }
+                    if Shutdown.takeRezeroRequest() { stage.captureRest() }
+                    stage.process(&frame)
                     let t = frame.latestTime
                     latest = max(latest, t)
                     if !fast {
@@ -207,11 +215,14 @@ public struct FileReplay {
         var schedule = timing.schedule()
         let start = monotonicSeconds()
         var offset = 0.0
+        var stage = MotionStage(settings: motion)
         repeat {
             var latest = 0.0
             for var f in merged {
                 if Shutdown.isRequested { break }
                 if offset != 0 { for g in 0..<3 { f.times[g] += offset } }
+                if Shutdown.takeRezeroRequest() { stage.captureRest() }
+                stage.process(&f)
                 let t = f.latestTime
                 latest = max(latest, t)
                 if !timing.fast {

@@ -60,6 +60,8 @@ public struct ListenerConfiguration: Sendable {
     public var maxLineLength = 16_384
     public var parser = ParserOptions()
     public var recordDirectory: String?
+    /// Tilt and gestures, one `MotionStage` per sender.
+    public var motion = MotionSettings()
     public init() {}
 }
 
@@ -101,6 +103,8 @@ final class SenderSession {
     var framer: LineFramer
     var parser: SensorParser
     var frame = SensorFrame()
+    /// This sender's orientation and gestures (state must not mix between senders).
+    var motion: MotionStage
     var recorder: StreamRecorder?
     /// OSC senders: packets to frames, the device id that picked this session, and the
     /// decoded frames' recording (`--record`).
@@ -126,6 +130,7 @@ final class SenderSession {
         self.peer = peer
         framer = LineFramer(maxLineLength: verbatimRecording ? config.maxLineLength : 1)
         parser = SensorParser(options: config.parser)
+        motion = MotionStage(settings: config.motion)
         lastDataNanos = monotonicNanos()
         if verbatimRecording, let dir = config.recordDirectory {
             recorder = StreamRecorder(directory: dir, peer: peer, logger: logger)
@@ -254,6 +259,7 @@ final class ListenerCore: @unchecked Sendable {
             switch r {
             case .frame:
                 if !s.named { nameAfterFormat(s) }
+                s.motion.process(&s.frame)
                 s.lastFrameNanos = received
                 s.rested = false
                 let before = handoff.pushed
@@ -308,8 +314,15 @@ final class ListenerCore: @unchecked Sendable {
         if !s.rested && config.restAfter > 0 { departed.append(s) }
     }
 
+    /// "Set forward" for every sender: each one's current orientation becomes its rest.
+    func captureRest() {
+        for s in sessions.values { s.motion.captureRest() }
+        logger.notice("rest orientation captured for \(sessions.count) sender\(sessions.count == 1 ? "" : "s")")
+    }
+
     /// Every 100 ms: flush recordings, rest the controllers of senders that fell silent.
     func tick() {
+        if Shutdown.takeRezeroRequest() { captureRest() }
         let now = monotonicNanos()
         var pushed = false
         for s in sessions.values { s.recorder?.flush(); s.frameLog?.flush() }

@@ -72,9 +72,11 @@ extension ListenerCore {
             s.lastFrameNanos = received
             s.rested = false
             s.frameLog?.append(frame)
+            var derived = frame
+            s.motion.process(&derived)   // tilt and gestures, per sender
             let before = handoff.pushed
             handoff.receivedNanos = received
-            pipeline.process(frame, sender: s.name)
+            pipeline.process(derived, sender: s.name)
             if handoff.pushed != before {
                 pushed = true
                 stats.handoff.record(nanos: monotonicNanos() &- received)

@@ -145,6 +145,7 @@ public final class JackEngine: @unchecked Sendable {
         state.pointee.hooks = c.hooks
         state.pointee.measure = c.measureCallbackTime
         setPedal(c.initialPedal)
+        setBypass(c.wah.bypass)
         JackEngine.silenceLibraryMessages()
     }
 
@@ -164,6 +165,14 @@ public final class JackEngine: @unchecked Sendable {
     }
 
     public var pedal: Float { Float(bitPattern: state.pointee.pedalBits.load(ordering: .relaxed)) }
+
+    /// The wah's engage switch (`--wah-switch`): true bypasses the effect, false engages it. The
+    /// process callback applies it at its next period with the 5 ms crossfade (no click).
+    public func setBypass(_ bypassed: Bool) {
+        state.pointee.bypassed.store(bypassed, ordering: .relaxed)
+    }
+
+    public var isBypassed: Bool { state.pointee.bypassed.load(ordering: .relaxed) }
 
     /// Queues a MIDI message for `midi_out`, stamped with the JACK time now. Dropped (and
     /// counted) while no server is connected or when the ring is full. Single producer.
@@ -346,6 +355,8 @@ public final class JackEngine: @unchecked Sendable {
         let pedalNow = pedal
         state.pointee.wah1.setPedal(pedalNow)
         state.pointee.wah2.setPedal(pedalNow)
+        state.pointee.wah1.setBypass(isBypassed)
+        state.pointee.wah2.setBypass(isBypassed)
         state.pointee.wah1.prepare(sampleRate: Double(rate))
         state.pointee.wah2.prepare(sampleRate: Double(rate))
         state.pointee.preparedRate = rate

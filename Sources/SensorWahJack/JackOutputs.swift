@@ -44,7 +44,7 @@ public final class JackMIDIOutput: EventOutput {
     private var closed = false
     init(session: JackSession) { self.session = session }
     public var name: String { "jack" }
-    public func send(_ e: MIDIEvent) { session.engine.send(e) }
+    public func send(_ e: MIDIEvent) { if e.kind != .wahSwitch { session.engine.send(e) } }
     public func flush() {}
     public func close() {
         guard !closed else { return }
@@ -66,6 +66,7 @@ public final class WahPedalOutput: EventOutput {
     }
     public var name: String { "wah" }
     public func send(_ e: MIDIEvent) {
+        if e.kind == .wahSwitch { session.engine.setBypass(e.value == 0); return }
         if let p = PedalAutomation.pedal(of: e, for: target) { session.engine.setPedal(p) }
     }
     public func flush() {}

@@ -28,6 +28,12 @@ public struct MIDIRingEntry: Sendable, Equatable {
             word |= (0xB0 | status) << 24 | (cc + 32) << 32 | (v & 0x7F) << 40 | 6 << 56
         case .pitchBend:
             word = (0xE0 | status) | (v & 0x7F) << 8 | ((v >> 7) & 0x7F) << 16 | 3 << 56
+        case .noteOn:
+            word = (0x90 | status) | UInt64(e.controller & 0x7F) << 8 | (v & 0x7F) << 16 | 3 << 56
+        case .noteOff:
+            word = (0x80 | status) | UInt64(e.controller & 0x7F) << 8 | 3 << 56
+        case .wahSwitch:
+            word = 0   // not a MIDI message (JackMIDIOutput does not send it)
         }
         self.arrival = arrival
         self.packed = word

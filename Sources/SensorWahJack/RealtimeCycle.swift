@@ -103,6 +103,8 @@ struct RTState {
 
     /// Pedal 0...1 as the bit pattern of a Float (written by any thread, read each cycle).
     let pedalBits: UnsafeAtomic<UInt32>
+    /// The wah's engage switch: true = bypassed (written by any thread, read each cycle).
+    let bypassed: UnsafeAtomic<Bool>
     /// Sample rate reported by JACK's sample-rate callback (another thread).
     let requestedRate: UnsafeAtomic<UInt32>
     /// Period size in frames (buffer-size callback and each cycle).
@@ -123,6 +125,7 @@ struct RTState {
 
     init(midiCapacity: Int) {
         pedalBits = .create(Float(0).bitPattern)
+        bypassed = .create(false)
         requestedRate = .create(0)
         periodFrames = .create(0)
         cycles = .create(0)
@@ -136,6 +139,7 @@ struct RTState {
 
     func destroy() {
         pedalBits.destroy()
+        bypassed.destroy()
         requestedRate.destroy()
         periodFrames.destroy()
         cycles.destroy()
@@ -192,6 +196,10 @@ func rtCycle(_ s: UnsafeMutablePointer<RTState>, _ nframes: jack_nframes_t) {
         let pedal = Float(bitPattern: s.pointee.pedalBits.load(ordering: .relaxed))
         s.pointee.wah1.setPedal(pedal)
         s.pointee.wah2.setPedal(pedal)
+        // the engage switch: a store into each processor; the crossfade avoids the click
+        let off = s.pointee.bypassed.load(ordering: .relaxed)
+        s.pointee.wah1.setBypass(off)
+        s.pointee.wah2.setBypass(off)
         // re-prepare after a sample-rate change (a few libm calls, no allocation); the smoothed
         // pedal restarts at its target
         let rate = s.pointee.requestedRate.load(ordering: .relaxed)

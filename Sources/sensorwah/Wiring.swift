@@ -50,6 +50,7 @@ enum Wiring {
         c.wah = j.tone.settings()
         c.connections = try j.connections()
         c.initialPedal = PedalAutomation.pedal(value: pedalMapping.rest, of: pedalMapping.target)
+        if j.wahSwitch != nil { c.wah.bypass = true }   // a switched wah starts off, like the pedal
         return c
     }
 }

@@ -34,6 +34,10 @@ final class BadInputTests: XCTestCase {
             (["replay", r, "--toe-hz", "30000"], "--toe-hz"),
             (["replay", r, "--mix", "2"], "--mix"),
             (["replay", r, "--alsa-connect", ""], "--alsa-connect"),
+            (["replay", r, "--tilt-source", "magic"], "--tilt-source"),
+            (["replay", r, "--zero-gesture", "wave"], "--zero-gesture"),
+            (["replay", r, "--wah-switch", "wave", "--wah"], "--wah-switch"),
+            (["replay", r, "--wah-switch", "flick"], "--wah-switch needs --wah"),
             // listen: ports, times, sizes
             (["listen", "--port", "70000"], "--port"),
             (["listen", "--port", "-1"], "--port"),
@@ -130,6 +134,20 @@ final class BadInputTests: XCTestCase {
             ("accel.x sender=", "sender needs a value"),
             ("accel.x sender", "sender needs a value"),
             ("accel.x wobble=3", "unknown option 'wobble'"),
+            ("accel.x zero", "zero applies to tilt sources"),
+            ("tilt.x zero=1", "zero takes no value"),
+            ("accel.x note=60", "gesture source"),
+            ("flick note=200", "note needs a whole number 0-127"),
+            ("flick note=", "note needs a value"),
+            ("flick toggle=x", "toggle needs a whole number"),
+            ("flick note=60 length=0", "length needs a time"),
+            ("flick note=60 length=inf", "length needs a time"),
+            ("flick cc=1 length=100", "only a note= mapping has a length"),
+            ("tilt.x hold=wave", "hold is a gesture"),
+            ("tilt.x hold=", "hold needs a value"),
+            ("tilt.x relative", "needs hold=GESTURE"),
+            ("tilt.x hold=shake relative=yes", "relative takes no value"),
+            ("tap note=40 hold=shake", "cannot be held"),
         ]
     }
 

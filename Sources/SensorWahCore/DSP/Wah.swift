@@ -192,6 +192,17 @@ public struct WahProcessor: Sendable {
         state.crossfade = coefficients.crossfadeTarget
     }
 
+    /// Engages (false) or bypasses (true) the effect at run time with the usual 5 ms crossfade,
+    /// touching nothing else: one store, real-time safe (`settings.bypass` is the initial state
+    /// and applies again when the settings change).
+    @inlinable
+    public mutating func setBypass(_ bypassed: Bool) {
+        coefficients.crossfadeTarget = bypassed ? 0 : 1
+    }
+
+    /// True while bypassed or fading out (the crossfade target).
+    public var isBypassed: Bool { coefficients.crossfadeTarget == 0 }
+
     /// Sets the pedal target (0 = heel, 1 = toe). Out-of-range values clamp, NaN is ignored.
     /// Takes effect from the next processed sample, whatever the block boundaries.
     @inlinable

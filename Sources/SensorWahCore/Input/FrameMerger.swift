@@ -98,13 +98,13 @@ public struct FrameMerger: Sendable {
         }
         var out = current
         out.newGroups = 0
-        var taken: UInt32 = 0   // quantities filled from this merged frame's sources
+        var taken: UInt64 = 0   // quantities filled from this merged frame's sources
         take(first, into: &out, taken: &taken)
         for i in 0..<sourceCount where i != first && pending[i] != nil {
             guard absoluteTime(i) - t <= coalesceWindow else { continue }
-            var mask: UInt32 = 0
+            var mask: UInt64 = 0
             let f = pending[i]!
-            for q in 0..<Quantity.count where !f.values[q].isNaN && f.newGroups & Quantity(rawValue: q)!.group.bit != 0 { mask |= 1 << UInt32(q) }
+            for q in 0..<Quantity.count where !f.values[q].isNaN && f.newGroups & Quantity(rawValue: q)!.group.bit != 0 { mask |= 1 << UInt64(q) }
             if mask & taken != 0 { continue }
             take(i, into: &out, taken: &taken)
         }
@@ -112,7 +112,7 @@ public struct FrameMerger: Sendable {
         return out
     }
 
-    mutating func take(_ i: Int, into out: inout SensorFrame, taken: inout UInt32) {
+    mutating func take(_ i: Int, into out: inout SensorFrame, taken: inout UInt64) {
         let f = pending[i]!
         pending[i] = nil
         let shift = origins[i] - (zero ?? origins[i])
@@ -127,7 +127,7 @@ public struct FrameMerger: Sendable {
             let v = f.values[q]
             if v.isNaN || f.newGroups & Quantity(rawValue: q)!.group.bit == 0 { continue }
             out.values[q] = v
-            taken |= 1 << UInt32(q)
+            taken |= 1 << UInt64(q)
         }
     }
 

@@ -8,14 +8,24 @@ public enum Quantity: Int, CaseIterable, Sendable {
     case gravityX, gravityY, gravityZ    // gravity vector (G)
     case pitch, roll, yaw                // attitude (rad)
     case quatX, quatY, quatZ, quatW      // attitude as a unit quaternion (the device's own, where it sends one)
+    // Derived by `MotionStage` (per sender), stamped with the `derived` group:
+    case tiltPitch, tiltRoll             // attitude pitch and roll (DEGREES, Core Motion's conventions)
+    case tiltX, tiltY, tiltZ             // gravity direction in the device frame (unit vector)
+    case zeroPitch, zeroRoll             // the same relative to the captured rest orientation (`zero`)
+    case zeroX, zeroY, zeroZ
+    case flick, shake, tap               // gesture strength on the frame it fires, else 0
 
-    public static let count = 22
+    public static let count = 35
+    /// The quantities `MotionStage` fills.
+    public static let firstDerived = Quantity.tiltPitch
 
     /// The sensor group whose timestamp stamps this quantity.
     @inlinable public var group: SensorGroup {
         switch self {
         case .accelX, .accelY, .accelZ: return .accelerometer
         case .gyroX, .gyroY, .gyroZ: return .gyro
+        case .tiltPitch, .tiltRoll, .tiltX, .tiltY, .tiltZ, .zeroPitch, .zeroRoll, .zeroX, .zeroY, .zeroZ,
+             .flick, .shake, .tap: return .derived
         default: return .motion
         }
     }
@@ -24,13 +34,16 @@ public enum Quantity: Int, CaseIterable, Sendable {
 /// A group of values that the device samples together under one timestamp.
 public enum SensorGroup: Int, CaseIterable, Sendable {
     case accelerometer = 0, gyro = 1, motion = 2
-    public static let count = 3
+    /// Values computed from the others (tilt, gestures) by `MotionStage`, never by a parser.
+    case derived = 3
+    public static let count = 4
     @inlinable public var bit: UInt8 { 1 << UInt8(rawValue) }
     public var name: String {
         switch self {
         case .accelerometer: return "accelerometer"
         case .gyro: return "gyro"
         case .motion: return "motion"
+        case .derived: return "derived"
         }
     }
 }
@@ -42,9 +55,12 @@ public struct SensorFrame: Sendable {
     /// Bit set of `SensorGroup.bit` for the groups with a new sample in this frame.
     public var newGroups: UInt8 = 0
     /// Per-group time in seconds since the first sample of the stream (monotonic).
-    public var times: InlineArray<3, Double> = .init(repeating: 0)
+    public var times: InlineArray<4, Double> = .init(repeating: 0)
+    /// Gestures in progress (bits of `Gesture.bit`), set by `MotionStage`: a stroke while it
+    /// lasts, shaking while it goes on, a tap for a moment. Read by `hold=`.
+    public var activeGestures: UInt8 = 0
     /// Values indexed by `Quantity.rawValue`; NaN means "no value".
-    public var values: InlineArray<22, Double> = .init(repeating: .nan)
+    public var values: InlineArray<35, Double> = .init(repeating: .nan)
     /// Values that are not built-in quantities (`osc:` mapping sources), indexed by the slot
     /// `OSCRoutes.assign` gave them; stamped with the motion group's time. NaN: no value.
     public var custom: InlineArray<16, Double> = .init(repeating: .nan)
@@ -62,7 +78,7 @@ public struct SensorFrame: Sendable {
     /// The latest time among the groups present in this frame.
     @inlinable public var latestTime: Double {
         var t = -Double.infinity
-        for g in 0..<3 where newGroups & (1 << UInt8(g)) != 0 { t = max(t, times[g]) }
+        for g in 0..<SensorGroup.count where newGroups & (1 << UInt8(g)) != 0 { t = max(t, times[g]) }
         return t
     }
 }

@@ -135,7 +135,7 @@ struct ColumnLayout: Sendable {
     var columnCount = 0
     var slots: [Int8] = []
     var lastNeeded = -1
-    var scales: InlineArray<22, Double> = .init(repeating: 1)
+    var scales: InlineArray<35, Double> = .init(repeating: 1)
     var groups: UInt8 = 0            // groups with at least one value column
     var timestampGroups: UInt8 = 0   // groups with a timestamp column
     var gyroFromMotion = false

@@ -1,12 +1,18 @@
 /// One MIDI message produced by the mapper, stamped with its sensor time.
 public struct MIDIEvent: Sendable, Equatable {
-    public enum Kind: UInt8, Sendable { case controlChange = 0, controlChange14 = 1, pitchBend = 2 }
+    public enum Kind: UInt8, Sendable {
+        case controlChange = 0, controlChange14 = 1, pitchBend = 2
+        /// `controller` is the note number, `value` the velocity (1-127).
+        case noteOn = 3, noteOff = 4
+        /// Not MIDI: the wah's engage switch (`value` 1 engaged, 0 bypassed), for `--wah-switch`.
+        case wahSwitch = 5
+    }
     /// Seconds of sensor time since the first sample.
     public var time: Double
     public var kind: Kind
     /// 0-15 (shown to people as 1-16).
     public var channel: UInt8
-    /// Controller number (MSB controller for 14-bit; the LSB controller is this + 32).
+    /// Controller number (MSB controller for 14-bit; the LSB controller is this + 32); the note for notes.
     public var controller: UInt8
     /// 0-127, or 0-16383 for 14-bit CC and pitch bend.
     public var value: UInt16
@@ -37,6 +43,14 @@ public struct MIDIEvent: Sendable, Equatable {
             let v = value & 0x3FFF
             out[0] = 0xE0 | status; out[1] = UInt8(truncatingIfNeeded: v & 0x7F); out[2] = UInt8(truncatingIfNeeded: v >> 7)
             return 3
+        case .noteOn:
+            out[0] = 0x90 | status; out[1] = controller & 0x7F; out[2] = UInt8(truncatingIfNeeded: value) & 0x7F
+            return 3
+        case .noteOff:
+            out[0] = 0x80 | status; out[1] = controller & 0x7F; out[2] = 0
+            return 3
+        case .wahSwitch:
+            return 0
         }
     }
 }
@@ -81,14 +95,28 @@ public enum JSONLine {
         case .controlChange: put(",\"type\":\"cc\",\"ch\":")
         case .controlChange14: put(",\"type\":\"cc14\",\"ch\":")
         case .pitchBend: put(",\"type\":\"pitchbend\",\"ch\":")
+        case .noteOn: put(",\"type\":\"note_on\",\"ch\":")
+        case .noteOff: put(",\"type\":\"note_off\",\"ch\":")
+        case .wahSwitch: put(",\"type\":\"wah_switch\",\"engaged\":")
         }
-        putInt(Int(e.channel) &+ 1)
-        if e.kind != .pitchBend {
-            put(",\"cc\":")
+        switch e.kind {
+        case .wahSwitch:
+            put(e.value != 0 ? "true" : "false")
+        case .noteOn, .noteOff:
+            putInt(Int(e.channel) &+ 1)
+            put(",\"note\":")
             putInt(Int(e.controller))
+            put(",\"velocity\":")
+            putInt(e.kind == .noteOn ? Int(e.value) : 0)
+        default:
+            putInt(Int(e.channel) &+ 1)
+            if e.kind != .pitchBend {
+                put(",\"cc\":")
+                putInt(Int(e.controller))
+            }
+            put(",\"value\":")
+            putInt(Int(e.value))
         }
-        put(",\"value\":")
-        putInt(Int(e.value))
         put("}\n")
         return n
     }

@@ -26,6 +26,16 @@ struct MappingState: Sendable {
     var lastSentTime = -Double.infinity
     var pending = -1
     var pendingTime = 0.0
+    /// A note that is sounding: when its Note Off is due (NaN: none).
+    var noteOffDue = Double.nan
+    /// Toggles and the wah switch: the state the next gesture flips.
+    var toggled = false
+    /// `hold=`: frozen now; `relative`: the offset added to the input, the last input before
+    /// the hold, and whether the next reading re-bases the offset.
+    var held = false
+    var offset = 0.0
+    var lastInput = Double.nan
+    var rebase = false
 }
 
 /// Turns sensor frames into MIDI events, one mapping at a time, in this order: outlier
@@ -53,10 +63,17 @@ public struct Mapper: Sendable {
         for i in 0..<mappings.count {
             let m = mappings[i]
             let g = m.source.group
+            // a sounding note ends when its length has passed, whatever this frame carries
+            if m.target.isTrigger { endDueNote(i, m, now: frame.latestTime, emit: emit) }
             if groups & g.bit == 0 { continue }
             if let wanted = m.sender, !Mapping.sender(sender, matches: wanted) { continue }
+            if let h = m.hold, holding(i, m, active: frame.activeGestures & h.bit != 0) { continue }
             let t = frame.times[g.rawValue]
             if t > _latest { _latest = t }
+            if m.target.isTrigger {
+                trigger(i, m, strength: m.source.read(frame), time: t, emit: emit)
+                continue
+            }
             step(i, m, value: m.source.read(frame), time: frame.times[g.rawValue], emit: emit)
         }
     }
@@ -93,12 +110,78 @@ public struct Mapper: Sendable {
         states[i].candidateRun = 0
         states[i].lastAccepted = x
         states[i].lastAcceptedTime = t
+        // relative: the input plus an offset that keeps the value where the hold left it
+        var input = x
+        if m.relative {
+            if states[i].rebase, !states[i].lastInput.isNaN { states[i].offset = states[i].lastInput - x }
+            states[i].rebase = false
+            input = x + states[i].offset
+            // pushing past an end of the range stores nothing: the offset keeps the value at the end
+            let inside = min(max(input, m.inputMin), m.inputMax)
+            states[i].offset += inside - input
+            input = inside
+            states[i].lastInput = input
+        }
         // clamp, smooth
-        let clamped = min(max(x, m.inputMin), m.inputMax)
+        let clamped = min(max(input, m.inputMin), m.inputMax)
         let smoothed = m.smoothing > 0 ? states[i].filter.filter(clamped, at: t) : clamped
         guard smoothed.isFinite else { stats.nonFinite &+= 1; states[i].filter.reset(); return }
         let out = Self.normalise(smoothed, m)
         send(i, m, value: out, time: t, emit: emit)
+    }
+
+    /// `hold=`: true while the gesture lasts (the mapping is frozen); at its end a relative
+    /// mapping re-bases on the next reading.
+    @usableFromInline
+    mutating func holding(_ i: Int, _ m: Mapping, active: Bool) -> Bool {
+        if active {
+            states[i].held = true
+            states[i].pending = -1
+            return true
+        }
+        if states[i].held {
+            states[i].held = false
+            if m.relative { states[i].rebase = true }
+        }
+        return false
+    }
+
+    /// A gesture source fired (strength > 0): a note, a toggle or the wah switch.
+    @usableFromInline
+    mutating func trigger(_ i: Int, _ m: Mapping, strength x: Double, time t: Double, emit: (MIDIEvent) -> Void) {
+        guard x > 0, x.isFinite else { return }
+        switch m.target {
+        case .note(_, _, let length):
+            if !states[i].noteOffDue.isNaN { endNote(i, m, at: t, emit: emit) }   // retrigger: the old note ends first
+            let velocity = max(1, Self.normalise(x, m))
+            states[i].noteOffDue = t + length
+            states[i].lastSent = velocity
+            states[i].lastSentTime = t
+            stats.messages &+= 1
+            emit(Self.event(m.target, value: velocity, time: t))
+        default:
+            states[i].toggled.toggle()
+            let v = states[i].toggled ? m.target.maxValue : 0
+            states[i].lastSent = v
+            states[i].lastSentTime = t
+            stats.messages &+= 1
+            emit(Self.event(m.target, value: v, time: t))
+        }
+    }
+
+    @usableFromInline
+    mutating func endDueNote(_ i: Int, _ m: Mapping, now: Double, emit: (MIDIEvent) -> Void) {
+        if states[i].noteOffDue <= now { endNote(i, m, emit: emit) }
+    }
+
+    @usableFromInline
+    mutating func endNote(_ i: Int, _ m: Mapping, at time: Double? = nil, emit: (MIDIEvent) -> Void) {
+        let due = states[i].noteOffDue
+        guard !due.isNaN else { return }
+        states[i].noteOffDue = .nan
+        states[i].lastSent = 0
+        stats.messages &+= 1
+        emit(Self.event(m.target, value: 0, time: time ?? due))
     }
 
     /// Maps a clamped input value to 0...maxValue with the mapping's shaping.
@@ -186,6 +269,18 @@ public struct Mapper: Sendable {
             states[i].lastAccepted = .nan
             states[i].candidate = .nan
             states[i].candidateRun = 0
+            if case .wahSwitch = m.target { continue }   // a stomp switch stays where it was put
+            if case .note = m.target {
+                // a hanging note ends now (not later than its length)
+                let due = states[i].noteOffDue
+                if !due.isNaN { endNote(i, m, at: min(due, max(time, states[i].lastSentTime)), emit: emit) }
+                continue
+            }
+            states[i].toggled = false
+            states[i].held = false
+            states[i].offset = 0
+            states[i].lastInput = .nan
+            states[i].rebase = false
             let r = m.rest
             if states[i].lastSent == r { continue }
             states[i].lastSent = r
@@ -235,6 +330,12 @@ extension MIDIEvent {
             self.init(time: time, kind: .controlChange14, channel: ch, controller: cc, value: UInt16(value))
         case .pitchBend(let ch):
             self.init(time: time, kind: .pitchBend, channel: ch, value: UInt16(value))
+        case .note(let ch, let n, _):
+            self.init(time: time, kind: value > 0 ? .noteOn : .noteOff, channel: ch, controller: n, value: UInt16(value))
+        case .toggle(let ch, let cc):
+            self.init(time: time, kind: .controlChange, channel: ch, controller: cc, value: UInt16(value))
+        case .wahSwitch:
+            self.init(time: time, kind: .wahSwitch, channel: 0, value: UInt16(value))
         }
     }
 }

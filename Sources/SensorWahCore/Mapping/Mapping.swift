@@ -18,6 +18,29 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The gesture this source reports, if it is one.
+    public var gesture: Gesture? {
+        switch self {
+        case .axis(.flick): return .flick
+        case .axis(.shake): return .shake
+        case .axis(.tap): return .tap
+        default: return nil
+        }
+    }
+
+    /// The same tilt relative to the captured rest orientation (`zero`), if this is a tilt.
+    public var zeroed: Source? {
+        switch self {
+        case .axis(.tiltPitch): return .axis(.zeroPitch)
+        case .axis(.tiltRoll): return .axis(.zeroRoll)
+        case .axis(.tiltX): return .axis(.zeroX)
+        case .axis(.tiltY): return .axis(.zeroY)
+        case .axis(.tiltZ): return .axis(.zeroZ)
+        case .axis(.zeroPitch), .axis(.zeroRoll), .axis(.zeroX), .axis(.zeroY), .axis(.zeroZ): return self
+        default: return nil
+        }
+    }
+
     public var group: SensorGroup {
         switch self {
         case .axis(let q): return q.group
@@ -62,6 +85,19 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
         case "quat.y", "quaternion.y": self = .axis(.quatY); return
         case "quat.z", "quaternion.z": self = .axis(.quatZ); return
         case "quat.w", "quaternion.w": self = .axis(.quatW); return
+        case "tilt.pitch": self = .axis(.tiltPitch); return
+        case "tilt.roll": self = .axis(.tiltRoll); return
+        case "tilt.x": self = .axis(.tiltX); return
+        case "tilt.y": self = .axis(.tiltY); return
+        case "tilt.z": self = .axis(.tiltZ); return
+        case "zero.pitch": self = .axis(.zeroPitch); return
+        case "zero.roll": self = .axis(.zeroRoll); return
+        case "zero.x": self = .axis(.zeroX); return
+        case "zero.y": self = .axis(.zeroY); return
+        case "zero.z": self = .axis(.zeroZ); return
+        case "flick", "stroke", "gesture.flick": self = .axis(.flick); return
+        case "shake", "gesture.shake": self = .axis(.shake); return
+        case "tap", "knock", "gesture.tap": self = .axis(.tap); return
         default: break
         }
         let parts = t.split(separator: ".")
@@ -86,6 +122,19 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
             case .quatY: return "quat.y"
             case .quatZ: return "quat.z"
             case .quatW: return "quat.w"
+            case .tiltPitch: return "tilt.pitch"
+            case .tiltRoll: return "tilt.roll"
+            case .tiltX: return "tilt.x"
+            case .tiltY: return "tilt.y"
+            case .tiltZ: return "tilt.z"
+            case .zeroPitch: return "zero.pitch"
+            case .zeroRoll: return "zero.roll"
+            case .zeroX: return "zero.x"
+            case .zeroY: return "zero.y"
+            case .zeroZ: return "zero.z"
+            case .flick: return "flick"
+            case .shake: return "shake"
+            case .tap: return "tap"
             default:
                 let base = q.rawValue / 3
                 let vec = [Vector.accel, .gyro, .rate, .user, .gravity][base]
@@ -106,6 +155,13 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
             case .gyroX, .gyroY, .gyroZ, .rateX, .rateY, .rateZ: return (-6, 6, true, 20, 400, 3)
             case .pitch: return (-Double.pi / 2, Double.pi / 2, true, 7, 60, 1)
             case .quatX, .quatY, .quatZ, .quatW: return (-1, 1, true, 1.5, .infinity, .infinity)
+            case .tiltX, .tiltY, .tiltZ, .zeroX, .zeroY, .zeroZ: return (-1, 1, true, 1.5, .infinity, .infinity)
+            case .tiltPitch, .zeroPitch: return (-90, 90, true, 1000, .infinity, .infinity)
+            case .tiltRoll, .zeroRoll: return (-180, 180, true, 1000, .infinity, .infinity)
+            // gestures: the range is the strength that gives velocity 1..127
+            case .flick: return (10, 30, false, .infinity, .infinity, .infinity)
+            case .shake: return (2, 5, false, .infinity, .infinity, .infinity)
+            case .tap: return (2, 6, false, .infinity, .infinity, .infinity)
             default: return (-Double.pi, Double.pi, true, 7, .infinity, .infinity) // roll, yaw wrap around
             }
         case .custom: return (0, 1, false, .infinity, .infinity, .infinity)
@@ -154,21 +210,41 @@ public enum Target: Sendable, Equatable, CustomStringConvertible {
     /// 14-bit CC: MSB on `controller` (0-31), LSB on `controller + 32`.
     case controlChange14(channel: UInt8, controller: UInt8)
     case pitchBend(channel: UInt8)
+    /// A note per gesture: Note On with the gesture's velocity, Note Off `length` seconds later.
+    case note(channel: UInt8, note: UInt8, length: Double)
+    /// Each gesture flips a controller between 127 and 0.
+    case toggle(channel: UInt8, controller: UInt8)
+    /// Each gesture flips the wah between engaged and bypassed (`--wah-switch`; not MIDI).
+    case wahSwitch
 
     public var channel: UInt8 {
         switch self {
-        case .controlChange(let c, _), .controlChange14(let c, _), .pitchBend(let c): return c
+        case .controlChange(let c, _), .controlChange14(let c, _), .pitchBend(let c), .note(let c, _, _), .toggle(let c, _): return c
+        case .wahSwitch: return 0
         }
     }
     public var maxValue: Int {
-        if case .controlChange = self { return 127 }
-        return 16383
+        switch self {
+        case .controlChange, .note, .toggle: return 127
+        case .wahSwitch: return 1
+        default: return 16383
+        }
+    }
+    /// Targets fired by a gesture (not following a value).
+    public var isTrigger: Bool {
+        switch self {
+        case .note, .toggle, .wahSwitch: return true
+        default: return false
+        }
     }
     public var description: String {
         switch self {
         case .controlChange(let ch, let cc): return "CC \(cc) on channel \(ch + 1)"
         case .controlChange14(let ch, let cc): return "14-bit CC \(cc)/\(cc + 32) on channel \(ch + 1)"
         case .pitchBend(let ch): return "pitch bend on channel \(ch + 1)"
+        case .note(let ch, let n, let len): return "note \(n) on channel \(ch + 1) (\(Int((len * 1000).rounded())) ms)"
+        case .toggle(let ch, let cc): return "CC \(cc) toggle 127/0 on channel \(ch + 1)"
+        case .wahSwitch: return "the wah's engage switch"
         }
     }
 }
@@ -224,6 +300,11 @@ public struct Mapping: Sendable, Equatable {
     public var restValue: Int?
     /// Only frames from this sender (name or address) feed the mapping (nil = any sender).
     public var sender: String?
+    /// While this gesture lasts (shaking, a stroke, a tap's moment) the value is frozen (`hold=`).
+    public var hold: Gesture?
+    /// With `hold`: after the hold, the value moves on from where it was frozen instead of
+    /// jumping to where the sensor is now; movement accumulates over holds (`relative`).
+    public var relative = false
 
     public init(source: Source, target: Target) {
         let d = source.defaults
@@ -233,7 +314,7 @@ public struct Mapping: Sendable, Equatable {
         self.inputMax = d.max
         self.bipolar = d.bipolar
         self.centre = (d.min + d.max) / 2
-        self.rejectAbove = d.bound
+        self.rejectAbove = d.bound.isFinite ? d.bound : nil
         self.maxSpeed = d.maxSpeed
         self.jumpAllowance = d.jumpAllowance
     }
@@ -244,6 +325,7 @@ public struct Mapping: Sendable, Equatable {
     /// The value this mapping rests at.
     public var rest: Int {
         if let r = restValue { return min(max(r, 0), target.maxValue) }
+        if target.isTrigger { return 0 }
         return bipolar ? (target.maxValue + 1) / 2 : 0
     }
 
@@ -261,6 +343,7 @@ public struct Mapping: Sendable, Equatable {
         if let b = rejectAbove { s += ", drop readings beyond ±\(b)" }
         if rateLimit > 0 { s += ", at most \(Int(rateLimit)) msg/s" }
         if let snd = sender { s += ", sender \(snd)" }
+        if let g = hold { s += ", frozen while \(g)\(relative ? " (relative: moves on from the frozen value)" : "")" }
         return s
     }
 }

@@ -11,14 +11,21 @@ extension Mapping {
       SOURCE   accel.x|y|z  gyro.x|y|z  rate.x|y|z  user.x|y|z  gravity.x|y|z
                pitch  roll  yaw  quat.x|y|z|w   or a magnitude: accel.mag, gyro.mag, user.mag ...
                osc:/ADDRESS  or  osc:/ADDRESS[N]   argument N (from 0) of any OSC message (listen --osc)
+               tilt.pitch  tilt.roll (degrees)  tilt.x|y|z (gravity direction): fused attitude
+               flick  shake  tap   gestures (with note=, toggle= or cc=)
       cc=N     7-bit Control Change N (0-127)          cc14=N  14-bit CC, MSB N (0-31), LSB N+32
       bend     pitch bend                              ch=N    MIDI channel 1-16 (default 1)
+      note=N   a note per gesture (velocity from its strength), length=MS (default 150)
+      toggle=N a gesture flips CC N between 127 and 0
       range=MIN..MAX   input range (clamped)           bipolar | unipolar   centre=X
       invert   deadzone=F (0-0.9)   curve=linear|exp:K|log:K
       smooth=MS  smoothing time constant in ms (0 = off)   beta=B  one-euro speed coefficient
       reject=B   drop readings beyond ±B (none = off)      speed=S  plausible units/s (jump rejection)
       rate=HZ    at most HZ messages per second            rest=V   value sent at exit or silence
       sender=NAME  only this sender (listen): its name (app@host/device), host, app or device id
+      zero     a tilt relative to the captured rest orientation (--zero-gesture, SIGUSR1)
+      hold=G   freeze the value while gesture G lasts (flick, shake, tap)
+      relative with hold=: move on from the frozen value (movement accumulates)
     Example: "accel.x cc=11 ch=1 range=-1..1 bipolar smooth=40"
     """
 
@@ -53,6 +60,7 @@ extension Mapping {
 
         var channel: UInt8 = 0
         var chosen: (kind: String, number: UInt8)? = nil
+        var noteLength = 0.15
         var rest: [(word: String, key: String, value: String?)] = []
         for o in options {
             func int(_ lo: Int, _ hi: Int) throws -> Int {
@@ -72,6 +80,13 @@ extension Mapping {
                 guard o.value == nil else { throw fail("'\(o.word)': \(o.key) takes no value") }
                 try setTarget("bend", 0)
             case "ch", "channel": channel = UInt8(try int(1, 16) - 1)
+            case "note": try setTarget("note", UInt8(try int(0, 127)))
+            case "toggle": try setTarget("toggle", UInt8(try int(0, 127)))
+            case "length":
+                guard let v = o.value, let ms = Double(v.replacingMS), ms.isFinite, ms >= 1, ms <= 60_000 else {
+                    throw fail("'\(o.word)': length needs a time from 1 to 60000 ms (how long a gesture's note sounds)")
+                }
+                noteLength = ms / 1000
             default: rest.append(o)
             }
         }
@@ -79,7 +94,15 @@ extension Mapping {
         switch chosen?.kind {
         case "cc14": t = .controlChange14(channel: channel, controller: chosen!.number)
         case "bend": t = .pitchBend(channel: channel)
+        case "note": t = .note(channel: channel, note: chosen!.number, length: noteLength)
+        case "toggle": t = .toggle(channel: channel, controller: chosen!.number)
         default: t = .controlChange(channel: channel, controller: chosen?.number ?? 11)
+        }
+        if t.isTrigger && source.gesture == nil {
+            throw fail("'\(first)': note= and toggle= are played by a gesture source (flick, shake, tap)")
+        }
+        if options.contains(where: { $0.key == "length" }), case .note = t {} else if options.contains(where: { $0.key == "length" }) {
+            throw fail("'length': only a note= mapping has a length")
         }
         self.init(source: source, target: t)
 
@@ -158,11 +181,24 @@ extension Mapping {
                 }
                 restValue = r
             case "sender": sender = try text()
+            case "hold":
+                let v = try text()
+                guard let g = Gesture(name: v) else { throw fail("'\(word)': hold is a gesture: flick, shake or tap") }
+                hold = g
+            case "relative": try flag(); relative = true
+            case "zero", "relative-to-rest":
+                try flag()
+                guard let z = source.zeroed else {
+                    throw fail("'\(word)': zero applies to tilt sources (tilt.pitch, tilt.roll, tilt.x|y|z)")
+                }
+                self.source = z
             default:
                 throw fail("unknown option '\(key)' in '\(word)' (see `sensorwah mappings` for the options)")
             }
         }
         if !centreSet { centre = (inputMin + inputMax) / 2 }
+        if relative && hold == nil { throw fail("'relative': a relative mapping needs hold=GESTURE (the clutch that lets the wrist move back)") }
+        if hold != nil && target.isTrigger { throw fail("'hold': gesture-played targets (note=, toggle=) cannot be held") }
         guard centre > inputMin || !bipolar, centre < inputMax || !bipolar else {
             throw fail("centre \(Self.show(centre)) must lie inside the range \(Self.show(inputMin))..\(Self.show(inputMax))")
         }
@@ -203,6 +239,9 @@ extension Mapping {
         case .controlChange(let ch, let cc): w += ["cc=\(cc)", "ch=\(Int(ch) + 1)"]
         case .controlChange14(let ch, let cc): w += ["cc14=\(cc)", "ch=\(Int(ch) + 1)"]
         case .pitchBend(let ch): w += ["bend", "ch=\(Int(ch) + 1)"]
+        case .note(let ch, let note, let length): w += ["note=\(note)", "ch=\(Int(ch) + 1)", "length=\(n((length * 1000).rounded()))"]
+        case .toggle(let ch, let cc): w += ["toggle=\(cc)", "ch=\(Int(ch) + 1)"]
+        case .wahSwitch: w.append("# the wah switch (--wah-switch), not a --map target")
         }
         w.append("range=\(n(inputMin))..\(n(inputMax))")
         w.append(bipolar ? "bipolar" : "unipolar")
@@ -222,6 +261,8 @@ extension Mapping {
         if rateLimit > 0 { w.append("rate=\(n(rateLimit))") }
         if let r = restValue { w.append("rest=\(r)") }
         if let s = sender { w.append("sender=\(s)") }
+        if let h = hold { w.append("hold=\(h)") }
+        if relative { w.append("relative") }
         return w.joined(separator: " ")
     }
 }

@@ -96,7 +96,12 @@ struct Init: ParsableCommand {
           channels: \(jack.channels)
           jack-connect: \(list(jack.jackConnect))                 # e.g. [system]
           wah-map: \(jack.wahMap)                       # which mapping moves the pedal
+          # wah-switch: flick                # a gesture engages and bypasses the wah, like a toe switch
           # jack-server: default
+
+        motion:
+          tilt-source: fused               # fused (our fusion of accelerometer + gyro) or device (the app's attitude)
+          # zero-gesture: shake             # a gesture that captures the rest orientation for `zero` mappings
 
         wah:
           heel-hz: \(n(tone.heelHz))

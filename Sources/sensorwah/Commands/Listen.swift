@@ -93,9 +93,10 @@ struct Listen: ParsableCommand {
     func run() throws {
         global.bootstrapLogging()
         let logger = Logger(label: "sensorwah.listen")
-        let mappings = try mapping.mappings()
+        let mappings = try mapping.mappings() + output.jack.switchMappings()
         for m in mappings { logger.info("mapping: \(m.summary)") }
         Shutdown.installHandlers()
+        Shutdown.installRezeroSignal()
 
         var config = ListenerConfiguration()
         config.bindHost = bind
@@ -116,6 +117,7 @@ struct Listen: ParsableCommand {
         config.maxLineLength = input.maxLine
         config.parser = input.parserOptions()
         config.recordDirectory = record
+        config.motion = try mapping.motionSettings()
 
         let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 16)
         let pump = OutputPump(queue: queue, outputs: detect ? [] : try Wiring.outputs(output, mappings: mappings, logger: logger))

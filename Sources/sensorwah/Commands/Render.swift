@@ -81,7 +81,7 @@ struct Render: ParsableCommand {
                 throw RuntimeFailure("cannot read '\(recording!)': no such file, or a folder without .csv files")
             }
             let replay = FileReplay(paths: paths, parserOptions: sensors.parserOptions(), maxLineLength: sensors.maxLine,
-                                    timing: PlaybackTiming(fast: true))
+                                    timing: PlaybackTiming(fast: true), motion: try mapping.motionSettings())
             let read: FileReplay.Result
             do { read = try replay.run(into: &pipeline) } catch { throw RuntimeFailure("\(error)") }
             // the gesture's own changes only: the end of the log does not move the pedal to rest

@@ -33,7 +33,7 @@ struct Replay: ParsableCommand {
     func run() throws {
         global.bootstrapLogging()
         let logger = Logger(label: "sensorwah.replay")
-        let mappings = try mapping.mappings()
+        let mappings = try mapping.mappings() + output.jack.switchMappings()
         var paths: [String] = []
         for f in files {
             guard let p = FileReplay.expand(f) else {
@@ -42,11 +42,13 @@ struct Replay: ParsableCommand {
             if p.isEmpty { throw RuntimeFailure("'\(f)' is a folder with no .csv files") }
             paths += p
         }
+        let motion = try mapping.motionSettings()
         Shutdown.installHandlers()
+        Shutdown.installRezeroSignal()
         for m in mappings { logger.info("mapping: \(m.summary)") }
         var pipeline = Pipeline(mappings: mappings, outputs: try Wiring.outputs(output, mappings: mappings, logger: logger))
         let replay = FileReplay(paths: paths, parserOptions: input.parserOptions(), maxLineLength: input.maxLine,
-                                timing: playback.timing)
+                                timing: playback.timing, motion: motion)
         let result: FileReplay.Result
         do { result = try replay.run(into: &pipeline) } catch { throw RuntimeFailure("\(error)") }
         pipeline.finish()

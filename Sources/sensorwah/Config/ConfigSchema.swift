@@ -52,8 +52,11 @@ enum ConfigSchema {
         ], commands: ["replay", "listen", "learn"]),
         Section(name: "jack", keys: [
             Key("wah", .flag), Key("channels", .number), Key("jack-connect", .list), Key("jack-server", .text),
-            Key("wah-map", .number),
+            Key("wah-map", .number), Key("wah-switch", .text),
         ], commands: ["replay", "listen", "learn"]),
+        Section(name: "motion", keys: [
+            Key("tilt-source", .text), Key("zero-gesture", .text),
+        ], commands: ["replay", "listen", "render", "export"]),
         Section(name: "wah", keys: [
             Key("heel-hz", .number), Key("toe-hz", .number), Key("heel-q", .number), Key("toe-q", .number),
             Key("mix", .number), Key("bypass", .flag),

@@ -16,11 +16,25 @@ struct JackOptions: ParsableArguments {
     var jackServer: String?
     @Option(name: .customLong("wah-map"), help: ArgumentHelp("Which --map drives the wah pedal, 1 = the first (7-bit: value/127, 14-bit and pitch bend: value/16383).", valueName: "INDEX"))
     var wahMap = 1
+    @Option(name: .customLong("wah-switch"), help: ArgumentHelp("A gesture that engages and bypasses the wah, like a wah pedal's toe switch (5 ms crossfade, no click); the wah starts bypassed.", valueName: "flick|shake|tap"))
+    var wahSwitch: String?
     @OptionGroup var tone: WahToneOptions
+
+    /// The internal mapping `--wah-switch` adds after the user's (so --wah-map counts are unchanged).
+    func switchMappings() -> [Mapping] {
+        guard let text = wahSwitch, let g = Gesture(name: text) else { return [] }
+        var m = Mapping(source: .axis(g.quantity), target: .wahSwitch)
+        m.smoothing = 0
+        return [m]
+    }
 
     func validate() throws {
         guard channels == 1 || channels == 2 else { throw ValidationError("--channels must be 1 or 2") }
         guard (1...1000).contains(wahMap) else { throw ValidationError("--wah-map counts from 1") }
+        if let w = wahSwitch {
+            guard Gesture(name: w) != nil else { throw ValidationError("--wah-switch '\(w)': flick, shake or tap") }
+            guard wah else { throw ValidationError("--wah-switch needs --wah (it switches the JACK wah)") }
+        }
         _ = try connections()
     }
 

@@ -11,6 +11,24 @@ struct MappingOptions: ParsableArguments {
     var mapFile: String?
     @Option(help: ArgumentHelp("Run only mapping N (1 = the first): a DAW's MIDI learn then sees exactly one controller.", valueName: "N"))
     var solo: Int?
+    @Option(help: ArgumentHelp("Where tilt.* comes from: fused (our fusion of the raw accelerometer and gyro) or device (the attitude the app sends, e.g. SensorLog's motionQuaternion).", valueName: "fused|device"))
+    var tiltSource = "fused"
+    @Option(help: ArgumentHelp("A gesture that captures the rest orientation for `zero` mappings: after it, the next half second the wrist is held still becomes the rest (SIGUSR1 does the same).", valueName: "flick|shake|tap"))
+    var zeroGesture: String?
+
+    /// Tilt and gesture settings for every sender's motion stage.
+    func motionSettings() throws -> MotionSettings {
+        var m = MotionSettings()
+        guard let src = TiltSource(rawValue: tiltSource.lowercased()) else {
+            throw ValidationError("--tilt-source '\(tiltSource)': fused or device")
+        }
+        m.tiltSource = src
+        if let z = zeroGesture {
+            guard let g = Gesture(name: z) else { throw ValidationError("--zero-gesture '\(z)': flick, shake or tap") }
+            m.zeroGesture = g
+        }
+        return m
+    }
 
     func validate() throws {
         if let n = solo, !(1...1000).contains(n) { throw ValidationError("--solo counts from 1") }

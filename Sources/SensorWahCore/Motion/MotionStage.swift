@@ -1,0 +1,146 @@
+/// Where `tilt.*` comes from.
+public enum TiltSource: String, Sendable, CaseIterable {
+    /// Our own fusion of the raw accelerometer and gyroscope (every input with both).
+    case fused
+    /// The attitude the app sends (SensorLog `motionQuaternion*` or `motionGravity*`, ZIG SIM
+    /// quaternion); frames without one fall back to the fusion.
+    case device
+}
+
+/// Settings of the motion stage: the estimator, the gestures, where tilt comes from, and the
+/// gesture that re-zeroes.
+public struct MotionSettings: Sendable, Equatable {
+    public var estimator = EstimatorSettings()
+    public var gestures = GestureSettings()
+    public var tiltSource = TiltSource.fused
+    /// A gesture that captures the rest orientation ("set forward"): after it, the next
+    /// moment the wrist is held still for `zeroStillTime` becomes the rest.
+    public var zeroGesture: Gesture?
+    public var zeroStillTime = 0.4
+    public var zeroStillRate = 0.5
+    public init() {}
+}
+
+/// Per-sender motion processing: fills the derived quantities of a frame (`tilt.*`, the same
+/// relative to the captured rest orientation, gesture strengths) from its accelerometer, gyro
+/// and (optionally) device attitude. One per sender: each `SenderSession`, each file replay.
+/// Pure and allocation-free; apply it to each frame before `Pipeline.process`.
+public struct MotionStage: Sendable {
+    public var settings: MotionSettings
+    public private(set) var estimator: OrientationEstimator
+    public private(set) var gestures: GestureDetector
+    /// Gravity direction (device frame) captured as the rest orientation; nil until captured.
+    public private(set) var restGravity: Vector3?
+    /// The rotation that takes the rest gravity to straight down (applied to every reading).
+    @usableFromInline var zeroing = Quaternion.identity
+    @usableFromInline var zeroArmed = false
+    @usableFromInline var zeroRequested = false
+    @usableFromInline var stillSince = Double.nan
+    @usableFromInline var lastGravity = Vector3(.nan, .nan, .nan)
+    @usableFromInline var deviceGravity = Vector3(.nan, .nan, .nan)
+
+    public init(settings: MotionSettings = .init()) {
+        self.settings = settings
+        estimator = OrientationEstimator(settings: settings.estimator)
+        gestures = GestureDetector(settings: settings.gestures)
+    }
+
+    /// Forgets the stream (a new take); the captured rest orientation is kept.
+    public mutating func reset() {
+        estimator.reset()
+        gestures.reset()
+        lastGravity = Vector3(.nan, .nan, .nan)
+        deviceGravity = Vector3(.nan, .nan, .nan)
+    }
+
+    /// "Set forward": the current orientation becomes the rest (taken on the next frame with a
+    /// tilt). `zero` sources then read the tilt relative to it.
+    public mutating func captureRest() { zeroRequested = true }
+
+    /// Sets the rest orientation from a gravity direction in the device frame.
+    public mutating func setRest(gravity g: Vector3) {
+        guard g.isFiniteVector, g.length > 1e-6 else { return }
+        let u = g / g.length
+        restGravity = u
+        zeroing = Quaternion.turning(u, to: Vector3(0, 0, -1))
+    }
+
+    /// Fills `frame`'s derived quantities and marks the `derived` group new when it carried
+    /// anything the tilt or gestures depend on.
+    public mutating func process(_ frame: inout SensorFrame) {
+        let hasA = frame.has(.accelerometer), hasG = frame.has(.gyro), hasM = frame.has(.motion)
+        gestures.beginFrame()
+        frame.newGroups &= ~SensorGroup.derived.bit
+        guard hasA || hasG || hasM else { return }
+        let ta = frame.time(.accelerometer), tg = frame.time(.gyro)
+        let a = Vector3(frame[.accelX], frame[.accelY], frame[.accelZ])
+        let w = Vector3(frame[.gyroX], frame[.gyroY], frame[.gyroZ])
+        let gyroOK = hasG && w.isFiniteVector
+        let accelOK = hasA && a.isFiniteVector
+        // the earlier sample first
+        if gyroOK && (!accelOK || tg <= ta) { gyroStep(w, tg) }
+        if accelOK { accelStep(a, ta) }
+        if gyroOK && accelOK && tg > ta { gyroStep(w, tg) }
+        if hasM { readDeviceAttitude(frame) }
+
+        let t = max(hasA ? ta : -.infinity, hasG ? tg : -.infinity, hasM ? frame.time(.motion) : -.infinity)
+        var g = Vector3(.nan, .nan, .nan)
+        if settings.tiltSource == .device && deviceGravity.isFiniteVector { g = deviceGravity }
+        else if estimator.initialised { g = estimator.attitude(at: t).gravity }
+        else if deviceGravity.isFiniteVector { g = deviceGravity }
+        guard g.isFiniteVector else { return }
+        lastGravity = g
+        zeroByGesture(gyroOK ? (w - estimator.bias).length : .nan, at: t)
+        if zeroRequested { zeroRequested = false; setRest(gravity: g) }
+
+        frame[.tiltPitch] = TiltAngles.pitch(g) * Self.degrees
+        frame[.tiltRoll] = TiltAngles.roll(g) * Self.degrees
+        frame[.tiltX] = g.x; frame[.tiltY] = g.y; frame[.tiltZ] = g.z
+        let z = zeroing.rotate(g)
+        frame[.zeroPitch] = TiltAngles.pitch(z) * Self.degrees
+        frame[.zeroRoll] = TiltAngles.roll(z) * Self.degrees
+        frame[.zeroX] = z.x; frame[.zeroY] = z.y; frame[.zeroZ] = z.z
+        frame[.flick] = gestures.fired[Gesture.flick.rawValue]
+        frame[.shake] = gestures.fired[Gesture.shake.rawValue]
+        frame[.tap] = gestures.fired[Gesture.tap.rawValue]
+        frame.activeGestures = gestures.active
+        frame.times[SensorGroup.derived.rawValue] = t
+        frame.newGroups |= SensorGroup.derived.bit
+    }
+
+    public static let degrees = 180.0 / Double.pi
+
+    @inline(__always) mutating func gyroStep(_ w: Vector3, _ t: Double) {
+        estimator.gyro(w, at: t)
+        gestures.gyro(speed: (w - estimator.bias).length, at: t)
+    }
+
+    @inline(__always) mutating func accelStep(_ a: Vector3, _ t: Double) {
+        estimator.accel(a, at: t)
+        let g = estimator.initialised ? estimator.gravity : a / max(a.length, 1e-9)
+        gestures.accel(deviation: (a - g).length, at: t)
+    }
+
+    @inline(__always) mutating func readDeviceAttitude(_ f: SensorFrame) {
+        let q = Quaternion(w: f[.quatW], x: f[.quatX], y: f[.quatY], z: f[.quatZ])
+        if q.w.isFinite && q.x.isFinite && q.y.isFinite && q.z.isFinite {
+            let n = (q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z).squareRoot()
+            if n > 0.5 && n < 1.5 { deviceGravity = q.normalized.gravity; return }
+        }
+        let g = Vector3(f[.gravityX], f[.gravityY], f[.gravityZ])
+        if g.isFiniteVector && g.length > 0.5 { deviceGravity = g / g.length }
+    }
+
+    /// After the zero gesture, the next still moment becomes the rest.
+    @inline(__always) mutating func zeroByGesture(_ speed: Double, at t: Double) {
+        guard let zg = settings.zeroGesture else { return }
+        if gestures.fired[zg.rawValue] > 0 { zeroArmed = true; stillSince = .nan; return }
+        guard zeroArmed, gestures.active == 0 else { return }
+        if speed.isFinite && speed > settings.zeroStillRate { stillSince = .nan; return }
+        if stillSince.isNaN { stillSince = t }
+        if t - stillSince >= settings.zeroStillTime {
+            zeroArmed = false
+            zeroRequested = true
+        }
+    }
+}

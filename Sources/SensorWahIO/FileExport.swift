@@ -1,0 +1,57 @@
+import SensorWahCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `sensorwah export`: a sensor log through the parser and the motion stage (tilt, gestures)
+/// into a CSV table, one row per frame, as fast as it reads.
+public struct FileExport {
+    public var path: String
+    public var parserOptions: ParserOptions
+    public var maxLineLength: Int
+    public var motion: MotionSettings
+
+    public init(path: String, parserOptions: ParserOptions, maxLineLength: Int, motion: MotionSettings = .init()) {
+        self.path = path
+        self.parserOptions = parserOptions
+        self.maxLineLength = maxLineLength
+        self.motion = motion
+    }
+
+    /// Writes the table to `fd`; returns the parser's counts.
+    public func run(columns: [ExportColumn], to fd: Int32) throws -> ParserStats {
+        var table = ExportTable(columns: columns)
+        var text = table.header + "\n"
+        var reader = FileLineSource(path: path, maxLineLength: maxLineLength)
+        var parser = SensorParser(options: parserOptions)
+        var stage = MotionStage(settings: motion)
+        var frame = SensorFrame()
+        var writeFailed = false
+        func flush() {
+            var bytes = Array(text.utf8)
+            text.removeAll(keepingCapacity: true)
+            var off = 0
+            while off < bytes.count && !writeFailed {
+                let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + off, $0.count - off) }
+                if n < 0 { if errno == EINTR { continue }; writeFailed = true; break }
+                off += n
+            }
+        }
+        let ok = reader.forEachLine { line in
+            switch line {
+            case .tooLong: parser.noteTooLong()
+            case .line(let bytes):
+                guard parser.parse(bytes, into: &frame) == .frame else { return true }
+                stage.process(&frame)
+                text += table.row(frame)
+                text += "\n"
+                if text.utf8.count > 1 << 16 { flush() }
+            }
+            return !writeFailed
+        }
+        if !ok { throw FileReplay.Failure.unreadable(path: path, reason: String(cString: strerror(errno))) }
+        flush()
+        if writeFailed { throw FileReplay.Failure.unreadable(path: "output", reason: String(cString: strerror(errno))) }
+        return parser.stats
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import SensorWahCore
+import SensorWahEngine
+import SensorWahIO
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write chosen sources of a sensor log, raw or derived, as a CSV table.",
+        discussion: """
+        One row per frame: `t` (seconds of sensor time) and one column per source in the \
+        source's units (G, rad/s, degrees for tilt.pitch/roll, gesture strength on the frame \
+        a gesture fires). `SOURCE@MS` smooths a column like a mapping's smooth=MS.
+
+        Examples:
+          sensorwah export Recordings/wrist-wah-phone.csv --sources tilt.pitch,tilt.roll,pitch,roll
+          sensorwah export take.csv --sources accel.x,tilt.x,tilt.x@40,flick,tap -o take-tilt.csv
+        """
+    )
+
+    @Argument(help: "A sensor log (SensorLog CSV, HyperIMU, Sensorstream, ...).")
+    var file: String
+    @Option(help: ArgumentHelp("Comma-separated sources: accel.x, gyro.z, tilt.x, tilt.pitch, zero.x, flick, shake, tap, accel.mag, ... (SOURCE@MS: smoothed).", valueName: "LIST"))
+    var sources: String
+    @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write the table here instead of stdout.", valueName: "FILE"))
+    var output: String?
+    @OptionGroup var input: InputOptions
+    @Option(help: ArgumentHelp("Where tilt.* comes from: fused or device.", valueName: "fused|device"))
+    var tiltSource = "fused"
+
+    func columns() throws -> [ExportColumn] {
+        let specs = sources.split(separator: ",").map { String($0) }
+        guard !specs.isEmpty else { throw ValidationError("--sources needs at least one source, e.g. --sources tilt.x,accel.x") }
+        return try specs.map { spec in
+            do { return try ExportColumn(parsing: spec) } catch let e as MappingSyntaxError {
+                throw ValidationError("--sources: \(e.message)")
+            }
+        }
+    }
+
+    func validate() throws {
+        _ = try columns()
+        guard TiltSource(rawValue: tiltSource.lowercased()) != nil else { throw ValidationError("--tilt-source '\(tiltSource)': fused or device") }
+    }
+
+    func run() throws {
+        var motion = MotionSettings()
+        motion.tiltSource = TiltSource(rawValue: tiltSource.lowercased()) ?? .fused
+        let export = FileExport(path: file, parserOptions: input.parserOptions(), maxLineLength: input.maxLine, motion: motion)
+        var fd: Int32 = 1
+        if let o = output {
+            fd = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            guard fd >= 0 else { throw RuntimeFailure("cannot write '\(o)': \(String(cString: strerror(errno)))") }
+        }
+        defer { if fd != 1 { close(fd) } }
+        let stats: ParserStats
+        do { stats = try export.run(columns: try columns(), to: fd) } catch { throw RuntimeFailure("\(error)") }
+        guard stats.frames > 0 else { throw RuntimeFailure("'\(file)': no sensor frames (\(stats.totalSkipped) rows skipped)") }
+        printError("export: \(stats.frames) rows from \(file)\(output.map { " to \($0)" } ?? "")")
+    }
+}

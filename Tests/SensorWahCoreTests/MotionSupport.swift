@@ -1,0 +1,114 @@
+import Foundation
+@testable import SensorWahCore
+
+/// Synthesised motion: an attitude as a function of time, sampled like a device would.
+struct MotionScript {
+    /// Attitude (device to world) at time t.
+    var attitude: (Double) -> Quaternion
+    /// Acceleration of the device in the world frame (G), besides gravity.
+    var worldAccel: (Double) -> Vector3 = { _ in Vector3(0, 0, 0) }
+
+    /// Body rotation rate at t (rad/s, device frame), by a central difference of the attitude.
+    func rate(_ t: Double) -> Vector3 {
+        let h = 1e-5
+        let a = attitude(t - h), b = attitude(t + h)
+        var d = a.conjugate * b
+        if d.w < 0 { d = Quaternion(w: -d.w, x: -d.x, y: -d.y, z: -d.z) }
+        return Vector3(d.x, d.y, d.z) * (2 / (2 * h))
+    }
+
+    /// Accelerometer reading (G): gravity plus the world acceleration, in the device frame,
+    /// with Core Motion's sign (a device at rest face up reads (0, 0, -1)).
+    func accel(_ t: Double) -> Vector3 {
+        let q = attitude(t)
+        return q.unrotate(Vector3(0, 0, -1) + worldAccel(t))
+    }
+
+    /// Frames at `rate` Hz for `duration` s; gyro bias and noise optional.
+    func frames(rate hz: Double, duration: Double, bias: Vector3 = .zero, gyroNoise: Double = 0, accelNoise: Double = 0,
+                seed: UInt64 = 1, accelOnly: Bool = false) -> [SensorFrame] {
+        var rng = SeededRandom(seed: seed)
+        func gauss() -> Double {
+            let u1 = max(Double(rng.next() % 1_000_000) / 1_000_000, 1e-9), u2 = Double(rng.next() % 1_000_000) / 1_000_000
+            return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
+        }
+        var out: [SensorFrame] = []
+        let n = Int(duration * hz)
+        for i in 0...n {
+            let t = Double(i) / hz
+            var f = SensorFrame()
+            let a = accel(t) + Vector3(gauss(), gauss(), gauss()) * accelNoise
+            f[.accelX] = a.x; f[.accelY] = a.y; f[.accelZ] = a.z
+            f.times[SensorGroup.accelerometer.rawValue] = t
+            f.newGroups = SensorGroup.accelerometer.bit
+            if !accelOnly {
+                let w = rate(t) + bias + Vector3(gauss(), gauss(), gauss()) * gyroNoise
+                f[.gyroX] = w.x; f[.gyroY] = w.y; f[.gyroZ] = w.z
+                f.times[SensorGroup.gyro.rawValue] = t
+                f.newGroups |= SensorGroup.gyro.bit
+            }
+            out.append(f)
+        }
+        return out
+    }
+}
+
+/// Angle in degrees between two directions.
+func angleDegrees(_ a: Vector3, _ b: Vector3) -> Double {
+    let c = a.dot(b) / (a.length * b.length)
+    return acos(min(max(c, -1), 1)) * 180 / .pi
+}
+
+func wrapDegrees(_ d: Double) -> Double {
+    var x = d.truncatingRemainder(dividingBy: 360)
+    if x > 180 { x -= 360 }
+    if x < -180 { x += 360 }
+    return x
+}
+
+/// The fused tilt against the device's own attitude, over a whole log.
+struct AttitudeComparison: CustomStringConvertible {
+    var frames = 0
+    var gravitySquares = 0.0, pitchSquares = 0.0, rollSquares = 0.0
+    var rollFrames = 0
+    var worst = 0.0
+    var gravityRMS: Double { (gravitySquares / Double(max(frames, 1))).squareRoot() }
+    var pitchRMS: Double { (pitchSquares / Double(max(frames, 1))).squareRoot() }
+    var rollRMS: Double { (rollSquares / Double(max(rollFrames, 1))).squareRoot() }
+    var description: String {
+        String(format: "%d frames: gravity direction %.2f° RMS (worst %.1f°), pitch %.2f° RMS, roll %.2f° RMS (%d frames with |pitch| < 60°)",
+               frames, gravityRMS, worst, pitchRMS, rollRMS, rollFrames)
+    }
+}
+
+/// Runs a log through the parser and a motion stage; compares the fused tilt with the
+/// device's attitude (its quaternion) on every frame with a new motion sample, after `skip` s.
+func compareWithDevice(path: String, settings: MotionSettings = .init(), skip: Double = 3) throws -> AttitudeComparison {
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    let (_, frames) = parseBytes(bytes, chunks: [])
+    var stage = MotionStage(settings: settings)
+    var c = AttitudeComparison()
+    let t0 = frames.first?.latestTime ?? 0
+    for var f in frames {
+        stage.process(&f)
+        guard f.has(.motion), f.has(.derived), f.latestTime - t0 >= skip else { continue }
+        let q = Quaternion(w: f[.quatW], x: f[.quatX], y: f[.quatY], z: f[.quatZ])
+        guard q.w.isFinite else { continue }
+        let dev = q.normalized.gravity
+        // the estimate at the motion sample's own time (a few ms after the gyro's)
+        let fused = settings.tiltSource == .device ? Vector3(f[.tiltX], f[.tiltY], f[.tiltZ])
+            : stage.estimator.attitude(at: f.time(.motion)).gravity
+        let e = angleDegrees(dev, fused)
+        c.frames += 1
+        c.gravitySquares += e * e
+        c.worst = max(c.worst, e)
+        let dp = TiltAngles.pitch(fused) * 180 / .pi - f[.pitch] * 180 / .pi
+        c.pitchSquares += dp * dp
+        if abs(f[.pitch]) < 60 * .pi / 180 {
+            let dr = wrapDegrees(TiltAngles.roll(fused) * 180 / .pi - f[.roll] * 180 / .pi)
+            c.rollSquares += dr * dr
+            c.rollFrames += 1
+        }
+    }
+    return c
+}
