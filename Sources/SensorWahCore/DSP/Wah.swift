@@ -16,6 +16,18 @@ import Darwin
 
 // MARK: - Settings
 
+/// The wah's voice: the filter at its heart.
+public enum WahVoice: String, Sendable, CaseIterable {
+    /// A trapezoidal state-variable band-pass with designed laws (heel/toe frequency and Q,
+    /// level law). Unity gain at the peak. The default.
+    case svf
+    /// A model of the Dunlop GCB-95 Cry Baby circuit (Crybaby.swift): its input and output
+    /// networks, the pot's audio taper, the resonance and its boost (up to about 19 dB), and the
+    /// transistor stage's soft clipping. Samples are volts. Ignores the heel/toe frequency and
+    /// Q settings and the level law.
+    case crybaby
+}
+
 /// Parameters of the wah. Plain value; changing it never allocates.
 public struct WahSettings: Sendable, Equatable {
     /// Centre frequency in Hz at pedal 0 (heel). Default 450 Hz.
@@ -60,6 +72,8 @@ public struct WahSettings: Sendable, Equatable {
     /// Bypass. Switching crossfades linearly over 5 ms between the effect and the input; the
     /// filter keeps running while bypassed so re-engaging starts from a warm state.
     public var bypass: Bool
+    /// The filter (default `.svf`). Switching voices keeps the pedal but clears the filter.
+    public var voice: WahVoice
 
     public init(
         heelFrequency: Double = 450,
@@ -70,7 +84,8 @@ public struct WahSettings: Sendable, Equatable {
         outputGain: Double = 1,
         mix: Double = 1,
         smoothingTime: Double = 0.015,
-        bypass: Bool = false
+        bypass: Bool = false,
+        voice: WahVoice = .svf
     ) {
         self.heelFrequency = heelFrequency
         self.toeFrequency = toeFrequency
@@ -81,6 +96,7 @@ public struct WahSettings: Sendable, Equatable {
         self.mix = mix
         self.smoothingTime = smoothingTime
         self.bypass = bypass
+        self.voice = voice
     }
 
     /// The designed centre frequency `heel * (toe / heel)^p` in Hz; `pedal` is clamped to 0...1
@@ -142,6 +158,21 @@ public struct WahProcessor: Sendable {
         @usableFromInline var crossfadeStep: Double = 1
         /// 1 = effect, 0 = bypassed.
         @usableFromInline var crossfadeTarget: Double = 1
+        // crybaby voice
+        @usableFromInline var crybaby = false
+        /// `pi / sampleRate`.
+        @usableFromInline var piOverRate: Double = 0
+        /// TPT one-pole gains `g/(1+g)` of the input network's pole and the output coupling.
+        @usableFromInline var cbInputG: Double = 0
+        @usableFromInline var cbOutputG: Double = 0
+        /// `wz1 / wp1`: the input network's low-frequency shelf.
+        @usableFromInline var cbInputRatio: Double = 0
+        /// The loop zeros' numerator `s^2/wz3 + (1 + wz2/wz3) s + wz2`.
+        @usableFromInline var cbHigh: Double = 0
+        @usableFromInline var cbBand: Double = 0
+        @usableFromInline var cbLow: Double = 0
+        /// `mix * outputGain`.
+        @usableFromInline var cbWetGain: Double = 0
         @usableFromInline init() {}
     }
 
@@ -157,6 +188,14 @@ public struct WahProcessor: Sendable {
         @usableFromInline var p2: Double = 0
         /// Bypass crossfade position: 1 = effect, 0 = input.
         @usableFromInline var crossfade: Double = 1
+        /// crybaby voice: input network and output coupling one-poles, the two distortion
+        /// resonators (`s1`, `s2` serve its main resonator).
+        @usableFromInline var c0: Double = 0
+        @usableFromInline var c1: Double = 0
+        @usableFromInline var t1: Double = 0
+        @usableFromInline var t2: Double = 0
+        @usableFromInline var u1: Double = 0
+        @usableFromInline var u2: Double = 0
         @usableFromInline init() {}
     }
 
@@ -167,7 +206,10 @@ public struct WahProcessor: Sendable {
     /// The settings. Setting them recomputes the derived constants (no allocation, a few libm
     /// calls) but keeps the filter and pedal state, so it may be done between process calls.
     public var settings: WahSettings {
-        didSet { updateCoefficients() }
+        didSet {
+            updateCoefficients()
+            if settings.voice != oldValue.voice { clearFilter() }
+        }
     }
 
     public init(settings: WahSettings = .init()) {
@@ -185,11 +227,21 @@ public struct WahProcessor: Sendable {
 
     /// Clears the filter state; the pedal jumps to its target and bypass to its final state.
     public mutating func reset() {
-        state.s1 = 0
-        state.s2 = 0
+        clearFilter()
         state.p1 = state.target
         state.p2 = state.target
         state.crossfade = coefficients.crossfadeTarget
+    }
+
+    mutating func clearFilter() {
+        state.s1 = 0
+        state.s2 = 0
+        state.c0 = 0
+        state.c1 = 0
+        state.t1 = 0
+        state.t2 = 0
+        state.u1 = 0
+        state.u2 = 0
     }
 
     /// Sets the pedal target (0 = heel, 1 = toe). Out-of-range values clamp, NaN is ignored.
@@ -216,13 +268,20 @@ public struct WahProcessor: Sendable {
     @inlinable
     public mutating func process(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, count: Int) {
         if count <= 0 { return }
-        state = Self.render(input, output, count, state, coefficients)
+        if coefficients.crybaby {
+            state = Self.renderCrybaby(input, output, count, state, coefficients)
+        } else {
+            state = Self.render(input, output, count, state, coefficients)
+        }
     }
 
     /// Processes one sample. Identical, bit for bit, to `process` over the same samples.
     @inlinable
     public mutating func processSample(_ x: Float) -> Float {
         let p = Self.smooth(&state.p1, &state.p2, state.target, coefficients.smoothing)
+        if coefficients.crybaby {
+            return Self.crybabySample(x, Self.crybabyLaws(p, coefficients), &state, coefficients)
+        }
         let c = Self.laws(p, coefficients)
         return Self.filter(x, c.a1, c.a2, c.a3, c.wet, &state.s1, &state.s2, &state.crossfade, coefficients)
     }
@@ -433,6 +492,20 @@ public struct WahProcessor: Sendable {
         c.smoothing = stageTime > 0 ? -expm1(-1.0 / (stageTime * fs)) : 1.0
         c.crossfadeStep = 1.0 / (0.005 * fs)
         c.crossfadeTarget = s.bypass ? 0.0 : 1.0
+        c.crybaby = s.voice == .crybaby
+        c.piOverRate = Double.pi / fs
+        func onePoleG(_ hz: Double) -> Double {
+            let g = tan(Double.pi * min(hz, nyquistGuard) / fs)
+            return g / (1 + g)
+        }
+        c.cbInputG = onePoleG(CrybabyModel.inputPoleHz)
+        c.cbOutputG = onePoleG(CrybabyModel.outputCornerHz)
+        c.cbInputRatio = CrybabyModel.inputZeroHz / CrybabyModel.inputPoleHz
+        let wz2 = 2 * Double.pi * CrybabyModel.loopZeroHz, wz3 = 2 * Double.pi * CrybabyModel.highZeroHz
+        c.cbHigh = 1 / wz3
+        c.cbBand = 1 + wz2 / wz3
+        c.cbLow = wz2
+        c.cbWetGain = mix * gain
         coefficients = c
     }
 
