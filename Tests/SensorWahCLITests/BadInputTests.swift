@@ -33,6 +33,8 @@ final class BadInputTests: XCTestCase {
             (["replay", r, "--heel-q", "nan"], "--heel-q"),
             (["replay", r, "--toe-hz", "30000"], "--toe-hz"),
             (["replay", r, "--mix", "2"], "--mix"),
+            (["replay", r, "--voice", "vox"], "--voice"),
+            (["render", "--pedal", "3", "--voice", "", "a.wav", "b.wav"], "--voice"),
             (["replay", r, "--alsa-connect", ""], "--alsa-connect"),
             // listen: ports, times, sizes
             (["listen", "--port", "70000"], "--port"),

@@ -54,6 +54,35 @@ final class JackRenderTests: XCTestCase {
         XCTAssertEqual(try JackTest.sh(binary, ["render", "--pedal", "10", flacIn, dir.appendingPathComponent("again.wav").path]).status, 0)
     }
 
+    /// `--voice crybaby`: the held pedal's spectral peak sits at the Cry Baby's resonance (about
+    /// 410 Hz at the heel, 1.75 kHz at the toe) and the peak is boosted, as in the circuit.
+    func testRenderCrybabyVoice() throws {
+        let binary = JackTest.debugBinary
+        let dir = try JackTest.tempDir("render-crybaby")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rate = 48_000
+        let x = JackTest.noise(rate * 4).map { $0 * 0.1 }
+        let input = dir.appendingPathComponent("in.wav").path
+        try JackTest.writeWAV(input, rate: rate, channels: [x])
+        for (pedal, resonance) in [(0, 410.0), (64, 880.0), (127, 1750.0)] {
+            let held = dir.appendingPathComponent("cb\(pedal).wav").path
+            let r = try JackTest.sh(binary, ["render", "--voice", "crybaby", "--pedal", String(pedal), "--sample-format", "float", input, held])
+            XCTAssertEqual(r.status, 0, r.err)
+            XCTAssertTrue(r.err.contains("wah: crybaby"), r.err)
+            let y = try JackTest.readWAV(held).channels[0]
+            XCTAssertEqual(y.count, x.count)
+            var power = [Double](repeating: 0, count: 2049)
+            var start = rate / 2
+            while start + 4096 <= y.count {
+                let m = JackTest.spectrum(y[start..<(start + 4096)])
+                for k in 0..<m.count { power[k] += m[k] * m[k] }
+                start += 4096
+            }
+            let peak = JackTest.peakFrequency(power.map { $0.squareRoot() }, rate: rate, n: 4096, lo: 100, hi: 8000, smooth: 2)
+            XCTAssertEqual(log2(peak / resonance), 0, accuracy: 0.15, "pedal \(pedal): peak at \(peak) Hz, expected \(resonance)")
+        }
+    }
+
     func testRenderErrors() throws {
         let binary = JackTest.debugBinary
         let dir = try JackTest.tempDir("render-err")
