@@ -83,6 +83,36 @@ final class JackRenderTests: XCTestCase {
         }
     }
 
+    /// The auto-wah from the command line: `--wah-mode envelope` needs no gesture, `both` adds the
+    /// held pedal; each sounds different from the sensor alone.
+    func testRenderAutoWah() throws {
+        let binary = JackTest.debugBinary
+        let dir = try JackTest.tempDir("render-auto")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rate = 48_000
+        let x = (0..<(rate * 2)).map { n -> Float in
+            let t = Double(n % (rate / 2)) / Double(rate)
+            return Float(0.4 * exp(-t / 0.12) * sin(2 * .pi * 196 * t))
+        }
+        let input = dir.appendingPathComponent("plucks.wav").path
+        try JackTest.writeWAV(input, rate: rate, channels: [x])
+        var outputs: [[Float]] = []
+        for args in [["--pedal", "20"], ["--wah-mode", "envelope"], ["--wah-mode", "both", "--pedal", "20", "--attack", "2", "--release", "80", "--sensitivity", "3"],
+                     ["--wah-mode", "envelope", "--voice", "crybaby"]] {
+            let out = dir.appendingPathComponent("o\(outputs.count).wav").path
+            let r = try JackTest.sh(binary, ["render"] + args + ["--sample-format", "float", input, out])
+            XCTAssertEqual(r.status, 0, r.err)
+            if args.contains("envelope") { XCTAssertTrue(r.err.contains("moved by the envelope"), r.err) }
+            let y = try JackTest.readWAV(out).channels[0]
+            XCTAssertEqual(y.count, x.count)
+            XCTAssertTrue(y.allSatisfy { $0.isFinite })
+            outputs.append(y)
+        }
+        XCTAssertNotEqual(outputs[0], outputs[1])
+        XCTAssertNotEqual(outputs[1], outputs[2])
+        XCTAssertNotEqual(outputs[1], outputs[3])
+    }
+
     func testRenderErrors() throws {
         let binary = JackTest.debugBinary
         let dir = try JackTest.tempDir("render-err")

@@ -16,6 +16,17 @@ import Darwin
 
 // MARK: - Settings
 
+/// What moves the pedal.
+public enum WahMode: String, Sendable, CaseIterable {
+    /// The sensor alone (`setPedal`). The default.
+    case sensor
+    /// An envelope follower on the input alone: `pedal = sensitivity * envelope` (an auto-wah).
+    case envelope
+    /// Both: `pedal = sensor + sensitivity * envelope`, clamped to 1. The wrist sets where the
+    /// sweep starts, the pick attack opens it.
+    case both
+}
+
 /// The wah's voice: the filter at its heart.
 public enum WahVoice: String, Sendable, CaseIterable {
     /// A trapezoidal state-variable band-pass with designed laws (heel/toe frequency and Q,
@@ -74,6 +85,15 @@ public struct WahSettings: Sendable, Equatable {
     public var bypass: Bool
     /// The filter (default `.svf`). Switching voices keeps the pedal but clears the filter.
     public var voice: WahVoice
+    /// What moves the pedal (default `.sensor`).
+    public var mode: WahMode
+    /// Envelope follower: attack and release time constants in seconds (one-pole on the
+    /// rectified input; defaults 5 ms and 150 ms) and the pedal's travel per unit of envelope
+    /// (default 2: a 0.5 envelope opens the pedal fully). The envelope's pedal goes through the
+    /// same smoother as the sensor's.
+    public var attackTime: Double
+    public var releaseTime: Double
+    public var sensitivity: Double
 
     public init(
         heelFrequency: Double = 450,
@@ -85,7 +105,11 @@ public struct WahSettings: Sendable, Equatable {
         mix: Double = 1,
         smoothingTime: Double = 0.015,
         bypass: Bool = false,
-        voice: WahVoice = .svf
+        voice: WahVoice = .svf,
+        mode: WahMode = .sensor,
+        attackTime: Double = 0.005,
+        releaseTime: Double = 0.15,
+        sensitivity: Double = 2
     ) {
         self.heelFrequency = heelFrequency
         self.toeFrequency = toeFrequency
@@ -97,6 +121,10 @@ public struct WahSettings: Sendable, Equatable {
         self.smoothingTime = smoothingTime
         self.bypass = bypass
         self.voice = voice
+        self.mode = mode
+        self.attackTime = attackTime
+        self.releaseTime = releaseTime
+        self.sensitivity = sensitivity
     }
 
     /// The designed centre frequency `heel * (toe / heel)^p` in Hz; `pedal` is clamped to 0...1
@@ -173,6 +201,12 @@ public struct WahProcessor: Sendable {
         @usableFromInline var cbLow: Double = 0
         /// `mix * outputGain`.
         @usableFromInline var cbWetGain: Double = 0
+        // envelope follower
+        @usableFromInline var following = false
+        @usableFromInline var envelopeOnly = false
+        @usableFromInline var attack: Double = 1
+        @usableFromInline var release: Double = 1
+        @usableFromInline var sensitivity: Double = 0
         @usableFromInline init() {}
     }
 
@@ -196,6 +230,8 @@ public struct WahProcessor: Sendable {
         @usableFromInline var t2: Double = 0
         @usableFromInline var u1: Double = 0
         @usableFromInline var u2: Double = 0
+        /// Envelope follower output.
+        @usableFromInline var envelope: Double = 0
         @usableFromInline init() {}
     }
 
@@ -228,8 +264,10 @@ public struct WahProcessor: Sendable {
     /// Clears the filter state; the pedal jumps to its target and bypass to its final state.
     public mutating func reset() {
         clearFilter()
-        state.p1 = state.target
-        state.p2 = state.target
+        // the envelope (cleared) is the whole pedal in envelope mode
+        let start = coefficients.envelopeOnly ? 0 : state.target
+        state.p1 = start
+        state.p2 = start
         state.crossfade = coefficients.crossfadeTarget
     }
 
@@ -242,6 +280,7 @@ public struct WahProcessor: Sendable {
         state.t2 = 0
         state.u1 = 0
         state.u2 = 0
+        state.envelope = 0
     }
 
     /// Sets the pedal target (0 = heel, 1 = toe). Out-of-range values clamp, NaN is ignored.
@@ -252,8 +291,11 @@ public struct WahProcessor: Sendable {
         state.target = Double(min(max(target, 0), 1))
     }
 
-    /// The current (smoothed) pedal position.
+    /// The current (smoothed) pedal position, envelope included.
     public var pedal: Float { Float(state.p2) }
+
+    /// The envelope follower's output (0 unless the mode follows the envelope).
+    public var envelope: Double { state.envelope }
 
     /// Maps a MIDI controller value (0...127 for 7 bits, 0...16383 for 14 bits) to 0...1.
     /// Values outside the range clamp; `bits` is clamped to 1...30.
@@ -268,7 +310,9 @@ public struct WahProcessor: Sendable {
     @inlinable
     public mutating func process(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, count: Int) {
         if count <= 0 { return }
-        if coefficients.crybaby {
+        if coefficients.following {
+            state = Self.renderFollowing(input, output, count, state, coefficients)
+        } else if coefficients.crybaby {
             state = Self.renderCrybaby(input, output, count, state, coefficients)
         } else {
             state = Self.render(input, output, count, state, coefficients)
@@ -278,6 +322,15 @@ public struct WahProcessor: Sendable {
     /// Processes one sample. Identical, bit for bit, to `process` over the same samples.
     @inlinable
     public mutating func processSample(_ x: Float) -> Float {
+        if coefficients.following {
+            var y: Float = 0
+            withUnsafePointer(to: x) { i in
+                withUnsafeMutablePointer(to: &y) { o in
+                    state = Self.renderFollowing(i, o, 1, state, coefficients)
+                }
+            }
+            return y
+        }
         let p = Self.smooth(&state.p1, &state.p2, state.target, coefficients.smoothing)
         if coefficients.crybaby {
             return Self.crybabySample(x, Self.crybabyLaws(p, coefficients), &state, coefficients)
@@ -506,7 +559,52 @@ public struct WahProcessor: Sendable {
         c.cbBand = 1 + wz2 / wz3
         c.cbLow = wz2
         c.cbWetGain = mix * gain
+        c.following = s.mode != .sensor
+        c.envelopeOnly = s.mode == .envelope
+        let attack = Self.sanitize(s.attackTime, 0, 10, 0.005)
+        let release = Self.sanitize(s.releaseTime, 0, 10, 0.15)
+        c.attack = attack > 0 ? -expm1(-1.0 / (attack * fs)) : 1.0
+        c.release = release > 0 ? -expm1(-1.0 / (release * fs)) : 1.0
+        c.sensitivity = Self.sanitize(s.sensitivity, 0, 1000, 2)
         coefficients = c
+    }
+
+    /// The block loop when an envelope moves the pedal (any voice): per sample, the envelope
+    /// follower (rectify, attack/release one-pole; a non-finite input counts as silence), the
+    /// pedal target from the mode, the smoother, then the voice's laws and sample exactly as in
+    /// the sensor-only loops.
+    @inlinable
+    static func renderFollowing(
+        _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ count: Int,
+        _ initial: State, _ co: Coefficients
+    ) -> State {
+        var st = initial
+        var cbLaws = crybabyLaws(st.p2, co)
+        var lawsPedal = st.p2
+        var i = 0
+        while i < count {
+            let x = input[i]
+            var rectified = abs(Double(x))
+            if !(rectified <= Double(Float.greatestFiniteMagnitude)) { rectified = 0 }
+            var e = st.envelope
+            e += (rectified > e ? co.attack : co.release) * (rectified - e)
+            st.envelope = e < 1e-20 ? 0 : e
+            let opened = co.sensitivity * st.envelope
+            let target = min(co.envelopeOnly ? opened : st.target + opened, 1.0)
+            let p = smooth(&st.p1, &st.p2, target, co.smoothing)
+            if co.crybaby {
+                if p != lawsPedal {
+                    cbLaws = crybabyLaws(p, co)
+                    lawsPedal = p
+                }
+                output[i] = crybabySample(x, cbLaws, &st, co)
+            } else {
+                let c = laws(p, co)
+                output[i] = filter(x, c.a1, c.a2, c.a3, c.wet, &st.s1, &st.s2, &st.crossfade, co)
+            }
+            i &+= 1
+        }
+        return st
     }
 
     /// Internal view of the state, for tests (denormal and NaN checks).

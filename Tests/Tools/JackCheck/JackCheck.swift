@@ -42,6 +42,8 @@ struct JackCheck: ParsableCommand {
     var jackServer: String?
     @Option(help: "The wah's voice: svf or crybaby.")
     var voice = WahVoice.svf.rawValue
+    @Option(name: .customLong("wah-mode"), help: "What moves the pedal: sensor, envelope or both.")
+    var wahMode = WahMode.sensor.rawValue
     @Option(name: .customLong("map"), help: "The mapping whose target is swept (default: sensorwah's default mapping).")
     var map: String?
 
@@ -51,6 +53,7 @@ struct JackCheck: ParsableCommand {
         guard sweepPeriod > 0, sweepPeriod.isFinite else { throw ValidationError("--sweep-period must be positive") }
         guard channels == 1 || channels == 2 else { throw ValidationError("--channels must be 1 or 2") }
         guard WahVoice(rawValue: voice) != nil else { throw ValidationError("--voice must be svf or crybaby") }
+        guard WahMode(rawValue: wahMode) != nil else { throw ValidationError("--wah-mode must be sensor, envelope or both") }
     }
 
     func run() throws {
@@ -69,6 +72,7 @@ struct JackCheck: ParsableCommand {
         c.channels = wah ? channels : 0
         c.midiOut = midiJack
         c.wah.voice = WahVoice(rawValue: voice) ?? .svf
+        c.wah.mode = WahMode(rawValue: wahMode) ?? .sensor
         c.connections = connections
         c.initialPedal = PedalAutomation.pedal(value: mapping.rest, of: mapping.target)
         c.measureCallbackTime = getenv("SENSORWAH_JACK_TIMING") != nil
