@@ -97,7 +97,7 @@ let package = Package(
         .testTarget(name: "SensorWahCoreTests", dependencies: [
             "SensorWahCore", "CWahReference",
             .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
-        ], exclude: ["Golden"]),
+        ], exclude: ["Golden", "Reference"]),
         .testTarget(name: "SensorWahIOTests", dependencies: [
             "SensorWahCore", "SensorWahRuntime", "SensorWahEngine", "SensorWahIO",
             .product(name: "NIOCore", package: "swift-nio"),

@@ -54,6 +54,65 @@ final class JackRenderTests: XCTestCase {
         XCTAssertEqual(try JackTest.sh(binary, ["render", "--pedal", "10", flacIn, dir.appendingPathComponent("again.wav").path]).status, 0)
     }
 
+    /// `--voice crybaby`: the held pedal's spectral peak sits at the Cry Baby's resonance (about
+    /// 410 Hz at the heel, 1.75 kHz at the toe) and the peak is boosted, as in the circuit.
+    func testRenderCrybabyVoice() throws {
+        let binary = JackTest.debugBinary
+        let dir = try JackTest.tempDir("render-crybaby")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rate = 48_000
+        let x = JackTest.noise(rate * 4).map { $0 * 0.1 }
+        let input = dir.appendingPathComponent("in.wav").path
+        try JackTest.writeWAV(input, rate: rate, channels: [x])
+        for (pedal, resonance) in [(0, 410.0), (64, 880.0), (127, 1750.0)] {
+            let held = dir.appendingPathComponent("cb\(pedal).wav").path
+            let r = try JackTest.sh(binary, ["render", "--voice", "crybaby", "--pedal", String(pedal), "--sample-format", "float", input, held])
+            XCTAssertEqual(r.status, 0, r.err)
+            XCTAssertTrue(r.err.contains("wah: crybaby"), r.err)
+            let y = try JackTest.readWAV(held).channels[0]
+            XCTAssertEqual(y.count, x.count)
+            var power = [Double](repeating: 0, count: 2049)
+            var start = rate / 2
+            while start + 4096 <= y.count {
+                let m = JackTest.spectrum(y[start..<(start + 4096)])
+                for k in 0..<m.count { power[k] += m[k] * m[k] }
+                start += 4096
+            }
+            let peak = JackTest.peakFrequency(power.map { $0.squareRoot() }, rate: rate, n: 4096, lo: 100, hi: 8000, smooth: 2)
+            XCTAssertEqual(log2(peak / resonance), 0, accuracy: 0.15, "pedal \(pedal): peak at \(peak) Hz, expected \(resonance)")
+        }
+    }
+
+    /// The auto-wah from the command line: `--wah-mode envelope` needs no gesture, `both` adds the
+    /// held pedal; each sounds different from the sensor alone.
+    func testRenderAutoWah() throws {
+        let binary = JackTest.debugBinary
+        let dir = try JackTest.tempDir("render-auto")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rate = 48_000
+        let x = (0..<(rate * 2)).map { n -> Float in
+            let t = Double(n % (rate / 2)) / Double(rate)
+            return Float(0.4 * exp(-t / 0.12) * sin(2 * .pi * 196 * t))
+        }
+        let input = dir.appendingPathComponent("plucks.wav").path
+        try JackTest.writeWAV(input, rate: rate, channels: [x])
+        var outputs: [[Float]] = []
+        for args in [["--pedal", "20"], ["--wah-mode", "envelope"], ["--wah-mode", "both", "--pedal", "20", "--attack", "2", "--release", "80", "--sensitivity", "3"],
+                     ["--wah-mode", "envelope", "--voice", "crybaby"]] {
+            let out = dir.appendingPathComponent("o\(outputs.count).wav").path
+            let r = try JackTest.sh(binary, ["render"] + args + ["--sample-format", "float", input, out])
+            XCTAssertEqual(r.status, 0, r.err)
+            if args.contains("envelope") { XCTAssertTrue(r.err.contains("moved by the envelope"), r.err) }
+            let y = try JackTest.readWAV(out).channels[0]
+            XCTAssertEqual(y.count, x.count)
+            XCTAssertTrue(y.allSatisfy { $0.isFinite })
+            outputs.append(y)
+        }
+        XCTAssertNotEqual(outputs[0], outputs[1])
+        XCTAssertNotEqual(outputs[1], outputs[2])
+        XCTAssertNotEqual(outputs[1], outputs[3])
+    }
+
     func testRenderErrors() throws {
         let binary = JackTest.debugBinary
         let dir = try JackTest.tempDir("render-err")

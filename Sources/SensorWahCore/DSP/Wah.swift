@@ -16,6 +16,29 @@ import Darwin
 
 // MARK: - Settings
 
+/// What moves the pedal.
+public enum WahMode: String, Sendable, CaseIterable {
+    /// The sensor alone (`setPedal`). The default.
+    case sensor
+    /// An envelope follower on the input alone: `pedal = sensitivity * envelope` (an auto-wah).
+    case envelope
+    /// Both: `pedal = sensor + sensitivity * envelope`, clamped to 1. The wrist sets where the
+    /// sweep starts, the pick attack opens it.
+    case both
+}
+
+/// The wah's voice: the filter at its heart.
+public enum WahVoice: String, Sendable, CaseIterable {
+    /// A trapezoidal state-variable band-pass with designed laws (heel/toe frequency and Q,
+    /// level law). Unity gain at the peak. The default.
+    case svf
+    /// A model of the Dunlop GCB-95 Cry Baby circuit (Crybaby.swift): its input and output
+    /// networks, the pot's audio taper, the resonance and its boost (up to about 19 dB), and the
+    /// transistor stage's soft clipping. Samples are volts. Ignores the heel/toe frequency and
+    /// Q settings and the level law.
+    case crybaby
+}
+
 /// Parameters of the wah. Plain value; changing it never allocates.
 public struct WahSettings: Sendable, Equatable {
     /// Centre frequency in Hz at pedal 0 (heel). Default 450 Hz.
@@ -60,6 +83,17 @@ public struct WahSettings: Sendable, Equatable {
     /// Bypass. Switching crossfades linearly over 5 ms between the effect and the input; the
     /// filter keeps running while bypassed so re-engaging starts from a warm state.
     public var bypass: Bool
+    /// The filter (default `.svf`). Switching voices keeps the pedal but clears the filter.
+    public var voice: WahVoice
+    /// What moves the pedal (default `.sensor`).
+    public var mode: WahMode
+    /// Envelope follower: attack and release time constants in seconds (one-pole on the
+    /// rectified input; defaults 5 ms and 150 ms) and the pedal's travel per unit of envelope
+    /// (default 2: a 0.5 envelope opens the pedal fully). The envelope's pedal goes through the
+    /// same smoother as the sensor's.
+    public var attackTime: Double
+    public var releaseTime: Double
+    public var sensitivity: Double
 
     public init(
         heelFrequency: Double = 450,
@@ -70,7 +104,12 @@ public struct WahSettings: Sendable, Equatable {
         outputGain: Double = 1,
         mix: Double = 1,
         smoothingTime: Double = 0.015,
-        bypass: Bool = false
+        bypass: Bool = false,
+        voice: WahVoice = .svf,
+        mode: WahMode = .sensor,
+        attackTime: Double = 0.005,
+        releaseTime: Double = 0.15,
+        sensitivity: Double = 2
     ) {
         self.heelFrequency = heelFrequency
         self.toeFrequency = toeFrequency
@@ -81,6 +120,11 @@ public struct WahSettings: Sendable, Equatable {
         self.mix = mix
         self.smoothingTime = smoothingTime
         self.bypass = bypass
+        self.voice = voice
+        self.mode = mode
+        self.attackTime = attackTime
+        self.releaseTime = releaseTime
+        self.sensitivity = sensitivity
     }
 
     /// The designed centre frequency `heel * (toe / heel)^p` in Hz; `pedal` is clamped to 0...1
@@ -142,6 +186,27 @@ public struct WahProcessor: Sendable {
         @usableFromInline var crossfadeStep: Double = 1
         /// 1 = effect, 0 = bypassed.
         @usableFromInline var crossfadeTarget: Double = 1
+        // crybaby voice
+        @usableFromInline var crybaby = false
+        /// `pi / sampleRate`.
+        @usableFromInline var piOverRate: Double = 0
+        /// TPT one-pole gains `g/(1+g)` of the input network's pole and the output coupling.
+        @usableFromInline var cbInputG: Double = 0
+        @usableFromInline var cbOutputG: Double = 0
+        /// `wz1 / wp1`: the input network's low-frequency shelf.
+        @usableFromInline var cbInputRatio: Double = 0
+        /// The loop zeros' numerator `s^2/wz3 + (1 + wz2/wz3) s + wz2`.
+        @usableFromInline var cbHigh: Double = 0
+        @usableFromInline var cbBand: Double = 0
+        @usableFromInline var cbLow: Double = 0
+        /// `mix * outputGain`.
+        @usableFromInline var cbWetGain: Double = 0
+        // envelope follower
+        @usableFromInline var following = false
+        @usableFromInline var envelopeOnly = false
+        @usableFromInline var attack: Double = 1
+        @usableFromInline var release: Double = 1
+        @usableFromInline var sensitivity: Double = 0
         @usableFromInline init() {}
     }
 
@@ -157,6 +222,16 @@ public struct WahProcessor: Sendable {
         @usableFromInline var p2: Double = 0
         /// Bypass crossfade position: 1 = effect, 0 = input.
         @usableFromInline var crossfade: Double = 1
+        /// crybaby voice: input network and output coupling one-poles, the two distortion
+        /// resonators (`s1`, `s2` serve its main resonator).
+        @usableFromInline var c0: Double = 0
+        @usableFromInline var c1: Double = 0
+        @usableFromInline var t1: Double = 0
+        @usableFromInline var t2: Double = 0
+        @usableFromInline var u1: Double = 0
+        @usableFromInline var u2: Double = 0
+        /// Envelope follower output.
+        @usableFromInline var envelope: Double = 0
         @usableFromInline init() {}
     }
 
@@ -167,7 +242,10 @@ public struct WahProcessor: Sendable {
     /// The settings. Setting them recomputes the derived constants (no allocation, a few libm
     /// calls) but keeps the filter and pedal state, so it may be done between process calls.
     public var settings: WahSettings {
-        didSet { updateCoefficients() }
+        didSet {
+            updateCoefficients()
+            if settings.voice != oldValue.voice { clearFilter() }
+        }
     }
 
     public init(settings: WahSettings = .init()) {
@@ -185,11 +263,24 @@ public struct WahProcessor: Sendable {
 
     /// Clears the filter state; the pedal jumps to its target and bypass to its final state.
     public mutating func reset() {
+        clearFilter()
+        // the envelope (cleared) is the whole pedal in envelope mode
+        let start = coefficients.envelopeOnly ? 0 : state.target
+        state.p1 = start
+        state.p2 = start
+        state.crossfade = coefficients.crossfadeTarget
+    }
+
+    mutating func clearFilter() {
         state.s1 = 0
         state.s2 = 0
-        state.p1 = state.target
-        state.p2 = state.target
-        state.crossfade = coefficients.crossfadeTarget
+        state.c0 = 0
+        state.c1 = 0
+        state.t1 = 0
+        state.t2 = 0
+        state.u1 = 0
+        state.u2 = 0
+        state.envelope = 0
     }
 
     /// Engages (false) or bypasses (true) the effect at run time with the usual 5 ms crossfade,
@@ -211,8 +302,11 @@ public struct WahProcessor: Sendable {
         state.target = Double(min(max(target, 0), 1))
     }
 
-    /// The current (smoothed) pedal position.
+    /// The current (smoothed) pedal position, envelope included.
     public var pedal: Float { Float(state.p2) }
+
+    /// The envelope follower's output (0 unless the mode follows the envelope).
+    public var envelope: Double { state.envelope }
 
     /// Maps a MIDI controller value (0...127 for 7 bits, 0...16383 for 14 bits) to 0...1.
     /// Values outside the range clamp; `bits` is clamped to 1...30.
@@ -227,13 +321,31 @@ public struct WahProcessor: Sendable {
     @inlinable
     public mutating func process(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, count: Int) {
         if count <= 0 { return }
-        state = Self.render(input, output, count, state, coefficients)
+        if coefficients.following {
+            state = Self.renderFollowing(input, output, count, state, coefficients)
+        } else if coefficients.crybaby {
+            state = Self.renderCrybaby(input, output, count, state, coefficients)
+        } else {
+            state = Self.render(input, output, count, state, coefficients)
+        }
     }
 
     /// Processes one sample. Identical, bit for bit, to `process` over the same samples.
     @inlinable
     public mutating func processSample(_ x: Float) -> Float {
+        if coefficients.following {
+            var y: Float = 0
+            withUnsafePointer(to: x) { i in
+                withUnsafeMutablePointer(to: &y) { o in
+                    state = Self.renderFollowing(i, o, 1, state, coefficients)
+                }
+            }
+            return y
+        }
         let p = Self.smooth(&state.p1, &state.p2, state.target, coefficients.smoothing)
+        if coefficients.crybaby {
+            return Self.crybabySample(x, Self.crybabyLaws(p, coefficients), &state, coefficients)
+        }
         let c = Self.laws(p, coefficients)
         return Self.filter(x, c.a1, c.a2, c.a3, c.wet, &state.s1, &state.s2, &state.crossfade, coefficients)
     }
@@ -444,7 +556,66 @@ public struct WahProcessor: Sendable {
         c.smoothing = stageTime > 0 ? -expm1(-1.0 / (stageTime * fs)) : 1.0
         c.crossfadeStep = 1.0 / (0.005 * fs)
         c.crossfadeTarget = s.bypass ? 0.0 : 1.0
+        c.crybaby = s.voice == .crybaby
+        c.piOverRate = Double.pi / fs
+        func onePoleG(_ hz: Double) -> Double {
+            let g = tan(Double.pi * min(hz, nyquistGuard) / fs)
+            return g / (1 + g)
+        }
+        c.cbInputG = onePoleG(CrybabyModel.inputPoleHz)
+        c.cbOutputG = onePoleG(CrybabyModel.outputCornerHz)
+        c.cbInputRatio = CrybabyModel.inputZeroHz / CrybabyModel.inputPoleHz
+        let wz2 = 2 * Double.pi * CrybabyModel.loopZeroHz, wz3 = 2 * Double.pi * CrybabyModel.highZeroHz
+        c.cbHigh = 1 / wz3
+        c.cbBand = 1 + wz2 / wz3
+        c.cbLow = wz2
+        c.cbWetGain = mix * gain
+        c.following = s.mode != .sensor
+        c.envelopeOnly = s.mode == .envelope
+        let attack = Self.sanitize(s.attackTime, 0, 10, 0.005)
+        let release = Self.sanitize(s.releaseTime, 0, 10, 0.15)
+        c.attack = attack > 0 ? -expm1(-1.0 / (attack * fs)) : 1.0
+        c.release = release > 0 ? -expm1(-1.0 / (release * fs)) : 1.0
+        c.sensitivity = Self.sanitize(s.sensitivity, 0, 1000, 2)
         coefficients = c
+    }
+
+    /// The block loop when an envelope moves the pedal (any voice): per sample, the envelope
+    /// follower (rectify, attack/release one-pole; a non-finite input counts as silence), the
+    /// pedal target from the mode, the smoother, then the voice's laws and sample exactly as in
+    /// the sensor-only loops.
+    @inlinable
+    static func renderFollowing(
+        _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ count: Int,
+        _ initial: State, _ co: Coefficients
+    ) -> State {
+        var st = initial
+        var cbLaws = crybabyLaws(st.p2, co)
+        var lawsPedal = st.p2
+        var i = 0
+        while i < count {
+            let x = input[i]
+            var rectified = abs(Double(x))
+            if !(rectified <= Double(Float.greatestFiniteMagnitude)) { rectified = 0 }
+            var e = st.envelope
+            e += (rectified > e ? co.attack : co.release) * (rectified - e)
+            st.envelope = e < 1e-20 ? 0 : e
+            let opened = co.sensitivity * st.envelope
+            let target = min(co.envelopeOnly ? opened : st.target + opened, 1.0)
+            let p = smooth(&st.p1, &st.p2, target, co.smoothing)
+            if co.crybaby {
+                if p != lawsPedal {
+                    cbLaws = crybabyLaws(p, co)
+                    lawsPedal = p
+                }
+                output[i] = crybabySample(x, cbLaws, &st, co)
+            } else {
+                let c = laws(p, co)
+                output[i] = filter(x, c.a1, c.a2, c.a3, c.wet, &st.s1, &st.s2, &st.crossfade, co)
+            }
+            i &+= 1
+        }
+        return st
     }
 
     /// Internal view of the state, for tests (denormal and NaN checks).

@@ -23,6 +23,8 @@ struct Render: ParsableCommand {
         Examples:
           sensorwah render --recording Recordings/wrist-wah-phone.csv guitar.wav wah.wav
           sensorwah render --pedal 90 guitar.flac cocked.flac
+          sensorwah render --wah-mode envelope --voice crybaby guitar.wav auto.wav
+          sensorwah render --wah-mode both --pedal 20 --sensitivity 4 guitar.wav touch.wav
           sensorwah render --recording take.csv --map "pitch cc14=1" --sample-format float in.wav out.wav
         """
     )
@@ -46,7 +48,7 @@ struct Render: ParsableCommand {
 
     func validate() throws {
         switch (recording, pedal) {
-        case (nil, nil): throw ValidationError("give --recording LOG or --pedal N")
+        case (nil, nil) where tone.mode != .envelope: throw ValidationError("give --recording LOG or --pedal N (or --wah-mode envelope)")
         case (.some, .some): throw ValidationError("--recording and --pedal exclude each other")
         default: break
         }
@@ -66,7 +68,10 @@ struct Render: ParsableCommand {
 
         var automation: PedalAutomation
         var how: String
-        if let p = pedal {
+        if recording == nil && pedal == nil {
+            automation = .constant(0, sampleRate: rate)
+            how = "pedal moved by the envelope alone"
+        } else if let p = pedal {
             automation = .constant(WahProcessor.pedal(fromMIDI: p, bits: 7), sampleRate: rate)
             how = "pedal held at \(p)"
         } else {
@@ -103,7 +108,7 @@ struct Render: ParsableCommand {
         var text = "sensorwah render: \(input) -> \(output) (\(result.outputFormat.rawValue))\n"
         text += "  \(result.frames) frames x \(result.channels) channel\(result.channels == 1 ? "" : "s") at \(result.sampleRate) Hz = \(fmt(result.audioSeconds, 3)) s of audio\n"
         text += "  \(how)"
-        if pedal == nil { text += "; \(result.pedalChanges) applied within the audio" }
+        if recording != nil { text += "; \(result.pedalChanges) applied within the audio" }
         text += "\n  wah: \(tone.summary)\n"
         text += "  rendered in \(fmt(result.elapsedSeconds, 3)) s = \(fmt(result.realTimeFactor, 0))x real time"
         printError(text)

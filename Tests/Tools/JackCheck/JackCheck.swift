@@ -40,6 +40,10 @@ struct JackCheck: ParsableCommand {
     var jackConnect: [String] = []
     @Option(name: .customLong("jack-server"), help: "JACK server name.")
     var jackServer: String?
+    @Option(help: "The wah's voice: svf or crybaby.")
+    var voice = WahVoice.svf.rawValue
+    @Option(name: .customLong("wah-mode"), help: "What moves the pedal: sensor, envelope or both.")
+    var wahMode = WahMode.sensor.rawValue
     @Option(name: .customLong("map"), help: "The mapping whose target is swept (default: sensorwah's default mapping).")
     var map: String?
 
@@ -48,6 +52,8 @@ struct JackCheck: ParsableCommand {
         guard rate > 0, rate <= 20_000 else { throw ValidationError("--rate must be in 0...20000") }
         guard sweepPeriod > 0, sweepPeriod.isFinite else { throw ValidationError("--sweep-period must be positive") }
         guard channels == 1 || channels == 2 else { throw ValidationError("--channels must be 1 or 2") }
+        guard WahVoice(rawValue: voice) != nil else { throw ValidationError("--voice must be svf or crybaby") }
+        guard WahMode(rawValue: wahMode) != nil else { throw ValidationError("--wah-mode must be sensor, envelope or both") }
     }
 
     func run() throws {
@@ -65,6 +71,8 @@ struct JackCheck: ParsableCommand {
         c.serverName = jackServer
         c.channels = wah ? channels : 0
         c.midiOut = midiJack
+        c.wah.voice = WahVoice(rawValue: voice) ?? .svf
+        c.wah.mode = WahMode(rawValue: wahMode) ?? .sensor
         c.connections = connections
         c.initialPedal = PedalAutomation.pedal(value: mapping.rest, of: mapping.target)
         c.measureCallbackTime = getenv("SENSORWAH_JACK_TIMING") != nil
