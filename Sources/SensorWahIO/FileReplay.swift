@@ -56,6 +56,8 @@ public struct FileReplay {
     public var timing: PlaybackTiming
     /// The recording is one sender: one motion stage (tilt, gestures) for the whole run.
     public var motion: MotionSettings
+    /// Called now and then with the fraction of the input read (0...1), for a progress line.
+    public var progress: ((Double) -> Void)?
 
     public init(path: String, parserOptions: ParserOptions, maxLineLength: Int, timing: PlaybackTiming,
                 motion: MotionSettings = .init()) {
@@ -126,7 +128,11 @@ public struct FileReplay {
             let fast = timing.fast
             let passOffset = offset
             var refused = false
-            let ok = reader.forEachLine { line in
+            let size = progress == nil ? nil : fileSize(path)
+            let report: ((Int) -> Void)? = size.flatMap { total in
+                total > 0 ? { [progress] read in progress?(Double(read) / Double(total)) } : nil
+            }
+            let ok = reader.forEachLine(chunk: report) { line in
                 if Shutdown.isRequested { return false }
                 switch line {
                 case .tooLong: parser.noteTooLong()

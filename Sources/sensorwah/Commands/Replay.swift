@@ -47,10 +47,15 @@ struct Replay: ParsableCommand {
         Shutdown.installRezeroSignal()
         for m in mappings { logger.info("mapping: \(m.summary)") }
         var pipeline = Pipeline(mappings: mappings, outputs: try Wiring.outputs(output, mappings: mappings, logger: logger))
-        let replay = FileReplay(paths: paths, parserOptions: input.parserOptions(), maxLineLength: input.maxLine,
+        var replay = FileReplay(paths: paths, parserOptions: input.parserOptions(), maxLineLength: input.maxLine,
                                 timing: playback.timing, motion: motion)
+        // --fast on a terminal: a progress line (not when the JSON stream goes to the same terminal)
+        let progress = ProgressLine("replay", enabled: playback.fast && isatty(2) == 1
+                                    && !(isatty(1) == 1 && output.destinations.contains(.stdout)))
+        if progress.enabled { replay.progress = progress.update }
         let result: FileReplay.Result
-        do { result = try replay.run(into: &pipeline) } catch { throw RuntimeFailure("\(error)") }
+        do { result = try replay.run(into: &pipeline) } catch { progress.finish(); throw RuntimeFailure("\(error)") }
+        progress.finish()
         pipeline.finish()
         var summary = Summary(source: files.joined(separator: " "), format: result.format, parser: result.parser, mapper: pipeline.mapper.stats,
                               gapsShortened: result.gapsShortened, elapsed: result.elapsed)
