@@ -31,11 +31,20 @@ public struct Pipeline {
 
     /// A sender went quiet: its controllers (and, if `includeUnrestricted`, the ones any sender
     /// may feed) go to their rest values.
-    public mutating func rest(at time: Double, sender: String? = nil, includeUnrestricted: Bool = true) {
+    /// `glideClock` (monotonic seconds): `glide=` mappings glide to rest (`advanceGlides`).
+    public mutating func rest(at time: Double, sender: String? = nil, includeUnrestricted: Bool = true,
+                              glideClock: Double? = nil) {
         let outs = outputs
-        mapper.rest(at: time, sender: sender, includeUnrestricted: includeUnrestricted) { e in
+        mapper.rest(at: time, sender: sender, includeUnrestricted: includeUnrestricted, glideClock: glideClock) { e in
             for o in outs { o.send(e) }
         }
+    }
+
+    /// Moves gliding controllers on; true while some still glide.
+    public mutating func advanceGlides(clock: Double) -> Bool {
+        let outs = outputs
+        mapper.advanceGlides(clock: clock) { e in for o in outs { o.send(e) } }
+        return mapper.isGliding
     }
 
     /// Switches to other mappings while running (a reloaded configuration, a scene change):

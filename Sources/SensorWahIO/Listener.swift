@@ -333,13 +333,30 @@ final class ListenerCore: @unchecked Sendable {
                 let othersActive = sessions.values.contains { $0 !== s && !$0.rested }
                 let before = handoff.pushed
                 handoff.receivedNanos = now
-                pipeline.rest(at: s.frame.latestTime, sender: s.name, includeUnrestricted: !othersActive)
+                pipeline.rest(at: s.frame.latestTime, sender: s.name, includeUnrestricted: !othersActive,
+                              glideClock: Double(now) * 1e-9)
                 if handoff.pushed != before { pushed = true }
                 logger.info("\(s.peer): silent for \(config.restAfter) s; controllers set to rest")
             }
         }
         departed.removeAll { $0.rested }
         if pushed { wake() }
+        if pipeline.mapper.isGliding && !glideScheduled { stepGlides() }
+    }
+
+    /// While a controller glides to rest (`glide=`), every 10 ms: its next value.
+    var glideScheduled = false
+    func stepGlides() {
+        glideScheduled = true
+        loop.scheduleTask(in: .milliseconds(10)) { [self] in
+            let now = monotonicNanos()
+            let before = handoff.pushed
+            handoff.receivedNanos = now
+            let more = pipeline.advanceGlides(clock: Double(now) * 1e-9)
+            if handoff.pushed != before { wake() }
+            glideScheduled = false
+            if more { stepGlides() }
+        }
     }
 
     /// Seconds to nanoseconds for time limits, saturating (NaN and negatives are 0).

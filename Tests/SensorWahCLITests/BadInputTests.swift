@@ -143,6 +143,8 @@ final class BadInputTests: XCTestCase {
             ("accel.x cc14=1 rest=16384", "rest needs a whole number 0-16383"),
             ("accel.x sender=", "sender needs a value"),
             ("accel.x sender", "sender needs a value"),
+            ("accel.x glide=-5", "glide needs a number from 0 to 10000"),
+            ("accel.x glide=", "glide needs a value"),
             ("accel.x wobble=3", "unknown option 'wobble'"),
             ("accel.x zero", "zero applies to tilt sources"),
             ("tilt.x zero=1", "zero takes no value"),

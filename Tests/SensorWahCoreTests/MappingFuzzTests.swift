@@ -9,7 +9,7 @@ final class MappingFuzzTests: XCTestCase {
         var rng = SeededRandom(seed: 0x5EED_0014)
         let sources = ["accel.x", "gyro.z", "pitch", "user.mag", "elbow", "accel.", ".x", "=", "", "accel.x=1", "tilt.x", "tilt.pitch", "zero.y", "flick", "tap", "shake", "tilt."]
         let keys = ["cc", "cc14", "bend", "ch", "range", "bipolar", "unipolar", "centre", "invert", "deadzone", "curve",
-                    "smooth", "beta", "reject", "speed", "rate", "rest", "sender", "", "wobble", "CC", "Range", "zero", "note", "toggle", "length", "hold", "relative"]
+                    "smooth", "beta", "reject", "glide", "speed", "rate", "rest", "sender", "", "wobble", "CC", "Range", "zero", "note", "toggle", "length", "hold", "relative"]
         let values = ["", "0", "1", "-1", "127", "128", "16383", "16384", "31", "32", "1e308", "-1e308", "inf", "-inf",
                       "nan", "0.5", "..", "-1..1", "1..-1", "1..", "..1", "1..2..3", "exp:2", "exp:", ":", ":3", "log:0",
                       "linear:4", "lin", "none", "off", "shake", "flick", "40ms", "ms", "=", "==", "x", "\u{0}", "é", "9999999999999999999999"]

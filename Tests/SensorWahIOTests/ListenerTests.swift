@@ -346,6 +346,31 @@ final class ListenerTests: XCTestCase {
         XCTAssertEqual(h.stop().refused, 1)
     }
 
+    /// `glide=`: a sender falls silent and its controller glides to rest on the network thread
+    /// (10 ms steps over 300 ms), then comes back without a jump when the sender returns.
+    func testSilentSenderGlidesToRestAndBack() throws {
+        let h = try Harness({ $0.restAfter = 0.2 }, mappings: [try! Mapping(parsing: "accel.x cc=11 smooth=0 speed=none glide=300")])
+        let up = (0..<20).map { "2024-01-01T00:00:00.000Z,\(100 + Double($0) * 0.01),1,0,-1" }
+        let fd = try tcpSend(h.tcpPort, [bytes([Self.header] + up)], close: false)
+        var got = h.waitFor(1)
+        usleep(900_000)
+        got += h.events()
+        let values = got.map { Int($0.value) }
+        XCTAssertEqual(values.first, 127)
+        XCTAssertEqual(values.last, 64, "\(values)")
+        let glide = Array(values.drop { $0 == 127 })
+        XCTAssertGreaterThan(glide.count, 10, "no glide, a jump: \(values)")
+        XCTAssertTrue(zip(glide, glide.dropFirst()).allSatisfy { $0 >= $1 && $0 - $1 <= 6 }, "\(glide)")
+        // back at the top: the first value is near rest, not 127
+        let again = (0..<40).map { "2024-01-01T00:00:00.000Z,\(101 + Double($0) * 0.01),1,0,-1" }
+        _ = bytes(again).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let back = h.waitFor(30).map { Int($0.value) }
+        close(fd)
+        XCTAssertLessThan(back.first ?? 127, 80, "the return jumped: \(back)")
+        XCTAssertEqual(back.last, 127, "\(back)")
+        _ = h.stop()
+    }
+
     func testSilentSenderGetsItsControllersRested() throws {
         let h = try Harness { $0.restAfter = 0.3 }
         _ = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(10))])

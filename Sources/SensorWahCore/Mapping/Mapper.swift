@@ -26,6 +26,14 @@ struct MappingState: Sendable {
     var lastSentTime = -Double.infinity
     var pending = -1
     var pendingTime = 0.0
+    /// `glide=`: gliding to rest from this value since `glideStartClock` (monotonic s) / the
+    /// sensor time `glideStartTime` (-1: not gliding); then resuming from `resumeFrom` since
+    /// the sensor time `resumeStart` (-1: no resume; NaN start: waiting for the first reading).
+    var glideFrom = -1
+    var glideStartClock = 0.0
+    var glideStartTime = 0.0
+    var resumeFrom = -1
+    var resumeStart = Double.nan
     /// A note that is sounding: when its Note Off is due (NaN: none).
     var noteOffDue = Double.nan
     /// Toggles and the wah switch: the state the next gesture flips.
@@ -126,8 +134,55 @@ public struct Mapper: Sendable {
         let clamped = min(max(input, m.inputMin), m.inputMax)
         let smoothed = m.smoothing > 0 ? states[i].filter.filter(clamped, at: t) : clamped
         guard smoothed.isFinite else { stats.nonFinite &+= 1; states[i].filter.reset(); return }
-        let out = Self.normalise(smoothed, m)
+        var out = Self.normalise(smoothed, m)
+        if m.glide > 0 { out = resume(i, m, out, time: t) }
         send(i, m, value: out, time: t, emit: emit)
+    }
+
+    /// `glide=` after a rest (or during a glide to it): the output moves from where it was to
+    /// the sensor's value over the glide time instead of jumping.
+    @inline(__always)
+    mutating func resume(_ i: Int, _ m: Mapping, _ out: Int, time t: Double) -> Int {
+        if states[i].glideFrom >= 0 {                    // the sender came back mid-glide
+            states[i].glideFrom = -1
+            states[i].resumeFrom = states[i].lastSent
+            states[i].resumeStart = t
+        }
+        let from = states[i].resumeFrom
+        guard from >= 0 else { return out }
+        if states[i].resumeStart.isNaN { states[i].resumeStart = t }
+        let f = (t - states[i].resumeStart) / m.glide
+        if f >= 1 { states[i].resumeFrom = -1; return out }
+        return Int((Double(from) + Double(out - from) * max(f, 0)).rounded())
+    }
+
+    /// True while a controller glides to its rest value (call `advanceGlides` until false).
+    public var isGliding: Bool {
+        for i in 0..<states.count where states[i].glideFrom >= 0 { return true }
+        return false
+    }
+
+    /// Moves gliding controllers on to `clock` (the monotonic seconds `rest(glideClock:)` used);
+    /// a glide that has arrived leaves the controller at rest, to resume smoothly.
+    public mutating func advanceGlides(clock: Double, emit: (MIDIEvent) -> Void) {
+        for i in 0..<mappings.count where states[i].glideFrom >= 0 {
+            let m = mappings[i]
+            let from = states[i].glideFrom
+            let elapsed = max(clock - states[i].glideStartClock, 0)
+            let f = min(elapsed / m.glide, 1)
+            let v = Int((Double(from) + Double(m.rest - from) * f).rounded())
+            if f >= 1 {
+                states[i].glideFrom = -1
+                states[i].resumeFrom = m.rest
+                states[i].resumeStart = .nan
+            }
+            if v == states[i].lastSent { continue }
+            let t = states[i].glideStartTime + elapsed
+            states[i].lastSent = v
+            states[i].lastSentTime = t
+            stats.messages &+= 1
+            emit(Self.event(m.target, value: v, time: t))
+        }
     }
 
     /// `hold=`: true while the gesture lasts (the mapping is frozen); at its end a relative
@@ -257,8 +312,11 @@ public struct Mapper: Sendable {
     /// Sends each mapping's rest value where the last value sent differs (exit, silent sender).
     /// With a `sender`, mappings restricted to another sender are left alone, and mappings that
     /// take any sender are rested only if `includeUnrestricted`.
+    ///
+    /// `glideClock` (monotonic seconds, live input only): mappings with `glide=` start gliding
+    /// to rest instead of jumping (move them with `advanceGlides`). Without it, rest is at once.
     public mutating func rest(at time: Double, sender: String? = nil, includeUnrestricted: Bool = true,
-                              emit: (MIDIEvent) -> Void) {
+                              glideClock: Double? = nil, emit: (MIDIEvent) -> Void) {
         for i in 0..<mappings.count {
             let m = mappings[i]
             if let s = sender {
@@ -282,7 +340,19 @@ public struct Mapper: Sendable {
             states[i].lastInput = .nan
             states[i].rebase = false
             let r = m.rest
+            states[i].glideFrom = -1
+            states[i].resumeFrom = -1
+            if glideClock != nil, m.glide > 0, !m.target.isTrigger, states[i].lastSent == r || states[i].lastSent < 0 {
+                states[i].resumeFrom = r                  // already at rest: come back smoothly
+                states[i].resumeStart = .nan
+            }
             if states[i].lastSent == r { continue }
+            if let clock = glideClock, m.glide > 0, states[i].lastSent >= 0, !m.target.isTrigger {
+                states[i].glideFrom = states[i].lastSent
+                states[i].glideStartClock = clock
+                states[i].glideStartTime = time
+                continue
+            }
             states[i].lastSent = r
             states[i].lastSentTime = time
             stats.messages &+= 1
@@ -294,10 +364,21 @@ public struct Mapper: Sendable {
     /// controller this mapper drove that `next` does not drive is sent its rest value, so
     /// nothing is left stuck. Controllers both drive continue from where they are.
     public mutating func handOver(to next: [Mapping], at time: Double, emit: (MIDIEvent) -> Void) {
-        for i in 0..<mappings.count where states[i].lastSent >= 0 || states[i].pending >= 0 {
+        for i in 0..<mappings.count {
             let m = mappings[i]
             if next.contains(where: { $0.target == m.target }) { continue }
             states[i].pending = -1
+            states[i].glideFrom = -1
+            switch m.target {
+            case .wahSwitch: continue
+            case .note:
+                // a sounding note ends now
+                let due = states[i].noteOffDue
+                if !due.isNaN { endNote(i, m, at: min(due, max(time, states[i].lastSentTime)), emit: emit) }
+                continue
+            default: break
+            }
+            guard states[i].lastSent >= 0 else { continue }
             let r = m.rest
             if states[i].lastSent == r { continue }
             states[i].lastSent = r

@@ -305,6 +305,9 @@ public struct Mapping: Sendable, Equatable {
     /// With `hold`: after the hold, the value moves on from where it was frozen instead of
     /// jumping to where the sensor is now; movement accumulates over holds (`relative`).
     public var relative = false
+    /// Seconds over which a controller glides to rest when its sender falls silent, and back
+    /// to the sensor when it returns (0: at once). Live input only.
+    public var glide = 0.0
 
     public init(source: Source, target: Target) {
         let d = source.defaults

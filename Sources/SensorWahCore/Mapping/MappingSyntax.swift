@@ -22,6 +22,7 @@ extension Mapping {
       smooth=MS  smoothing time constant in ms (0 = off)   beta=B  one-euro speed coefficient
       reject=B   drop readings beyond ±B (none = off)      speed=S  plausible units/s (jump rejection)
       rate=HZ    at most HZ messages per second            rest=V   value sent at exit or silence
+      glide=MS   a silent sender's controllers glide to rest over MS, and back when it returns
       sender=NAME  only this sender (listen): its name (app@host/device), host, app or device id
       zero     a tilt relative to the captured rest orientation (--zero-gesture, SIGUSR1)
       hold=G   freeze the value while gesture G lasts (flick, shake, tap)
@@ -181,6 +182,7 @@ extension Mapping {
                 }
                 restValue = r
             case "sender": sender = try text()
+            case "glide": glide = try num(0, 10_000, unit: " ms") / 1000
             case "hold":
                 let v = try text()
                 guard let g = Gesture(name: v) else { throw fail("'\(word)': hold is a gesture: flick, shake or tap") }
@@ -262,6 +264,10 @@ extension Mapping {
         if let r = restValue { w.append("rest=\(r)") }
         if let s = sender { w.append("sender=\(s)") }
         if let h = hold { w.append("hold=\(h)") }
+        if glide > 0 {
+            let ms = glide * 1000
+            w.append("glide=\((ms.rounded() / 1000 == glide) ? n(ms.rounded()) : n(ms))")
+        }
         if relative { w.append("relative") }
         return w.joined(separator: " ")
     }
