@@ -18,6 +18,15 @@ public enum Shutdown {
     /// Set by SIGHUP once `installReloadHandler` ran: reload the configuration.
     public static let reloadRequested = ManagedAtomic<Bool>(false)
 
+    /// Set by SIGUSR2 once `installSceneSignal` ran: move to the next scene.
+    public static let nextSceneRequested = ManagedAtomic<Bool>(false)
+
+    /// SIGUSR2 asks for the next scene (a foot switch script, a stage manager's remote).
+    public static func installSceneSignal() {
+        let handler: @convention(c) (Int32) -> Void = { _ in Shutdown.nextSceneRequested.store(true, ordering: .relaxed) }
+        signal(SIGUSR2, handler)
+    }
+
     /// SIGHUP asks for a reload instead of ending the process.
     public static func installReloadHandler() {
         let handler: @convention(c) (Int32) -> Void = { _ in Shutdown.reloadRequested.store(true, ordering: .relaxed) }

@@ -52,6 +52,11 @@ public struct ListenerConfiguration: Sendable {
     /// the listener stops; every other address is ignored, and logged once.
     public var pair = false
     public var pairWith: String?
+    /// Scenes to switch between (`nextScene`, SIGUSR2, a gesture), and the one running first.
+    public var scenes: [Scene] = []
+    public var startScene = 0
+    /// A gesture that moves to the next scene.
+    public var sceneGesture: Gesture?
     public var maxConnections = 16
     /// Seconds without data before a connection is closed (0: never).
     public var idleTimeout = 60.0
@@ -156,7 +161,7 @@ final class ListenerCore: @unchecked Sendable {
     var stats = ListenerStats()
     var tcpConnections = 0
     /// `osc:` mapping sources: address and argument to a custom slot of the frame.
-    let oscRoutes: OSCRoutes
+    var oscRoutes: OSCRoutes
     var detect: OSCDetect?
 
     init(config: ListenerConfiguration, mappings: [Mapping], loop: EventLoop, queue: SPSCQueue<QueuedEvent>,
@@ -165,13 +170,65 @@ final class ListenerCore: @unchecked Sendable {
         self.loop = loop
         self.logger = logger
         self.handoff = QueueOutput(queue: queue)
-        var maps = mappings
-        let (routes, error) = OSCRoutes.assign(&maps)
+        // osc: sources get their frame slots over every mapping set at once (the mappings and
+        // every scene), so a scene switch keeps them
+        var sets = [mappings] + config.scenes.map(\.mappings)
+        let (routes, error) = Self.assignOSC(&sets)
         if let error { logger.error("\(error)") }
         self.oscRoutes = routes
-        self.pipeline = Pipeline(mappings: maps, outputs: [handoff])
+        self.scenes = zip(config.scenes, sets.dropFirst()).map { Scene(name: $0.0.name, mappings: $0.1) }
+        if !scenes.isEmpty {
+            sceneIndex = min(max(config.startScene, 0), scenes.count - 1)
+            self.pipeline = Pipeline(mappings: scenes[sceneIndex].mappings, outputs: [handoff])
+        } else {
+            self.pipeline = Pipeline(mappings: sets[0], outputs: [handoff])
+        }
         self.wake = wake
         if config.oscDetect { detect = OSCDetect() }
+    }
+
+    /// Assigns `osc:` slots across several mapping sets (shared addresses share a slot).
+    static func assignOSC(_ sets: inout [[Mapping]]) -> (OSCRoutes, error: String?) {
+        var all = sets.flatMap { $0 }
+        let (routes, error) = OSCRoutes.assign(&all)
+        var k = 0
+        for i in sets.indices {
+            for j in sets[i].indices { sets[i][j] = all[k]; k += 1 }
+        }
+        return (routes, error)
+    }
+
+    /// New mapping sets while running (a reloaded configuration): new slots for `osc:` sources,
+    /// told to every OSC sender; returns the sets with their slots.
+    func reassignOSC(_ sets: [[Mapping]]) -> [[Mapping]] {
+        var s = sets
+        let (routes, error) = Self.assignOSC(&s)
+        if let error { logger.error("\(error)") }
+        oscRoutes = routes
+        for session in sessions.values where session.osc != nil { session.osc!.routes = routes }
+        return s
+    }
+
+    /// Scenes (see `ListenerConfiguration.scenes`): the list and the one running.
+    var scenes: [Scene] = []
+    var sceneIndex = 0
+
+    /// Switches to scene `index` on the network thread: a hand-over, never a stuck controller.
+    func switchScene(to index: Int) {
+        guard !scenes.isEmpty else { return }
+        let i = ((index % scenes.count) + scenes.count) % scenes.count
+        let before = handoff.pushed
+        handoff.receivedNanos = monotonicNanos()
+        pipeline.replaceMappings(scenes[i].mappings)
+        sceneIndex = i
+        logger.notice("scene '\(scenes[i].name)' (\(i + 1) of \(scenes.count)): \(scenes[i].mappings.count) mapping\(scenes[i].mappings.count == 1 ? "" : "s")")
+        if handoff.pushed != before { wake() }
+    }
+
+    /// After a sender's frame went through its motion stage: the scene gesture moves on.
+    @inline(__always)
+    func checkSceneGesture(_ frame: borrowing SensorFrame) {
+        if let g = config.sceneGesture, frame[g.quantity] > 0 { switchScene(to: sceneIndex + 1) }
     }
 
     /// The paired sender's address (pair mode), once it has arrived.
@@ -260,6 +317,7 @@ final class ListenerCore: @unchecked Sendable {
             case .frame:
                 if !s.named { nameAfterFormat(s) }
                 s.motion.process(&s.frame)
+                checkSceneGesture(s.frame)
                 s.lastFrameNanos = received
                 s.rested = false
                 let before = handoff.pushed

@@ -322,8 +322,26 @@ public final class Listener: @unchecked Sendable {
         _ = try? core.loop.submit {
             let before = core.handoff.pushed
             core.handoff.receivedNanos = monotonicNanos()
-            core.pipeline.replaceMappings(mappings)
+            core.pipeline.replaceMappings(core.reassignOSC([mappings])[0])
             if core.handoff.pushed != before { core.wake() }
+        }.wait()
+    }
+
+    /// Moves to the next scene (SIGUSR2, a key), on the network thread.
+    public func nextScene() {
+        let core = self.core
+        _ = try? core.loop.submit { core.switchScene(to: core.sceneIndex + 1) }.wait()
+    }
+
+    /// New scenes from a reloaded configuration: the running scene continues if it is still
+    /// there (with its new mappings), else the first one starts.
+    public func replaceScenes(_ scenes: [Scene]) {
+        let core = self.core
+        _ = try? core.loop.submit {
+            let current = core.scenes.indices.contains(core.sceneIndex) ? core.scenes[core.sceneIndex].name : nil
+            let sets = core.reassignOSC(scenes.map(\.mappings))
+            core.scenes = zip(scenes, sets).map { Scene(name: $0.0.name, mappings: $0.1) }
+            core.switchScene(to: core.scenes.firstIndex { $0.name == current } ?? 0)
         }.wait()
     }
 

@@ -140,4 +140,60 @@ final class ConfigCLITests: XCTestCase {
         XCTAssertLessThan(lastCC11, firstCC20)
         XCTAssertTrue(lines[lastCC11].contains("\"value\":64"), "CC 11 left at \(lines[lastCC11])")
     }
+
+    /// Scenes: named sets of mappings in the file; SIGUSR2 moves to the next; a switch sends
+    /// the old scene's controllers their rest values and never drops the sender.
+    func testScenesSwitchLiveWithoutLeavingAControllerStuck() throws {
+        let path = try file("scenes.yaml", """
+        listen:
+          bind: 127.0.0.1
+          port: 0
+          rest-after: 30
+        scene: verse
+        scenes:
+          verse:
+            - accel.x cc=11
+          solo:
+            - accel.x cc=20
+            - accel.x cc=21 ch=2
+        """)
+        let l = try CLI.Running(["listen", "--config", path])
+        let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
+        XCTAssertNotNil(l.waitForStderr("scene 'verse' of verse, solo", seconds: 5), l.stderrSoFar)
+        let sender = try CLI.Running(["stream", recording, "--to", "127.0.0.1:\(port)", "--loop", "--speed", "2"])
+        defer { sender.interrupt(); _ = sender.wait() }
+        func waitFor(_ text: String, seconds: Double = 10) -> Bool {
+            let end = Date().addingTimeInterval(seconds)
+            while Date() < end {
+                if l.stdoutSoFar.contains(text) { return true }
+                usleep(50_000)
+            }
+            return false
+        }
+        XCTAssertTrue(waitFor("\"cc\":11,"))
+        l.signal(SIGUSR2)
+        XCTAssertNotNil(l.waitForStderr("scene 'solo' \\(2 of 2\\)", seconds: 5), l.stderrSoFar)
+        XCTAssertTrue(waitFor("\"ch\":2,\"cc\":21,"), "the solo scene does not play")
+        l.signal(SIGUSR2)
+        XCTAssertNotNil(l.waitForStderr("scene 'verse' \\(1 of 2\\)", seconds: 5), l.stderrSoFar)
+        usleep(500_000)
+        XCTAssertFalse(l.stderrSoFar.contains("disconnected"), "a scene switch dropped the sender")
+        sender.interrupt()
+        _ = sender.wait()
+        l.interrupt()
+        let r = l.wait()
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = CLI.lines(r.stdout)
+        // into solo: CC 11 rested before CC 20 played; back to verse: CC 20 and 21 rested
+        let firstSolo = try XCTUnwrap(lines.firstIndex { $0.contains("\"cc\":20,") })
+        let lastVerseBefore = try XCTUnwrap(lines[..<firstSolo].lastIndex { $0.contains("\"cc\":11,") })
+        XCTAssertTrue(lines[lastVerseBefore].contains("\"value\":64"), lines[lastVerseBefore])
+        let backToVerse = try XCTUnwrap(lines.indices.first { $0 > firstSolo && lines[$0].contains("\"cc\":11,") })
+        let lastSolo = try XCTUnwrap(lines[..<backToVerse].lastIndex { $0.contains("\"cc\":20,") })
+        XCTAssertTrue(lines[lastSolo].contains("\"value\":64"), lines[lastSolo])
+        // a wrong scene name is one clear error
+        let bad = try CLI.run(["listen", "--config", path, "--scene", "chorus"])
+        XCTAssertEqual(bad.status, 64, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("verse, solo"), bad.stderr)
+    }
 }

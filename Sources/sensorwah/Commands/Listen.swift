@@ -50,6 +50,10 @@ struct Listen: ParsableCommand {
     var detect = false
     @Option(help: ArgumentHelp("Accept senders only from this address block (repeatable), e.g. 192.168.1.0/24, or 'any'. Default: the local networks (loopback, private, link-local): a phone on the same Wi-Fi works, the internet does not.", valueName: "CIDR"))
     var allow: [String] = []
+    @Option(help: ArgumentHelp("The scene to start with (scenes are named sets of mappings in the --config file; kill -USR2 moves to the next).", valueName: "NAME"))
+    var scene: String?
+    @Option(help: ArgumentHelp("A gesture that moves to the next scene.", valueName: "flick|shake|tap"))
+    var sceneGesture: String?
     @Flag(help: "Pair with the first sender: every other address is ignored until restart (a stage on shared Wi-Fi).")
     var pair = false
     @Option(help: ArgumentHelp("Pair with this sender's address only (implies --pair).", valueName: "ADDRESS"))
@@ -71,6 +75,7 @@ struct Listen: ParsableCommand {
 
     func validate() throws {
         for a in allow where a != "any" && CIDR(a) == nil { throw ValidationError("--allow '\(a)' is not an address or address block (or 'any')") }
+        if let g = sceneGesture, Gesture(name: g) == nil { throw ValidationError("--scene-gesture '\(g)': flick, shake or tap") }
         if let p = pairWith, CIDR(p) == nil || p.contains("/") { throw ValidationError("--pair-with '\(p)' is not an address") }
         for c in connect where Endpoint(parsing: c) == nil { throw ValidationError("--connect '\(c)' must be HOST:PORT") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
@@ -90,10 +95,33 @@ struct Listen: ParsableCommand {
         }
     }
 
+    /// The configuration file's scenes (each with the wah switch's mapping), and the index of
+    /// the one to start with; empty without scenes.
+    func loadScenes() throws -> (scenes: [Scene], start: Int) {
+        guard let path = global.config else {
+            if let s = scene { throw ValidationError("--scene \(s): scenes live in a configuration file (--config)") }
+            return ([], 0)
+        }
+        let file = try ConfigFile(path: path)
+        let extra = output.jack.switchMappings()
+        let scenes = try file.parsedScenes().map { Scene(name: $0.name, mappings: $0.mappings + extra) }
+        if scenes.isEmpty {
+            if let s = scene { throw ValidationError("--scene \(s): \(path) has no scenes") }
+            return ([], 0)
+        }
+        let wanted = scene ?? file.startScene?.name ?? scenes[0].name
+        guard let i = scenes.firstIndex(where: { $0.name == wanted }) else {
+            throw ValidationError("--scene \(wanted): the scenes in \(path) are \(scenes.map(\.name).joined(separator: ", "))")
+        }
+        return (scenes, i)
+    }
+
     func run() throws {
         global.bootstrapLogging()
         let logger = Logger(label: "sensorwah.listen")
-        let mappings = try mapping.mappings() + output.jack.switchMappings()
+        let (scenes, startScene): ([Scene], Int)
+        do { (scenes, startScene) = try loadScenes() } catch let p as ConfigFile.Problem { throw RuntimeFailure("\(p)") }
+        let mappings = scenes.isEmpty ? try mapping.mappings() + output.jack.switchMappings() : scenes[startScene].mappings
         for m in mappings { logger.info("mapping: \(m.summary)") }
         Shutdown.installHandlers()
         Shutdown.installRezeroSignal()
@@ -110,6 +138,9 @@ struct Listen: ParsableCommand {
         config.maxPushBody = httpMaxBody
         config.allow = allow.contains("any") ? CIDR.everywhere : allow.compactMap(CIDR.init)
         config.pair = pair || pairWith != nil
+        config.scenes = scenes
+        config.startScene = startScene
+        config.sceneGesture = sceneGesture.flatMap(Gesture.init(name:))
         config.pairWith = pairWith
         config.maxConnections = maxConnections
         config.idleTimeout = idleTimeout
@@ -132,9 +163,14 @@ struct Listen: ParsableCommand {
         }
         var watch = global.config.map { ConfigWatch(path: $0) }
         if watch != nil { Shutdown.installReloadHandler() }
+        if !scenes.isEmpty {
+            Shutdown.installSceneSignal()
+            logger.notice("scene '\(scenes[startScene].name)' of \(scenes.map(\.name).joined(separator: ", ")); next scene: kill -USR2 \(getpid())\(sceneGesture.map { " or a \($0)" } ?? "")")
+        }
         while !Shutdown.isRequested {
             var ts = timespec(tv_sec: 0, tv_nsec: 50_000_000)
             nanosleep(&ts, nil)
+            if Shutdown.nextSceneRequested.exchange(false, ordering: .relaxed) { listener.nextScene() }
             guard let changed = watch?.poll(), changed || Shutdown.reloadRequested.exchange(false, ordering: .relaxed) else { continue }
             reload(into: listener, logger: logger)
         }
@@ -188,12 +224,18 @@ struct Listen: ParsableCommand {
         }
         do {
             let again = try Listen.parse(Array(config.arguments.dropFirst()))
-            let mappings = try again.mapping.mappings()
+            let (scenes, _) = try again.loadScenes()
+            if !scenes.isEmpty {
+                listener.replaceScenes(scenes)
+                logger.notice("\(path): reloaded, scenes \(scenes.map(\.name).joined(separator: ", "))")
+                return
+            }
+            let mappings = try again.mapping.mappings() + again.output.jack.switchMappings()
             listener.replaceMappings(mappings)
             logger.notice("\(path): reloaded, \(mappings.count) mapping\(mappings.count == 1 ? "" : "s") now active (other settings take effect at the next start)")
             for m in mappings { logger.info("mapping: \(m.summary)") }
         } catch {
-            let message = Listen.message(for: error)
+            let message = (error as? ConfigFile.Problem).map { "\($0)" } ?? Listen.message(for: error)
             logger.error("\(config.attribute(message) ?? message); the running configuration is kept")
         }
     }

@@ -1,3 +1,4 @@
+import SensorWahCore
 import SensorWahIO
 import Yams
 
@@ -25,6 +26,9 @@ struct ConfigFile {
     /// Mapping lines and where they are.
     var mappings: [(text: String, line: Int)] = []
     var mappingsLine: Int?
+    /// Named sets of mappings, in file order; and the one to start with.
+    var scenes: [(name: String, line: Int, mappings: [(text: String, line: Int)])] = []
+    var startScene: (name: String, line: Int)?
 
     init(path: String) throws {
         guard let text = readWholeFile(path) else {
@@ -49,7 +53,25 @@ struct ConfigFile {
             let line = k.mark?.line ?? 0
             if name == ConfigSchema.mappingsKey {
                 mappingsLine = line
-                try readMappings(v)
+                mappings = try Self.mappingList(v, path: path, line: line, key: name)
+                continue
+            }
+            if name == ConfigSchema.scenesKey {
+                guard let named = v.mapping else {
+                    throw Problem(path: path, line: line, key: name, message: "expected scenes by name, each with its list of mappings, e.g. verse: [accel.x cc=11]")
+                }
+                for (sk, sv) in named {
+                    guard let sceneName = sk.string, !sceneName.isEmpty else { continue }
+                    let sl = sk.mark?.line ?? line
+                    scenes.append((sceneName, sl, try Self.mappingList(sv, path: path, line: sl, key: "scenes.\(sceneName)")))
+                }
+                continue
+            }
+            if name == ConfigSchema.sceneKey {
+                guard let s = v.string, !s.isEmpty else {
+                    throw Problem(path: path, line: line, key: name, message: "expects the name of a scene to start with")
+                }
+                startScene = (s, line)
                 continue
             }
             guard let section = ConfigSchema.section(name) else {
@@ -74,21 +96,40 @@ struct ConfigFile {
         }
     }
 
-    private mutating func readMappings(_ v: Node) throws {
+    /// A list of mapping lines (`- accel.x cc=11 ...`), each with its line.
+    static func mappingList(_ v: Node, path: String, line: Int, key: String) throws -> [(text: String, line: Int)] {
         switch v {
         case .sequence(let seq):
-            for item in seq {
-                guard let s = item.string, !s.isEmpty else {
-                    throw Problem(path: path, line: item.mark?.line ?? mappingsLine ?? 0, key: ConfigSchema.mappingsKey,
+            return try seq.map { item in
+                guard let s = item.string, !s.isEmpty, item.scalar != nil else {
+                    throw Problem(path: path, line: item.mark?.line ?? line, key: key,
                                   message: "each mapping is one line of text, e.g. - accel.x cc=11 range=-1..1 bipolar")
                 }
-                mappings.append((s, item.mark?.line ?? 0))
+                return (s, item.mark?.line ?? line)
             }
         case .scalar(let s) where s.string.isEmpty || s.string == "~" || s.string == "null":
-            break
+            return []
         default:
-            throw Problem(path: path, line: v.mark?.line ?? mappingsLine ?? 0, key: ConfigSchema.mappingsKey,
+            throw Problem(path: path, line: v.mark?.line ?? line, key: key,
                           message: "expected a list of mappings, one per line starting with '- '")
+        }
+    }
+
+    /// The scenes' mappings, parsed; an error names the file, the line and the scene.
+    func parsedScenes() throws -> [(name: String, mappings: [Mapping])] {
+        if let start = startScene, !scenes.contains(where: { $0.name == start.name }) {
+            throw Problem(path: path, line: start.line, key: ConfigSchema.sceneKey,
+                          message: "no scene '\(start.name)'; scenes: \(scenes.map(\.name).joined(separator: ", "))")
+        }
+        return try scenes.map { scene in
+            guard !scene.mappings.isEmpty else {
+                throw Problem(path: path, line: scene.line, key: "scenes.\(scene.name)", message: "a scene needs at least one mapping")
+            }
+            return (scene.name, try scene.mappings.map { m in
+                do { return try Mapping(parsing: m.text) } catch let e as MappingSyntaxError {
+                    throw Problem(path: path, line: m.line, key: "scenes.\(scene.name)", message: e.message)
+                }
+            })
         }
     }
 

@@ -32,6 +32,8 @@ enum ConfigSchema {
     }
 
     static let mappingsKey = "mappings"
+    static let scenesKey = "scenes"
+    static let sceneKey = "scene"
 
     static let sections: [Section] = [
         Section(name: "input", keys: [
@@ -44,7 +46,7 @@ enum ConfigSchema {
         Section(name: "listen", keys: [
             Key("port", .number), Key("no-tcp", .flag), Key("bind", .text), Key("connect", .list), Key("udp", .list),
             Key("osc", .list), Key("osc-tcp", .list), Key("http", .list), Key("http-max-body", .number),
-            Key("allow", .list), Key("pair", .flag), Key("pair-with", .text), Key("max-connections", .number), Key("idle-timeout", .number),
+            Key("scene-gesture", .text), Key("allow", .list), Key("pair", .flag), Key("pair-with", .text), Key("max-connections", .number), Key("idle-timeout", .number),
             Key("rest-after", .number), Key("record", .text),
         ], commands: ["listen"]),
         Section(name: "output", keys: [
@@ -63,7 +65,7 @@ enum ConfigSchema {
         ], commands: ["replay", "listen", "learn", "render"]),
     ]
 
-    static var sectionNames: [String] { sections.map(\.name) + [mappingsKey] }
+    static var sectionNames: [String] { sections.map(\.name) + [mappingsKey, scenesKey, sceneKey] }
 
     static func section(_ name: String) -> Section? { sections.first { $0.name == name } }
 }

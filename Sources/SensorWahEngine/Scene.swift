@@ -1,0 +1,13 @@
+import SensorWahCore
+
+/// A named set of mappings (verse: the wah on tilt; solo: the wah plus a flick note). Switching
+/// scenes hands the controllers over: what only the old scene drove goes to rest, sounding
+/// notes end (`Pipeline.replaceMappings`).
+public struct Scene: Sendable, Equatable {
+    public var name: String
+    public var mappings: [Mapping]
+    public init(name: String, mappings: [Mapping]) {
+        self.name = name
+        self.mappings = mappings
+    }
+}
