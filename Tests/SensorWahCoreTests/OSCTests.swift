@@ -255,6 +255,22 @@ final class OSCAppTests: XCTestCase {
         XCTAssertEqual(b.stats.frames, 2)
     }
 
+    func testZIGSIMJSONModeIsOneFrameWithTheOSCModesUnits() throws {
+        let json = #"{"device":{"name":"iPhone","uuid":"dev-1","os":"ios"},"timestamp":"2024_01_01_00:00:00.000","sensordata":{"accel":{"x":0.5,"y":0,"z":-0.25},"gyro":{"x":1,"y":2,"z":3},"quaternion":{"x":0,"y":0,"z":0,"w":1},"compass":{"angle":3}}}"#
+        let bytes = Array(json.utf8)
+        XCTAssertEqual(bytes.withUnsafeBytes { ZigSimJSON.decode($0)?.device }, "dev-1")
+        var b = OSCFrameBuilder()
+        var frames: [SensorFrame] = []
+        bytes.withUnsafeBytes { XCTAssertNil(b.zigSimJSON($0, arrival: 5, emit: { frames.append($0) })) }
+        XCTAssertEqual(frames.count, 1)
+        XCTAssertEqual(frames[0][.userX], 0.5); XCTAssertEqual(frames[0][.rateZ], 3); XCTAssertEqual(frames[0][.gyroZ], 3)
+        XCTAssertEqual(frames[0][.quatW], 1); XCTAssertTrue(frames[0][.gravityX].isNaN)
+        for bad in ["{", "{}", "{\"sensordata\": 3}", "[1]"] {
+            Array(bad.utf8).withUnsafeBytes { XCTAssertEqual(b.zigSimJSON($0, arrival: 6, emit: { _ in XCTFail() }), .badJSON, bad) }
+        }
+        XCTAssertEqual(b.stats.malformed, 4)
+    }
+
     func testSensors2OSCUnitsAndOneFramePerMessage() throws {
         let (f, _) = frames([
             (OSCPacket.message("/accelerometer", [.f(0), .f(0), .f(9.80665)]), 1000),
