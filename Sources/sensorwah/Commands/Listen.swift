@@ -24,8 +24,8 @@ struct Listen: ParsableCommand {
           sensorwah listen --connect 192.168.1.20:56204 --record Recordings
           sensorwah listen --no-tcp --osc 9000 --map "accel.x cc=11"
           sensorwah listen --no-tcp --osc 9000 --detect      list what an OSC app sends
-          sensorwah listen --no-tcp --http 8000              Sensor Logger: push to http://HOST:8000/
-          sensorwah listen --no-tcp --phyphox 192.168.1.20:8080   phyphox remote access
+          sensorwah listen --no-tcp --http 8000              Sensor Logger's HTTP push
+          sensorwah listen --no-tcp --phyphox 192.168.1.20:8080
         """
     )
 
