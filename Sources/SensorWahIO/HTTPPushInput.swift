@@ -13,12 +13,13 @@ import SensorWahRuntime
 // Logger batch, 413 for a body over the size limit, 405 for anything but POST.
 
 extension ListenerCore {
-    func pushSession(_ address: SocketAddress?, device: String?, sessions list: inout [SenderSession]) -> SenderSession {
+    func pushSession(_ address: SocketAddress?, device: String?, sessions list: inout [SenderSession],
+                     app: String = "sensorlogger", host: String? = nil) -> SenderSession {
         let dev = Array((device ?? "").utf8)
         if let s = list.first(where: { $0.oscDevice == dev }) { return s }
         if list.count >= Self.maxOSCDevicesPerSender, let last = list.last { return last }
-        let ip = address?.ipAddress ?? "unknown"
-        var name = "sensorlogger@\(ip)"
+        let ip = host ?? address?.ipAddress ?? "unknown"
+        var name = "\(app)@\(ip)"
         if !dev.isEmpty { name += "/" + String(decoding: dev, as: UTF8.self) }
         let s = SenderSession(name: name, peer: name, config: config, logger: logger, verbatimRecording: false)
         s.oscDevice = dev
@@ -29,19 +30,26 @@ extension ListenerCore {
         }
         sessions[ObjectIdentifier(s)] = s
         stats.accepted += 1
-        logger.info("Sensor Logger sender: \(name)")
+        logger.info("sender: \(name)")
         list.append(s)
         return s
     }
 
     /// One batch; returns the frames it gave.
-    func feedPush(_ s: SenderSession, _ batch: SensorLoggerBatch, received: UInt64) -> Int {
+    func feedPush(_ s: SenderSession, _ batch: SensorLoggerBatch, received: UInt64, countAsPush: Bool = true) -> Int {
         s.lastDataNanos = received
         if stats.firstDataNanos == 0 { stats.firstDataNanos = received }
         stats.lastDataNanos = received
         var pushed = false
         var n = 0
         let lateBefore = s.push!.late
+        if let id = batch.sessionId {
+            if let last = s.pushSessionId, last != id {
+                s.push!.restart()
+                logger.info("\(s.name): a new recording session (\(id)); time continues")
+            }
+            s.pushSessionId = id
+        }
         s.push!.add(batch) { frame in
             n += 1
             s.lastFrameNanos = received
@@ -58,10 +66,12 @@ extension ListenerCore {
                 stats.handoff.record(nanos: monotonicNanos() &- received)
             }
         }
-        stats.push.batches += 1
-        stats.push.frames += n
-        stats.push.late += s.push!.late - lateBefore
-        stats.push.otherSensors += batch.otherSensors
+        if countAsPush {
+            stats.push.batches += 1
+            stats.push.frames += n
+            stats.push.late += s.push!.late - lateBefore
+            stats.push.otherSensors += batch.otherSensors
+        }
         if pushed { wake() }
         return n
     }

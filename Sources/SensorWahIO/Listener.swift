@@ -45,6 +45,9 @@ public struct ListenerConfiguration: Sendable {
     /// Sensor Logger HTTP push ports (0 picks a free port), and the largest body accepted.
     public var httpPorts: [Int] = []
     public var maxPushBody = 4 << 20
+    /// Phones running phyphox with remote access, polled every `phyphoxInterval` seconds.
+    public var phyphox: [Endpoint] = []
+    public var phyphoxInterval = 0.05
     /// Address blocks senders may come from; empty means the local networks only
     /// (`CIDR.localNetworks`). `CIDR.everywhere` lets anyone in.
     public var allow: [CIDR] = []
@@ -88,6 +91,7 @@ public struct ListenerStats: Sendable {
     /// Every sender's name (what `sender=` selects), in the order they ended.
     public var senderNames: [String] = []
     public var push = PushStats()
+    public var phyphox = PhyphoxStats()
     /// Line read off the socket -> message in the output queue, on the network thread.
     public var handoff = LatencyHistogram()
     /// First and last moment data arrived (monotonic ns), for throughput.
@@ -118,6 +122,7 @@ final class SenderSession {
     var oscApp = OSCApp.osc
     /// Sensor Logger HTTP push senders: samples to frames.
     var push: SensorLoggerFrames?
+    var pushSessionId: String?
     var frameLog: FrameRecorder?
     var unusedAddressesLogged = 0
     var malformedLogged = false

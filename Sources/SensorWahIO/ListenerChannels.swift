@@ -113,6 +113,7 @@ public final class Listener: @unchecked Sendable {
     var channels: [Channel] = []
     var udpHandlers: [DatagramHandler] = []
     var oscHandlers: [OSCDatagramHandler] = []
+    var phyphoxPollers: [PhyphoxPoller] = []
     var stopping = false
     var tickTask: RepeatedTask?
     public private(set) var boundAddresses: [String] = []
@@ -243,6 +244,12 @@ public final class Listener: @unchecked Sendable {
             boundAddresses.append("http://\(a?.ipAddress ?? config.bindHost):\(a?.port ?? port)")
         }
         for target in config.connect { connect(target, delay: 0) }
+        for target in config.phyphox {
+            let p = PhyphoxPoller(core: core, group: group, target: target, interval: config.phyphoxInterval)
+            phyphoxPollers.append(p)
+            core.logger.notice("polling phyphox at http://\(target)/ every \(config.phyphoxInterval) s")
+            p.start()
+        }
         let udp = udpHandlers
         let osc = oscHandlers
         tickTask = core.loop.scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { _ in
@@ -300,6 +307,7 @@ public final class Listener: @unchecked Sendable {
         let core = self.core
         _ = try? core.loop.submit {
             self.stopping = true
+            for p in self.phyphoxPollers { p.stopping = true }
             self.tickTask?.cancel()
             for ch in self.channels { ch.close(promise: nil) }
         }.wait()

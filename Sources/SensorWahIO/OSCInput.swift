@@ -19,6 +19,17 @@ extension ListenerCore {
     /// A malformed packet goes to the sender's latest session, where it is counted.
     func oscSession(in list: inout [SenderSession], address: SocketAddress?, packet p: UnsafeRawBufferPointer) -> SenderSession {
         var found: SenderSession?
+        if let first = p.first, first == 0x7B {     // ZIG SIM's JSON mode
+            let decoded = ZigSimJSON.decode(p)
+            if decoded == nil, let last = list.last { return last }   // refused and counted there
+            let device = decoded?.device ?? ""
+            let bytes = Array(device.utf8)
+            if let s = list.first(where: { $0.oscApp == .zigsim && $0.oscDevice == bytes }) { return s }
+            if list.count >= Self.maxOSCDevicesPerSender, let last = list.last { return last }
+            let s = bytes.withUnsafeBytes { openOSC(address, app: .zigsim, device: bytes.isEmpty ? nil : $0) }
+            list.append(s)
+            return s
+        }
         OSC.identify(p) { app, device in
             // messages with no built-in address join the sender's first session
             if app == .osc, let first = list.first { found = first; return }
@@ -68,6 +79,7 @@ extension ListenerCore {
         stats.lastDataNanos = received
         stats.bytes &+= p.count
         var pushed = false
+        if let first = p.first, first == 0x7B { feedZigSimJSON(s, p, received: received); return }
         let error = s.osc!.packet(p, arrival: received, emit: { frame in
             s.lastFrameNanos = received
             s.rested = false
@@ -114,6 +126,30 @@ struct OSCPeerKey: Hashable {
             }
         default: family = 0
         }
+    }
+}
+
+extension ListenerCore {
+    /// A ZIG SIM JSON datagram (JSON mode allocates; the OSC mode does not).
+    func feedZigSimJSON(_ s: SenderSession, _ p: UnsafeRawBufferPointer, received: UInt64) {
+        var pushed = false
+        let error = s.osc!.zigSimJSON(p, arrival: received) { frame in
+            s.lastFrameNanos = received
+            s.rested = false
+            s.frameLog?.append(frame)
+            let before = handoff.pushed
+            handoff.receivedNanos = received
+            pipeline.process(frame, sender: s.name)
+            if handoff.pushed != before {
+                pushed = true
+                stats.handoff.record(nanos: monotonicNanos() &- received)
+            }
+        }
+        if let e = error, !s.malformedLogged {
+            s.malformedLogged = true
+            logger.warning("\(s.peer): datagram of \(p.count) bytes refused: \(e) (counted; further ones are only counted)")
+        }
+        if pushed { wake() }
     }
 }
 

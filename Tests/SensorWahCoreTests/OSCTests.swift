@@ -1,3 +1,4 @@
+import MallocInterposerSwift
 import XCTest
 @testable import SensorWahCore
 
@@ -254,6 +255,22 @@ final class OSCAppTests: XCTestCase {
         XCTAssertEqual(b.stats.frames, 2)
     }
 
+    func testZIGSIMJSONModeIsOneFrameWithTheOSCModesUnits() throws {
+        let json = #"{"device":{"name":"iPhone","uuid":"dev-1","os":"ios"},"timestamp":"2024_01_01_00:00:00.000","sensordata":{"accel":{"x":0.5,"y":0,"z":-0.25},"gyro":{"x":1,"y":2,"z":3},"quaternion":{"x":0,"y":0,"z":0,"w":1},"compass":{"angle":3}}}"#
+        let bytes = Array(json.utf8)
+        XCTAssertEqual(bytes.withUnsafeBytes { ZigSimJSON.decode($0)?.device }, "dev-1")
+        var b = OSCFrameBuilder()
+        var frames: [SensorFrame] = []
+        bytes.withUnsafeBytes { XCTAssertNil(b.zigSimJSON($0, arrival: 5, emit: { frames.append($0) })) }
+        XCTAssertEqual(frames.count, 1)
+        XCTAssertEqual(frames[0][.userX], 0.5); XCTAssertEqual(frames[0][.rateZ], 3); XCTAssertEqual(frames[0][.gyroZ], 3)
+        XCTAssertEqual(frames[0][.quatW], 1); XCTAssertTrue(frames[0][.gravityX].isNaN)
+        for bad in ["{", "{}", "{\"sensordata\": 3}", "[1]"] {
+            Array(bad.utf8).withUnsafeBytes { XCTAssertEqual(b.zigSimJSON($0, arrival: 6, emit: { _ in XCTFail() }), .badJSON, bad) }
+        }
+        XCTAssertEqual(b.stats.malformed, 4)
+    }
+
     func testSensors2OSCUnitsAndOneFramePerMessage() throws {
         let (f, _) = frames([
             (OSCPacket.message("/accelerometer", [.f(0), .f(0), .f(9.80665)]), 1000),
@@ -356,6 +373,46 @@ final class OSCAppTests: XCTestCase {
                 XCTAssertTrue(a[q] == b[q] || (a[q].isNaN && b[q].isNaN), "\(q): \(a[q]) vs \(b[q])")
             }
         }
+    }
+}
+
+final class OSCAllocationTests: XCTestCase {
+    func testOSCPacketsToMappedEventsAllocatesNothing() throws {
+        #if DEBUG
+        throw XCTSkip("allocation-freedom is a property of optimised builds: tools/test runs this in release")
+        #else
+        var maps = [try Mapping(parsing: "accel.x cc=11"), try Mapping(parsing: "quat.w cc=12 sender=zigsim"),
+                    try Mapping(parsing: "osc:/1/fader1 cc=13")]
+        let (routes, _) = OSCRoutes.assign(&maps)
+        var builder = OSCFrameBuilder(routes: routes)
+        var mapper = Mapper(mappings: maps)
+        let name = "zigsim@10.0.0.2/dev"
+        let packets: [[UInt8]] = (0..<2000).map { i in
+            let x = Float(sin(Double(i) / 10))
+            switch i % 3 {
+            case 0: return OSCPacket.message("/accxyz", [.f(x), .f(0), .f(-1)])
+            case 1: return OSCPacket.bundle(1, [OSCPacket.message("/dev/accel", [.f(x), .f(0), .f(0)]),
+                                                OSCPacket.message("/dev/quaternion", [.f(0), .f(0), .f(0), .f(x)])])
+            default: return OSCPacket.message("/1/fader1", [.f(abs(x))])
+            }
+        }
+        var events = 0
+        var arrival: UInt64 = 1_000_000_000
+        for p in packets.prefix(30) {
+            arrival += 1_000_000
+            p.withUnsafeBytes { _ = builder.packet($0, arrival: arrival, emit: { f in mapper.process(f, sender: name) { _ in events += 1 } }) }
+        }
+        MallocInterposerSwift.initialize()
+        MallocInterposerSwift.hook()
+        for p in packets.dropFirst(30) {
+            arrival += 1_000_000
+            p.withUnsafeBytes { _ = builder.packet($0, arrival: arrival, emit: { f in mapper.process(f, sender: name) { _ in events += 1 } }) }
+        }
+        MallocInterposerSwift.unhook()
+        let stats = MallocInterposerSwift.getStatistics()
+        XCTAssertGreaterThan(events, 500)
+        XCTAssertEqual(stats.mallocCount, 0, "allocations while decoding and mapping \(packets.count - 30) OSC packets")
+        #endif
     }
 }
 

@@ -109,6 +109,22 @@ final class OSCListenerTests: XCTestCase {
         XCTAssertEqual(stats.accepted, 2)
     }
 
+    func testZIGSIMJSONDatagramsOnTheOSCPort() throws {
+        let h = try Harness(mappings: ["user.x cc=5 smooth=0 speed=none sender=zigsim@127.0.0.1/j1"])
+        let fd = socketTo(h.udp, type: Int32(SOCK_DGRAM.rawValue))
+        for i in 0...10 {
+            send(fd, Array(#"{"device":{"uuid":"j1"},"sensordata":{"accel":{"x":\#(Double(i) / 10),"y":0,"z":0}}}"#.utf8))
+            usleep(1000)
+        }
+        send(fd, Array("{not json".utf8))
+        close(fd)
+        let events = h.waitFor(11)
+        let stats = h.listener.stop()
+        XCTAssertEqual(events.map { Int($0.value) }, (0...10).map { 64 + Int((Double($0) / 10 * 63).rounded()) })
+        XCTAssertEqual(stats.osc.malformed, 1)
+        XCTAssertEqual(stats.senderNames, ["zigsim@127.0.0.1/j1"])
+    }
+
     func testSLIPOverTCPSplitAnywhereAndAnOSCAddressAsASource() throws {
         let h = try Harness(mappings: ["osc:/fader[1] cc=7 smooth=0"])
         var stream: [UInt8] = []

@@ -20,6 +20,7 @@ public enum OSCError: Error, Equatable, Sendable, CustomStringConvertible {
     case badBundle           // a bundle element that is neither a message nor a bundle, or of size 0
     case tooDeep             // bundles nested deeper than `OSC.maxDepth`
     case trailingBytes       // bytes left after a message's last argument
+    case badJSON             // a ZIG SIM JSON datagram that is not one
 
     public var description: String {
         switch self {
@@ -34,6 +35,7 @@ public enum OSCError: Error, Equatable, Sendable, CustomStringConvertible {
         case .badBundle: return "bad bundle element"
         case .tooDeep: return "bundles nested too deep"
         case .trailingBytes: return "bytes after the last argument"
+        case .badJSON: return "JSON that is not a ZIG SIM message ({\"device\":{\"uuid\":...},\"sensordata\":{...}})"
         }
     }
 }

@@ -249,7 +249,7 @@ public struct OSCStats: Sendable, Equatable {
 public struct OSCFrameBuilder: Sendable {
     public var frame = SensorFrame()
     public var routes: OSCRoutes
-    public private(set) var stats = OSCStats()
+    public internal(set) var stats = OSCStats()
     var written: UInt8 = 0
     var filled: UInt64 = 0
     var lastTime = -Double.infinity
@@ -375,5 +375,52 @@ extension OSC {
             body(b.app, device.map { UnsafeRawBufferPointer(rebasing: m.address[$0]) })
         }
         if !done, case .success = r { body(.osc, nil) }
+    }
+}
+
+/// ZIG SIM's JSON mode (message format JSON, over UDP): one object per tick,
+/// `{"device": {"uuid": …, …}, "timestamp": …, "sensordata": {"accel": {"x","y","z"},
+/// "gravity": {…}, "gyro": {…}, "quaternion": {"x","y","z","w"}, …}}`, with the units of its
+/// OSC mode (accel without gravity and gravity in G, gyro in rad/s). The keys are ZIG SIM's
+/// documented JSON keys (`accel.x` … `quaternion.w`, src/features/motion.md); the enclosing
+/// `device` and `sensordata` objects are from a public consumer (ZigsimUnity) and assumed.
+/// This path allocates (it parses a JSON tree); the OSC mode does not.
+public enum ZigSimJSON {
+    public static func decode(_ p: UnsafeRawBufferPointer) -> (device: String?, values: [(Quantity, Double)])? {
+        var parser = JSONValueParser(p)
+        guard let root = parser.parse(), case .object(let o) = root,
+              case .object(let data) = o["sensordata"] ?? .null else { return nil }
+        var device: String?
+        if case .object(let d) = o["device"] ?? .null { device = d["uuid"]?.text }
+        var values: [(Quantity, Double)] = []
+        func vector(_ key: String, _ base: Quantity, _ axes: [String]) {
+            guard case .object(let v) = data[key] ?? .null else { return }
+            for (i, a) in axes.enumerated() { values.append((Quantity(rawValue: base.rawValue + i)!, v[a]?.number ?? .nan)) }
+        }
+        vector("accel", .userX, ["x", "y", "z"])
+        vector("gravity", .gravityX, ["x", "y", "z"])
+        vector("gyro", .rateX, ["x", "y", "z"])
+        vector("gyro", .gyroX, ["x", "y", "z"])
+        vector("quaternion", .quatX, ["x", "y", "z", "w"])
+        return (device, values)
+    }
+}
+
+extension OSCFrameBuilder {
+    /// One ZIG SIM JSON datagram: one frame, timed by its arrival. Counted as a packet; a
+    /// datagram that is not such an object is refused and counted as malformed.
+    public mutating func zigSimJSON(_ p: UnsafeRawBufferPointer, arrival: UInt64, emit: (borrowing SensorFrame) -> Void) -> OSCError? {
+        stats.packets += 1
+        guard let (_, values) = ZigSimJSON.decode(p) else { stats.malformed += 1; return .badJSON }
+        stats.messages += 1
+        let t = time(arrival: arrival, timetag: OSC.immediately)
+        reset()
+        for (q, v) in values {
+            frame.values[q.rawValue] = v
+            if !v.isNaN { written |= q.group.bit }
+        }
+        if written == 0 { stats.unused += 1; return nil }
+        flush(at: t, emit: emit)
+        return nil
     }
 }

@@ -93,11 +93,20 @@ public struct SensorLoggerBatch: Sendable {
 /// (a late batch) is dropped and counted, never sent out of order.
 public struct SensorLoggerFrames: Sendable {
     var origin: Int64?
+    /// Stream time of `origin` (moves on a restart, so time continues).
+    var base = 0.0
     var lastTime = -Double.infinity
     public private(set) var late = 0
     public private(set) var frames = 0
 
     public init() {}
+
+    /// The sender's clock starts again (a new recording session, a restarted experiment):
+    /// its next sample lands 10 ms after the last frame sent.
+    public mutating func restart() {
+        origin = nil
+        base = lastTime.isFinite ? lastTime + 0.01 : 0
+    }
 
     public mutating func add(_ batch: SensorLoggerBatch, emit: (borrowing SensorFrame) -> Void) {
         let sorted = batch.samples.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
@@ -106,7 +115,7 @@ public struct SensorLoggerFrames: Sendable {
         var current: Int64?
         func flush() {
             guard let t = current, frame.newGroups != 0 else { return }
-            let rel = Double(t - (origin ?? t)) / 1e9
+            let rel = base + Double(t - (origin ?? t)) / 1e9
             for g in 0..<SensorGroup.count where frame.newGroups & (1 << UInt8(g)) != 0 { frame.times[g] = rel }
             lastTime = rel
             frames += 1
@@ -116,7 +125,7 @@ public struct SensorLoggerFrames: Sendable {
         }
         for s in sorted {
             if origin == nil { origin = s.time }
-            let rel = Double(s.time - origin!) / 1e9
+            let rel = base + Double(s.time - origin!) / 1e9
             if rel <= lastTime && s.time != current { late += 1; continue }
             var bits: UInt32 = 0
             for (q, _) in s.values { bits |= 1 << UInt32(q.rawValue) }

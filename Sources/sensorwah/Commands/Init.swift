@@ -77,6 +77,8 @@ struct Init: ParsableCommand {
           osc-tcp: \(list(listen.oscTCP.map(String.init)))                      # OSC over TCP, SLIP-framed
           http: \(list(listen.http.map(String.init)))                         # Sensor Logger HTTP push ports
           http-max-body: \(listen.httpMaxBody)
+          phyphox: \(list(listen.phyphox))                      # phones running phyphox with remote access, HOST:PORT
+          phyphox-interval: \(listen.phyphoxInterval)
           allow: \(list(listen.allow))                        # who may send: [] is the local networks; e.g. [192.168.1.0/24], [any]
           pair: \(listen.pair)                      # only the first sender plays until restart
           # pair-with: 192.168.1.20           # only this sender plays

@@ -24,7 +24,8 @@ struct Listen: ParsableCommand {
           sensorwah listen --connect 192.168.1.20:56204 --record Recordings
           sensorwah listen --no-tcp --osc 9000 --map "accel.x cc=11"
           sensorwah listen --no-tcp --osc 9000 --detect      list what an OSC app sends
-          sensorwah listen --no-tcp --http 8000              Sensor Logger: push to http://HOST:8000/
+          sensorwah listen --no-tcp --http 8000              Sensor Logger's HTTP push
+          sensorwah listen --no-tcp --phyphox 192.168.1.20:8080
         """
     )
 
@@ -46,6 +47,10 @@ struct Listen: ParsableCommand {
     var http: [Int] = []
     @Option(help: ArgumentHelp("Largest HTTP push body accepted; larger ones get 413.", valueName: "BYTES"))
     var httpMaxBody = 4 << 20
+    @Option(help: ArgumentHelp("Poll a phone running phyphox with remote access on (repeatable); reconnects when it goes away.", valueName: "HOST:PORT"))
+    var phyphox: [String] = []
+    @Option(help: ArgumentHelp("Seconds between phyphox polls (each poll reads every sample since the last).", valueName: "SECONDS"))
+    var phyphoxInterval = 0.05
     @Flag(help: "Print each new OSC address once with its argument types, then its values; no MIDI is sent.")
     var detect = false
     @Option(help: ArgumentHelp("Accept senders only from this address block (repeatable), e.g. 192.168.1.0/24, or 'any'. Default: the local networks (loopback, private, link-local): a phone on the same Wi-Fi works, the internet does not.", valueName: "CIDR"))
@@ -84,14 +89,18 @@ struct Listen: ParsableCommand {
         for u in oscTCP where !(0...65535).contains(u) { throw ValidationError("--osc-tcp must be a port 0-65535") }
         for u in http where !(0...65535).contains(u) { throw ValidationError("--http must be a port 0-65535") }
         guard (1024...(256 << 20)).contains(httpMaxBody) else { throw ValidationError("--http-max-body must be 1024 to 268435456 bytes") }
+        for p in phyphox where Endpoint(parsing: p, defaultHost: "") == nil || Endpoint(parsing: p, defaultHost: "")!.host.isEmpty {
+            throw ValidationError("--phyphox '\(p)' must be HOST:PORT (the address phyphox shows under remote access, e.g. 192.168.1.20:8080)")
+        }
+        guard phyphoxInterval.isFinite, (0.01...10).contains(phyphoxInterval) else { throw ValidationError("--phyphox-interval must be 0.01 to 10 seconds") }
         if detect && osc.isEmpty && oscTCP.isEmpty { throw ValidationError("--detect needs --osc or --osc-tcp") }
         guard (1...10_000).contains(maxConnections) else { throw ValidationError("--max-connections must be 1 to 10000") }
         guard !bind.isEmpty else { throw ValidationError("--bind needs an address, e.g. 0.0.0.0 or 192.168.1.10") }
         for (name, v) in [("--idle-timeout", idleTimeout), ("--rest-after", restAfter)] where !(v.isFinite && v >= 0 && v <= 86_400) {
             throw ValidationError("\(name) must be a number of seconds from 0 (never) to 86400")
         }
-        if noTcp && udp.isEmpty && connect.isEmpty && osc.isEmpty && oscTCP.isEmpty && http.isEmpty {
-            throw ValidationError("--no-tcp needs --udp, --osc, --osc-tcp, --http or --connect")
+        if noTcp && udp.isEmpty && connect.isEmpty && osc.isEmpty && oscTCP.isEmpty && http.isEmpty && phyphox.isEmpty {
+            throw ValidationError("--no-tcp needs --udp, --osc, --osc-tcp, --http, --phyphox or --connect")
         }
     }
 
@@ -136,6 +145,8 @@ struct Listen: ParsableCommand {
         config.oscDetect = detect
         config.httpPorts = http
         config.maxPushBody = httpMaxBody
+        config.phyphox = phyphox.compactMap { Endpoint(parsing: $0) }
+        config.phyphoxInterval = phyphoxInterval
         config.allow = allow.contains("any") ? CIDR.everywhere : allow.compactMap(CIDR.init)
         config.pair = pair || pairWith != nil
         config.scenes = scenes
@@ -192,6 +203,10 @@ struct Listen: ParsableCommand {
             text += "\n  HTTP push batches \(p.batches), frames \(p.frames), refused (400) \(p.refused), too large (413) \(p.tooLarge)"
             if p.late > 0 { text += ", late samples dropped \(p.late)" }
             if p.otherSensors > 0 { text += ", entries of other sensors \(p.otherSensors)" }
+        }
+        let ph = stats.phyphox
+        if !phyphox.isEmpty {
+            text += "\n  phyphox: experiments read \(ph.connects), polls \(ph.polls), frames \(ph.frames), failed requests \(ph.errors)"
         }
         text += "\n  senders accepted \(stats.accepted), refused \(stats.refused)"
         if stats.pairRefused > 0 { text += " (\(stats.pairRefused) by --pair)" }
