@@ -44,6 +44,10 @@ final class LV2PluginTests: XCTestCase {
         }
         let ldd = try JackTest.sh("ldd", [dir.appendingPathComponent("sensorwah.lv2/sensorwah.so").path])
         XCTAssertFalse(ldd.out.contains("swift"), "the plugin must carry its Swift runtime:\n\(ldd.out)")
+        // only the LV2 entry point is exported: no Swift symbol can meet another plugin's
+        let nm = try JackTest.sh("nm", ["-D", "--defined-only", dir.appendingPathComponent("sensorwah.lv2/sensorwah.so").path])
+        let exported = nm.out.split(separator: "\n").filter { $0.contains(" T ") || $0.contains(" W ") }
+        XCTAssertEqual(exported.map { String($0.split(separator: " ").last ?? "") }, ["lv2_descriptor"], nm.out)
 
         // the same samples as render, every position, both voices
         let rate = 48_000
@@ -69,5 +73,25 @@ final class LV2PluginTests: XCTestCase {
                 XCTAssertGreaterThan(y2.map { abs($0) }.max()!, 0.01)
             }
         }
+    }
+
+    /// jalv hosts the plugin on a dummy-backend JACK server: its ports appear and it runs.
+    func testJalvHostsThePlugin() throws {
+        try JackTest.requireJackTools(["jalv"])
+        let release = URL(fileURLWithPath: JackTest.releaseBinary).deletingLastPathComponent()
+        guard FileManager.default.fileExists(atPath: release.appendingPathComponent("libsensorwah_lv2.so").path) else {
+            XCTFail("no release libsensorwah_lv2.so: `swift build -c release --product sensorwah_lv2` (tools/test does)")
+            return
+        }
+        let dir = try JackTest.tempDir("lv2-jalv")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        XCTAssertEqual(try JackTest.sh(JackTest.repo.appendingPathComponent("tools/lv2-bundle").path, [dir.path], env: ["NO_BUILD": "1"], timeout: 120).status, 0)
+        let server = try JackTest.Server(period: 256)
+        // jalv's console quits at the end of its standard input: keep it open for a while
+        let host = try server.run("sh", ["-c", "sleep 4 | exec jalv -c voice 1 -c mode 2 '\(uri)'"], extraEnv: ["LV2_PATH": dir.path])
+        XCTAssertNotNil(server.waitForPort("^SensorWah:in$"), host.stderr)
+        XCTAssertNotNil(server.waitForPort("^SensorWah:midi_in$"), host.stderr)
+        _ = host.wait(timeout: 15)
+        XCTAssertTrue((host.stdout + host.stderr).contains(uri), host.stdout + host.stderr)
     }
 }
