@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "sensorwah", targets: ["sensorwah"]),
         .library(name: "SensorWahCore", targets: ["SensorWahCore"]),
+        // sensorwah.lv2's binary (tools/lv2-bundle puts it in the bundle with its Turtle files).
+        .library(name: "sensorwah_lv2", type: .dynamic, targets: ["SensorWahLV2"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
@@ -55,6 +57,12 @@ let package = Package(
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The LV2 plugin: the descriptor, ports and Atom MIDI in C (LV2 headers from lv2-dev), the
+        // DSP in Swift. The Swift runtime is linked statically and every symbol but lv2_descriptor
+        // hidden (exports.map), so hosts loading other Swift plugins see no clash.
+        .target(name: "CLV2Glue", path: "Sources/LV2/CLV2Glue"),
+        .target(name: "SensorWahLV2", dependencies: ["SensorWahCore", "CLV2Glue"], path: "Sources/LV2/SensorWahLV2",
+                linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xlinker", "--version-script=Sources/LV2/bundle/exports.map"])]),
         // The same wah in plain C, compiled -O2: the benchmark's and tests' reference.
         .target(name: "CWahReference", cSettings: [.unsafeFlags(["-O2", "-ffp-contract=off"])]),
 

@@ -104,4 +104,65 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(output[rate - 1])
         benchmark.measurement(ratioMetric, Int(Double(swiftNs) / Double(max(cNs, 1)) * 1000))
     }
+
+    // The crybaby voice (Crybaby.swift) against its C reference (crybaby_ref.c), same protocol.
+    func runCrybabyC(_ st: inout crybaby_ref_state) {
+        input.withUnsafeBufferPointer { x in
+            for b in 0..<blocks {
+                crybaby_ref_set_pedal(&st, pedals[b])
+                crybaby_ref_process(&st, x.baseAddress! + b * block, output + b * block, Int32(block))
+            }
+        }
+    }
+    func crybabySwift() -> WahProcessor {
+        var wah = WahProcessor(settings: WahSettings(voice: .crybaby))
+        wah.prepare(sampleRate: Double(rate))
+        return wah
+    }
+    func crybabyC() -> crybaby_ref_state {
+        var st = crybaby_ref_state()
+        crybaby_ref_prepare(&st, Double(rate), 1, 1, WahSettings().smoothingTime)
+        return st
+    }
+
+    Benchmark("wah crybaby Swift, mono 48 kHz, sweeping") { benchmark in
+        var wah = crybabySwift()
+        benchmark.startMeasurement()
+        let t0 = now()
+        runSwift(&wah)
+        let ns = Double(now() - t0)
+        benchmark.stopMeasurement()
+        blackHole(output[rate - 1])
+        benchmark.measurement(psPerSample, Int(ns / samples * 1000))
+    }
+
+    Benchmark("wah crybaby C reference -O2, mono 48 kHz, sweeping") { benchmark in
+        var st = crybabyC()
+        benchmark.startMeasurement()
+        let t0 = now()
+        runCrybabyC(&st)
+        let ns = Double(now() - t0)
+        benchmark.stopMeasurement()
+        blackHole(output[rate - 1])
+        benchmark.measurement(psPerSample, Int(ns / samples * 1000))
+    }
+
+    Benchmark("wah crybaby Swift/C ratio, interleaved", configuration: .init(metrics: [ratioMetric, .mallocCountTotal])) { benchmark in
+        var wah = crybabySwift()
+        var st = crybabyC()
+        var swiftNs: UInt64 = 0, cNs: UInt64 = 0
+        benchmark.startMeasurement()
+        for round in 0..<6 {
+            if round % 2 == 0 {
+                var t = now(); runSwift(&wah); swiftNs += now() - t
+                t = now(); runCrybabyC(&st); cNs += now() - t
+            } else {
+                var t = now(); runCrybabyC(&st); cNs += now() - t
+                t = now(); runSwift(&wah); swiftNs += now() - t
+            }
+        }
+        benchmark.stopMeasurement()
+        blackHole(output[rate - 1])
+        benchmark.measurement(ratioMetric, Int(Double(swiftNs) / Double(max(cNs, 1)) * 1000))
+    }
 }

@@ -113,8 +113,9 @@ public final class SoundFile {
         guard let h = sf_open(path, Int32(SFM_WRITE), &info) else {
             throw SoundFileError("cannot create '\(path)': \(String(cString: sf_strerror(nil)))")
         }
-        // out-of-range samples clip instead of wrapping around in integer formats
-        _ = sf_command(h, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        // out-of-range samples clip instead of wrapping around in integer formats; float files
+        // keep them (the crybaby voice's boost takes a hot guitar past 1.0)
+        if sample != .float { _ = sf_command(h, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE)) }
         return SoundFile(handle: h, path: path, info: info)
     }
 

@@ -7,6 +7,10 @@ import XCTest
 
 @testable import SensorWahCore
 
+#if canImport(CWahReference)
+import CWahReference
+#endif
+
 enum CrybabyReference {
     static var folder: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Reference")
@@ -198,4 +202,45 @@ final class CrybabyTests: XCTestCase {
         XCTAssertEqual(CrybabyModel.resonance(pedal: 1).frequency, 1747.7, accuracy: 2)
         XCTAssertGreaterThan(CrybabyModel.resonance(pedal: 0).q, CrybabyModel.resonance(pedal: 1).q)
     }
+
+    #if canImport(CWahReference)
+    /// The Swift voice and its plain C reference (Sources/CWahReference/crybaby_ref.c, the
+    /// benchmark's comparison) compute the same thing: random blocks, pedal jumps, bypass.
+    func testMatchesCReference() {
+        let count = 40_000
+        let input = S.noise(count: count, seed: 91, amplitude: 0.8)
+        var rng = WahTestRNG(seed: 92)
+        var wah = WahProcessor(settings: crybaby)
+        wah.prepare(sampleRate: S.sampleRate)
+        var c = crybaby_ref_state()
+        crybaby_ref_prepare(&c, S.sampleRate, 1, 1, WahSettings().smoothingTime)
+        var swiftOut = [Float](repeating: 0, count: count), cOut = swiftOut
+        var position = 0
+        var bypass = false
+        while position < count {
+            let length = min(rng.int(1, 512), count - position)
+            let pedal = Float(rng.unit() * 1.2 - 0.1)
+            wah.setPedal(pedal)
+            crybaby_ref_set_pedal(&c, pedal)
+            if rng.int(0, 20) == 0 {
+                bypass.toggle()
+                wah.settings.bypass = bypass
+                crybaby_ref_set_bypass(&c, bypass ? 1 : 0)
+            }
+            input.withUnsafeBufferPointer { i in
+                swiftOut.withUnsafeMutableBufferPointer { o in
+                    wah.process(i.baseAddress! + position, o.baseAddress! + position, count: length)
+                }
+                cOut.withUnsafeMutableBufferPointer { o in
+                    crybaby_ref_process(&c, i.baseAddress! + position, o.baseAddress! + position, Int32(length))
+                }
+            }
+            position += length
+        }
+        var worst: Float = 0
+        for n in 0..<count { worst = max(worst, abs(swiftOut[n] - cOut[n]) / max(1, abs(cOut[n]))) }
+        XCTAssertLessThanOrEqual(worst, 1e-6)
+        XCTAssertGreaterThan(swiftOut.map { abs($0) }.max()!, 0.1)
+    }
+    #endif
 }
