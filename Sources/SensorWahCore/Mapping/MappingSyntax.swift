@@ -23,7 +23,7 @@ extension Mapping {
       rate=HZ    at most HZ messages per second            rest=V   value sent at exit or silence
       sender=NAME  only this sender (listen)
       zero     a tilt relative to the captured rest orientation (--zero-gesture, SIGUSR1)
-      hold=G   freeze the value while gesture G lasts (flick, shake, tap)
+      hold=G   freeze the value while gesture G lasts (flick, shake, tap) or pose G is held (palm-up)
       relative with hold=: move on from the frozen value (movement accumulates)
     Example: "accel.x cc=11 ch=1 range=-1..1 bipolar smooth=40"
     """
@@ -179,8 +179,9 @@ extension Mapping {
             case "sender": sender = try text()
             case "hold":
                 let v = try text()
-                guard let g = Gesture(name: v) else { throw fail("'\(word)': hold is a gesture: flick, shake or tap") }
-                hold = g
+                if let g = Gesture(name: v) { hold = g } else if let p = Pose(name: v) { holdPose = p } else {
+                    throw fail("'\(word)': hold is a gesture (flick, shake, tap) or a pose (palm-up)")
+                }
             case "relative": try flag(); relative = true
             case "zero", "relative-to-rest":
                 try flag()
@@ -193,8 +194,8 @@ extension Mapping {
             }
         }
         if !centreSet { centre = (inputMin + inputMax) / 2 }
-        if relative && hold == nil { throw fail("'relative': a relative mapping needs hold=GESTURE (the clutch that lets the wrist move back)") }
-        if hold != nil && target.isTrigger { throw fail("'hold': gesture-played targets (note=, toggle=) cannot be held") }
+        if relative && hold == nil && holdPose == nil { throw fail("'relative': a relative mapping needs hold=GESTURE (the clutch that lets the wrist move back)") }
+        if (hold != nil || holdPose != nil) && target.isTrigger { throw fail("'hold': gesture-played targets (note=, toggle=) cannot be held") }
         guard centre > inputMin || !bipolar, centre < inputMax || !bipolar else {
             throw fail("centre \(Self.show(centre)) must lie inside the range \(Self.show(inputMin))..\(Self.show(inputMax))")
         }
