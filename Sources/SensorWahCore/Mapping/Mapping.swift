@@ -304,7 +304,9 @@ public struct Mapping: Sendable, Equatable {
         case .exponential(let k): s += ", exponential curve \(k)"
         case .logarithmic(let k): s += ", logarithmic curve \(k)"
         }
-        s += smoothing > 0 ? ", smoothing \(Int((smoothing * 1000).rounded())) ms" : ", no smoothing"
+        if !target.isTrigger {
+            s += smoothing > 0 ? ", smoothing \(Int((smoothing * 1000).rounded())) ms" : ", no smoothing"
+        }
         if let b = rejectAbove { s += ", drop readings beyond ±\(b)" }
         if rateLimit > 0 { s += ", at most \(Int(rateLimit)) msg/s" }
         if let snd = sender { s += ", sender \(snd)" }
