@@ -158,7 +158,7 @@ final class BadInputTests: XCTestCase {
             ("flick note=60 length=0", "length needs a time"),
             ("flick note=60 length=inf", "length needs a time"),
             ("flick cc=1 length=100", "only a note= mapping has a length"),
-            ("tilt.x hold=wave", "hold is a gesture"),
+            ("tilt.x hold=wave", "hold is a gesture (flick, shake, tap) or a pose (palm-up)"),
             ("tilt.x hold=", "hold needs a value"),
             ("tilt.x relative", "needs hold=GESTURE"),
             ("tilt.x hold=shake relative=yes", "relative takes no value"),

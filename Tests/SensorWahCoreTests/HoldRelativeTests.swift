@@ -44,10 +44,30 @@ final class HoldRelativeTests: XCTestCase {
         XCTAssertEqual(Array(up), [102, 102, 102, 102, 127, 114])
     }
 
+    /// A held pose: turning the wrist palm up (the watch faces down) freezes `hold=palm-up`.
+    func testPalmUpPoseFreezesTheMapping() throws {
+        let s = MotionScript(attitude: { t in
+            let u = min(max((t - 1) / 0.5, 0), 1) - min(max((t - 3) / 0.5, 0), 1)
+            return Quaternion.attitude(pitch: 0.1, roll: 0.3 + u * 2.6, yaw: 0)
+        })
+        var stage = MotionStage()
+        var mapper = Mapper(mappings: [try Mapping(parsing: "tilt.y cc=1 smooth=0 hold=palm-up")])
+        var down: [Double] = [], values: [(Double, Int)] = []
+        for var f in s.frames(rate: 50, duration: 5) {
+            stage.process(&f)
+            if f.activeGestures & Pose.palmUp.bit != 0 { down.append(f.latestTime) }
+            mapper.process(f) { values.append((f.latestTime, Int($0.value))) }
+        }
+        XCTAssertGreaterThan(down.count, 50)
+        XCTAssertGreaterThan(down.first!, 1.1); XCTAssertLessThan(down.last!, 3.5)
+        XCTAssertTrue(values.allSatisfy { !(down.first!...down.last!).contains($0.0) }, "no value sent while palm up")
+        XCTAssertEqual(try Mapping(parsing: "tilt.x hold=palm-up relative").holdPose, .palmUp)
+    }
+
     func testSyntax() throws {
         let m = try Mapping(parsing: "tilt.x hold=shake relative")
         XCTAssertEqual(m.hold, .shake); XCTAssertTrue(m.relative)
-        for (text, message) in [("tilt.x relative", "needs hold=GESTURE"), ("tilt.x hold=wave", "hold is a gesture"),
+        for (text, message) in [("tilt.x relative", "needs hold=GESTURE"), ("tilt.x hold=wave", "hold is a gesture (flick, shake, tap) or a pose"),
                                 ("tilt.x hold=", "hold needs a value"), ("flick note=1 hold=shake", "cannot be held"),
                                 ("tilt.x hold=shake relative=1", "relative takes no value")] {
             XCTAssertThrowsError(try Mapping(parsing: text), text) { e in XCTAssertTrue("\(e)".contains(message), "\(text): \(e)") }

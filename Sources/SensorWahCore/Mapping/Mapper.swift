@@ -75,7 +75,8 @@ public struct Mapper: Sendable {
             if m.target.isTrigger { endDueNote(i, m, now: frame.latestTime, emit: emit) }
             if groups & g.bit == 0 { continue }
             if let wanted = m.sender, !Mapping.sender(sender, matches: wanted) { continue }
-            if let h = m.hold, holding(i, m, active: frame.activeGestures & h.bit != 0) { continue }
+            let hb = m.holdBits
+            if hb != 0, holding(i, m, active: frame.activeGestures & hb != 0) { continue }
             let t = frame.times[g.rawValue]
             if t > _latest { _latest = t }
             if m.target.isTrigger {

@@ -302,6 +302,8 @@ public struct Mapping: Sendable, Equatable {
     public var sender: String?
     /// While this gesture lasts (shaking, a stroke, a tap's moment) the value is frozen (`hold=`).
     public var hold: Gesture?
+    /// ...or while this pose is held (`hold=palm-up`).
+    public var holdPose: Pose?
     /// With `hold`: after the hold, the value moves on from where it was frozen instead of
     /// jumping to where the sensor is now; movement accumulates over holds (`relative`).
     public var relative = false
@@ -325,6 +327,9 @@ public struct Mapping: Sendable, Equatable {
     /// The default: wrist tilt on the accelerometer's X axis to CC 11 (expression) on channel 1.
     public static let `default` = Mapping(source: .axis(.accelX), target: .controlChange(channel: 0, controller: 11))
 
+    /// The bits of `SensorFrame.activeGestures` that freeze this mapping (0 = none).
+    public var holdBits: UInt8 { (hold?.bit ?? 0) | (holdPose?.bit ?? 0) }
+
     /// The value this mapping rests at.
     public var rest: Int {
         if let r = restValue { return min(max(r, 0), target.maxValue) }
@@ -342,11 +347,15 @@ public struct Mapping: Sendable, Equatable {
         case .exponential(let k): s += ", exponential curve \(k)"
         case .logarithmic(let k): s += ", logarithmic curve \(k)"
         }
-        s += smoothing > 0 ? ", smoothing \(Int((smoothing * 1000).rounded())) ms" : ", no smoothing"
+        if !target.isTrigger {
+            s += smoothing > 0 ? ", smoothing \(Int((smoothing * 1000).rounded())) ms" : ", no smoothing"
+        }
         if let b = rejectAbove { s += ", drop readings beyond ±\(b)" }
         if rateLimit > 0 { s += ", at most \(Int(rateLimit)) msg/s" }
         if let snd = sender { s += ", sender \(snd)" }
-        if let g = hold { s += ", frozen while \(g)\(relative ? " (relative: moves on from the frozen value)" : "")" }
+        if let g = hold.map({ "\($0)" }) ?? holdPose.map({ "\($0)" }) {
+            s += ", frozen while \(g)\(relative ? " (relative: moves on from the frozen value)" : "")"
+        }
         return s
     }
 }

@@ -25,7 +25,7 @@ extension Mapping {
       glide=MS   a silent sender's controllers glide to rest over MS, and back when it returns
       sender=NAME  only this sender (listen): its name (app@host/device), host, app or device id
       zero     a tilt relative to the captured rest orientation (--zero-gesture, SIGUSR1)
-      hold=G   freeze the value while gesture G lasts (flick, shake, tap)
+      hold=G   freeze the value while gesture G lasts (flick, shake, tap) or pose G is held (palm-up)
       relative with hold=: move on from the frozen value (movement accumulates)
     Example: "accel.x cc=11 ch=1 range=-1..1 bipolar smooth=40"
     """
@@ -185,8 +185,9 @@ extension Mapping {
             case "glide": glide = try num(0, 10_000, unit: " ms") / 1000
             case "hold":
                 let v = try text()
-                guard let g = Gesture(name: v) else { throw fail("'\(word)': hold is a gesture: flick, shake or tap") }
-                hold = g
+                if let g = Gesture(name: v) { hold = g } else if let p = Pose(name: v) { holdPose = p } else {
+                    throw fail("'\(word)': hold is a gesture (flick, shake, tap) or a pose (palm-up)")
+                }
             case "relative": try flag(); relative = true
             case "zero", "relative-to-rest":
                 try flag()
@@ -199,8 +200,8 @@ extension Mapping {
             }
         }
         if !centreSet { centre = (inputMin + inputMax) / 2 }
-        if relative && hold == nil { throw fail("'relative': a relative mapping needs hold=GESTURE (the clutch that lets the wrist move back)") }
-        if hold != nil && target.isTrigger { throw fail("'hold': gesture-played targets (note=, toggle=) cannot be held") }
+        if relative && hold == nil && holdPose == nil { throw fail("'relative': a relative mapping needs hold=GESTURE (the clutch that lets the wrist move back)") }
+        if (hold != nil || holdPose != nil) && target.isTrigger { throw fail("'hold': gesture-played targets (note=, toggle=) cannot be held") }
         guard centre > inputMin || !bipolar, centre < inputMax || !bipolar else {
             throw fail("centre \(Self.show(centre)) must lie inside the range \(Self.show(inputMin))..\(Self.show(inputMax))")
         }
@@ -263,7 +264,7 @@ extension Mapping {
         if rateLimit > 0 { w.append("rate=\(n(rateLimit))") }
         if let r = restValue { w.append("rest=\(r)") }
         if let s = sender { w.append("sender=\(s)") }
-        if let h = hold { w.append("hold=\(h)") }
+        if let h = hold { w.append("hold=\(h)") } else if let p = holdPose { w.append("hold=\(p)") }
         if glide > 0 {
             let ms = glide * 1000
             w.append("glide=\((ms.rounded() / 1000 == glide) ? n(ms.rounded()) : n(ms))")

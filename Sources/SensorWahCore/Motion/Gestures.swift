@@ -24,6 +24,25 @@ public enum Gesture: Int, CaseIterable, Sendable, CustomStringConvertible {
     }
 }
 
+/// Held poses that can freeze a mapping (`hold=palm-up`), reported in
+/// `SensorFrame.activeGestures` beside the gestures.
+public enum Pose: Int, CaseIterable, Sendable, CustomStringConvertible {
+    /// The device faces down (gravity more than 30° past the horizontal toward the screen): a
+    /// watch on a wrist turned palm up.
+    case palmUp = 3
+    @inlinable public var bit: UInt8 { 1 << UInt8(rawValue) }
+    public var description: String { "palm-up" }
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "palm-up", "palmup", "face-down", "facedown": self = .palmUp
+        default: return nil
+        }
+    }
+    /// Gravity z (device frame) above which the device counts as facing down, and below which it
+    /// stops (hysteresis).
+    public static let faceDownOn = 0.5, faceDownOff = 0.35
+}
+
 /// Thresholds of the gesture recogniser. Rates in rad/s, accelerations in G, times in seconds.
 /// The defaults were chosen on synthesised flicks, strums, wah playing and slow tilts
 /// (GestureTests): see README "Motion".

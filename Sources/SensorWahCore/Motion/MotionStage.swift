@@ -38,6 +38,7 @@ public struct MotionStage: Sendable {
     @usableFromInline var stillSince = Double.nan
     @usableFromInline var lastGravity = Vector3(.nan, .nan, .nan)
     @usableFromInline var deviceGravity = Vector3(.nan, .nan, .nan)
+    @usableFromInline var lastPoseDown = false
 
     public init(settings: MotionSettings = .init()) {
         self.settings = settings
@@ -103,7 +104,8 @@ public struct MotionStage: Sendable {
         frame[.flick] = gestures.fired[Gesture.flick.rawValue]
         frame[.shake] = gestures.fired[Gesture.shake.rawValue]
         frame[.tap] = gestures.fired[Gesture.tap.rawValue]
-        frame.activeGestures = gestures.active
+        lastPoseDown = g.z > (lastPoseDown ? Pose.faceDownOff : Pose.faceDownOn)
+        frame.activeGestures = gestures.active | (lastPoseDown ? Pose.palmUp.bit : 0)
         frame.times[SensorGroup.derived.rawValue] = t
         frame.newGroups |= SensorGroup.derived.bit
     }
@@ -135,7 +137,7 @@ public struct MotionStage: Sendable {
     @inline(__always) mutating func zeroByGesture(_ speed: Double, at t: Double) {
         guard let zg = settings.zeroGesture else { return }
         if gestures.fired[zg.rawValue] > 0 { zeroArmed = true; stillSince = .nan; return }
-        guard zeroArmed, gestures.active == 0 else { return }
+        guard zeroArmed, gestures.active & 7 == 0 else { return }
         if speed.isFinite && speed > settings.zeroStillRate { stillSince = .nan; return }
         if stillSince.isNaN { stillSince = t }
         if t - stillSince >= settings.zeroStillTime {

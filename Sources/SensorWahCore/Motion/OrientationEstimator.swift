@@ -36,7 +36,7 @@ public struct EstimatorSettings: Sendable, Equatable {
     /// Without a gyro sample for this long, the accelerometer alone gives the tilt.
     public var gyroTimeout = 0.5
     /// Time constant of the accelerometer-only tilt (inputs with no gyro).
-    public var accelOnlyTimeConstant = 0.02
+    public var accelOnlyTimeConstant = 0.01
 
     public init() {}
 }
@@ -151,9 +151,9 @@ public struct OrientationEstimator: Sendable {
             // As in Fusion, a rejection raises a score and an acceptance lowers it nine times as
             // much: when nearly every reading disagrees for `recoveryTime`, the estimate is the
             // one that is wrong, and the readings are used again, with a fast correction.
-            let deviation = acos(min(max(-world.z, -1), 1))
             let disagrees = age >= settings.startDuration
-                && (abs(mag - 1) > settings.accelRejection || deviation > settings.deviationRejection)
+                && (abs(mag - 1) > settings.accelRejection
+                    || (settings.deviationRejection < .pi && acos(min(max(-world.z, -1), 1)) > settings.deviationRejection))
             let step = min(dt, settings.maxGap)
             if recovering {
                 recoveryScore -= 9 * step
@@ -176,10 +176,12 @@ public struct OrientationEstimator: Sendable {
         filtered = Vector3(0, 0, -filtered.length)
     }
 
+    /// The smoothing factor of a first-order low-pass over `dt` (the one-euro filter's
+    /// discretisation, dt / (dt + τ): no exponential per sample).
     @inline(__always) static func alpha(dt: Double, tau: Double) -> Double {
         guard dt > 0, dt.isFinite else { return 1 }
         guard tau > 0 else { return 1 }
-        return 1 - exp(-dt / tau)
+        return dt / (dt + tau)
     }
 
     mutating func detectRest(gyro w: Vector3, at time: Double) {

@@ -48,9 +48,10 @@ public struct Quaternion: Sendable, Equatable {
         let a2 = v.x * v.x + v.y * v.y + v.z * v.z
         let a = a2.squareRoot()
         let c: Double, s: Double   // cos(a/2), sin(a/2)/a
-        if a < 1e-4 {
-            c = 1 - a2 / 8
-            s = 0.5 - a2 / 48
+        if a < 0.25 {
+            // series to the fourth order: below 1e-8 of the exact values for steps under 0.25 rad
+            c = 1 - a2 / 8 + a2 * a2 / 384
+            s = 0.5 - a2 / 48 + a2 * a2 / 3840
         } else {
             c = cos(a / 2)
             s = sin(a / 2) / a
