@@ -18,6 +18,27 @@ public struct FileExport {
         self.motion = motion
     }
 
+    /// Every frame after the motion stage, in order; returns the parser's counts.
+    public func forEachFrame(_ body: (borrowing SensorFrame) -> Void) throws -> ParserStats {
+        var reader = FileLineSource(path: path, maxLineLength: maxLineLength)
+        var parser = SensorParser(options: parserOptions)
+        var stage = MotionStage(settings: motion)
+        var frame = SensorFrame()
+        let ok = reader.forEachLine { line in
+            switch line {
+            case .tooLong: parser.noteTooLong()
+            case .line(let bytes):
+                guard parser.parse(bytes, into: &frame) == .frame else { return true }
+                stage.process(&frame)
+                body(frame)
+            }
+            return true
+        }
+        if !ok { throw FileReplay.Failure.unreadable(path: path, reason: String(cString: strerror(errno))) }
+        if let r = parser.refusal, parser.stats.frames == 0 { throw FileReplay.Failure.notUnderstood(path: path, message: r) }
+        return parser.stats
+    }
+
     /// Writes the table to `fd`; returns the parser's counts.
     public func run(columns: [ExportColumn], to fd: Int32) throws -> ParserStats {
         var table = ExportTable(columns: columns)

@@ -230,10 +230,15 @@ final class ListenerCore: @unchecked Sendable {
         if handoff.pushed != before { wake() }
     }
 
-    /// After a sender's frame went through its motion stage: the scene gesture moves on.
+    /// Sees every frame after its sender's motion stage (`calibrate` reads the sources here).
+    var frameTap: ((String, SensorFrame) -> Void)?
+
+    /// After a sender's frame went through its motion stage: the scene gesture moves on, and a
+    /// tap, if one is set, sees the frame.
     @inline(__always)
-    func checkSceneGesture(_ frame: borrowing SensorFrame) {
+    func afterMotion(_ sender: String, _ frame: borrowing SensorFrame) {
         if let g = config.sceneGesture, frame[g.quantity] > 0 { switchScene(to: sceneIndex + 1) }
+        if let tap = frameTap { tap(sender, copy frame) }
     }
 
     /// The paired sender's address (pair mode), once it has arrived.
@@ -322,7 +327,7 @@ final class ListenerCore: @unchecked Sendable {
             case .frame:
                 if !s.named { nameAfterFormat(s) }
                 s.motion.process(&s.frame)
-                checkSceneGesture(s.frame)
+                afterMotion(s.name, s.frame)
                 s.lastFrameNanos = received
                 s.rested = false
                 let before = handoff.pushed

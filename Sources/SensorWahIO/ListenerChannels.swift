@@ -335,6 +335,12 @@ public final class Listener: @unchecked Sendable {
         }.wait()
     }
 
+    /// Calls `tap` on the network thread with every sender's frame after its motion stage
+    /// (before `start`). For tools that read sources rather than send MIDI (`calibrate`).
+    public func setFrameTap(_ tap: @escaping (String, SensorFrame) -> Void) {
+        core.frameTap = tap
+    }
+
     /// Moves to the next scene (SIGUSR2, a key), on the network thread.
     public func nextScene() {
         let core = self.core

@@ -53,4 +53,34 @@ enum Wiring {
         if j.wahSwitch != nil { c.wah.bypass = true }   // a switched wah starts off, like the pedal
         return c
     }
+
+    /// What `listen` (and `calibrate`) open: ports, senders allowed, scenes, parsing, motion.
+    static func listenerConfiguration(_ l: Listen, scenes: [Scene], startScene: Int) throws -> ListenerConfiguration {
+        var config = ListenerConfiguration()
+        config.bindHost = l.bind
+        config.tcpPort = l.noTcp ? nil : l.port
+        config.connect = l.connect.compactMap { Endpoint(parsing: $0) }
+        config.udpPorts = l.udp
+        config.oscPorts = l.osc
+        config.oscTCPPorts = l.oscTCP
+        config.oscDetect = l.detect
+        config.httpPorts = l.http
+        config.maxPushBody = l.httpMaxBody
+        config.phyphox = l.phyphox.compactMap { Endpoint(parsing: $0) }
+        config.phyphoxInterval = l.phyphoxInterval
+        config.allow = l.allow.contains("any") ? CIDR.everywhere : l.allow.compactMap(CIDR.init)
+        config.pair = l.pair || l.pairWith != nil
+        config.scenes = scenes
+        config.startScene = startScene
+        config.sceneGesture = l.sceneGesture.flatMap(Gesture.init(name:))
+        config.pairWith = l.pairWith
+        config.maxConnections = l.maxConnections
+        config.idleTimeout = l.idleTimeout
+        config.restAfter = l.restAfter
+        config.maxLineLength = l.input.maxLine
+        config.parser = l.input.parserOptions()
+        config.recordDirectory = l.record
+        config.motion = try l.mapping.motionSettings()
+        return config
+    }
 }

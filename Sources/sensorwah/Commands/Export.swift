@@ -29,6 +29,7 @@ struct Export: ParsableCommand {
     @OptionGroup var input: InputOptions
     @Option(help: ArgumentHelp("Where tilt.* comes from: fused or device.", valueName: "fused|device"))
     var tiltSource = "fused"
+    @OptionGroup var global: GlobalOptions
 
     func columns() throws -> [ExportColumn] {
         let specs = sources.split(separator: ",").map { String($0) }

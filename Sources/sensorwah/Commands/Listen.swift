@@ -135,31 +135,7 @@ struct Listen: ParsableCommand {
         Shutdown.installHandlers()
         Shutdown.installRezeroSignal()
 
-        var config = ListenerConfiguration()
-        config.bindHost = bind
-        config.tcpPort = noTcp ? nil : port
-        config.connect = connect.compactMap { Endpoint(parsing: $0) }
-        config.udpPorts = udp
-        config.oscPorts = osc
-        config.oscTCPPorts = oscTCP
-        config.oscDetect = detect
-        config.httpPorts = http
-        config.maxPushBody = httpMaxBody
-        config.phyphox = phyphox.compactMap { Endpoint(parsing: $0) }
-        config.phyphoxInterval = phyphoxInterval
-        config.allow = allow.contains("any") ? CIDR.everywhere : allow.compactMap(CIDR.init)
-        config.pair = pair || pairWith != nil
-        config.scenes = scenes
-        config.startScene = startScene
-        config.sceneGesture = sceneGesture.flatMap(Gesture.init(name:))
-        config.pairWith = pairWith
-        config.maxConnections = maxConnections
-        config.idleTimeout = idleTimeout
-        config.restAfter = restAfter
-        config.maxLineLength = input.maxLine
-        config.parser = input.parserOptions()
-        config.recordDirectory = record
-        config.motion = try mapping.motionSettings()
+        let config = try Wiring.listenerConfiguration(self, scenes: scenes, startScene: startScene)
 
         let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 16)
         let pump = OutputPump(queue: queue, outputs: detect ? [] : try Wiring.outputs(output, mappings: mappings, logger: logger))

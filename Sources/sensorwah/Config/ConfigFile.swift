@@ -167,7 +167,8 @@ struct ConfigFile {
         var args: [String] = []
         var origin: [String: (Int, String)] = [:]
         for e in entries {
-            guard let section = ConfigSchema.section(e.section), section.commands.contains(command) else { continue }
+            guard let section = ConfigSchema.section(e.section), section.commands.contains(command),
+                  e.key.only?.contains(command) ?? true else { continue }
             let opt = e.key.option
             if e.key.kind == .list && given.contains(opt) { continue }
             if e.key.kind == .flag && e.values.isEmpty { continue }
@@ -177,7 +178,7 @@ struct ConfigFile {
             }
             origin[opt] = (e.line, "\(e.section).\(e.key.name)")
         }
-        let takesMappings: Set<String> = ["replay", "listen", "render", "learn"]
+        let takesMappings: Set<String> = ["replay", "listen", "render", "learn", "calibrate"]
         if takesMappings.contains(command) && !given.contains("map") && !given.contains("map-file") {
             for m in mappings { args += ["--map", m.text] }
         }

@@ -20,8 +20,10 @@ enum ConfigSchema {
         var kind: Kind
         /// The long option it becomes (usually the same as the name).
         var option: String
-        init(_ name: String, _ kind: Kind, option: String? = nil) {
-            self.name = name; self.kind = kind; self.option = option ?? name
+        /// Only these commands take it (nil: every command of its section).
+        var only: Set<String>?
+        init(_ name: String, _ kind: Kind, option: String? = nil, only: Set<String>? = nil) {
+            self.name = name; self.kind = kind; self.option = option ?? name; self.only = only
         }
     }
 
@@ -39,7 +41,7 @@ enum ConfigSchema {
         Section(name: "input", keys: [
             Key("format", .text), Key("columns", .text), Key("max-line", .number), Key("sensor", .text),
             Key("sample-rate", .number),
-        ], commands: ["replay", "listen", "render"]),
+        ], commands: ["replay", "listen", "render", "calibrate", "export"]),
         Section(name: "playback", keys: [
             Key("speed", .number), Key("max-gap", .number), Key("loop", .flag),
         ], commands: ["replay", "stream"]),
@@ -58,8 +60,8 @@ enum ConfigSchema {
             Key("wah-map", .number), Key("wah-switch", .text),
         ], commands: ["replay", "listen", "learn"]),
         Section(name: "motion", keys: [
-            Key("tilt-source", .text), Key("zero-gesture", .text),
-        ], commands: ["replay", "listen", "render", "export"]),
+            Key("tilt-source", .text), Key("zero-gesture", .text, only: ["replay", "listen", "render", "calibrate"]),
+        ], commands: ["replay", "listen", "render", "export", "calibrate"]),
         Section(name: "wah", keys: [
             Key("heel-hz", .number), Key("toe-hz", .number), Key("heel-q", .number), Key("toe-q", .number),
             Key("mix", .number), Key("bypass", .flag),

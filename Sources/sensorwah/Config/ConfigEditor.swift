@@ -1,0 +1,48 @@
+import SensorWahCore
+import SensorWahEngine
+import SensorWahIO
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Changes a configuration file the way a person would: one mapping line edited in place, the
+/// rest of the file (comments, order, spacing) untouched; the result is checked before it
+/// replaces the file, atomically.
+enum ConfigEditor {
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    static func setRange(in path: String, mapping index: Int, min: Double, max: Double, centre: Double?) throws {
+        let file = try ConfigFile(path: path)
+        guard index >= 1, index <= file.mappings.count else {
+            throw Failure(description: "\(path) has \(file.mappings.count) mapping\(file.mappings.count == 1 ? "" : "s") under mappings:, not \(index)")
+        }
+        let target = file.mappings[index - 1]
+        guard let text = readWholeFile(path) else { throw Failure(description: "cannot read \(path)") }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard target.line >= 1, target.line <= lines.count, let r = lines[target.line - 1].range(of: target.text) else {
+            throw Failure(description: "\(path):\(target.line): cannot find the mapping '\(target.text)' to edit")
+        }
+        func n(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v) }
+        var words = target.text.split(separator: " ").map(String.init).filter {
+            let k = $0.lowercased()
+            return !k.hasPrefix("range=") && !k.hasPrefix("centre=") && !k.hasPrefix("center=")
+        }
+        words.append("range=\(n(min))..\(n(max))")
+        if let c = centre { words.append("centre=\(n(c))") }
+        let edited = words.joined(separator: " ")
+        _ = try Mapping(parsing: edited)            // never write a mapping that does not parse
+        lines[target.line - 1].replaceSubrange(r, with: edited)
+        let out = lines.joined(separator: "\n")
+        _ = try ConfigFile(path: path, text: out)   // nor a file that does not load
+        let tmp = path + ".sensorwah-tmp"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw Failure(description: "cannot write \(tmp): \(String(cString: strerror(errno)))") }
+        var bytes = Array(out.utf8)
+        let ok = writeAll(fd, &bytes, bytes.count)
+        close(fd)
+        guard ok, rename(tmp, path) == 0 else {
+            unlink(tmp)
+            throw Failure(description: "cannot replace \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
