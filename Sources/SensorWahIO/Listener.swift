@@ -1,3 +1,4 @@
+import Atomics
 import Logging
 import NIOCore
 import NIOPosix
@@ -114,6 +115,8 @@ final class SenderSession {
     var frame = SensorFrame()
     /// This sender's orientation and gestures (state must not mix between senders).
     var motion: MotionStage
+    /// The rest orientation last published for saving (`ListenerCore.savedRest`).
+    var publishedRest: Vector3?
     var recorder: StreamRecorder?
     /// OSC senders: packets to frames, the device id that picked this session, and the
     /// decoded frames' recording (`--record`).
@@ -236,6 +239,23 @@ final class ListenerCore: @unchecked Sendable {
     /// After a sender's frame went through its motion stage: the scene gesture moves on, and a
     /// tap, if one is set, sees the frame.
     @inline(__always)
+    func afterMotion(_ s: SenderSession, _ frame: borrowing SensorFrame) {
+        if let g = s.motion.restGravity, g != s.publishedRest { s.publishedRest = g; publishRest(g) }
+        afterMotion(s.name, frame)
+    }
+
+    /// The last rest orientation a sender captured (re-zero), for the main thread to save:
+    /// its components' bit patterns and a version that counts captures.
+    let restBits = (ManagedAtomic<UInt64>(0), ManagedAtomic<UInt64>(0), ManagedAtomic<UInt64>(0))
+    let restVersion = ManagedAtomic<Int>(0)
+    func publishRest(_ g: Vector3) {
+        restBits.0.store(g.x.bitPattern, ordering: .relaxed)
+        restBits.1.store(g.y.bitPattern, ordering: .relaxed)
+        restBits.2.store(g.z.bitPattern, ordering: .relaxed)
+        restVersion.wrappingIncrement(ordering: .releasing)
+    }
+
+    @inline(__always)
     func afterMotion(_ sender: String, _ frame: borrowing SensorFrame) {
         if let g = config.sceneGesture, frame[g.quantity] > 0 { switchScene(to: sceneIndex + 1) }
         if let tap = frameTap { tap(sender, copy frame) }
@@ -327,7 +347,7 @@ final class ListenerCore: @unchecked Sendable {
             case .frame:
                 if !s.named { nameAfterFormat(s) }
                 s.motion.process(&s.frame)
-                afterMotion(s.name, s.frame)
+                afterMotion(s, s.frame)
                 s.lastFrameNanos = received
                 s.rested = false
                 let before = handoff.pushed

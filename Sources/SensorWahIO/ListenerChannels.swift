@@ -1,3 +1,4 @@
+import Atomics
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -339,6 +340,16 @@ public final class Listener: @unchecked Sendable {
     /// (before `start`). For tools that read sources rather than send MIDI (`calibrate`).
     public func setFrameTap(_ tap: @escaping (String, SensorFrame) -> Void) {
         core.frameTap = tap
+    }
+
+    /// The rest orientation a sender captured most recently, with a version that changes on
+    /// each capture (0: none yet). Safe from any thread.
+    public var capturedRest: (version: Int, gravity: SIMD3<Double>) {
+        let v = core.restVersion.load(ordering: .acquiring)
+        let g = SIMD3(Double(bitPattern: core.restBits.0.load(ordering: .relaxed)),
+                      Double(bitPattern: core.restBits.1.load(ordering: .relaxed)),
+                      Double(bitPattern: core.restBits.2.load(ordering: .relaxed)))
+        return (v, g)
     }
 
     /// Moves to the next scene (SIGUSR2, a key), on the network thread.

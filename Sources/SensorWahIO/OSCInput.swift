@@ -86,7 +86,7 @@ extension ListenerCore {
             s.frameLog?.append(frame)
             var derived = frame
             s.motion.process(&derived)   // tilt and gestures, per sender
-            afterMotion(s.name, derived)
+            afterMotion(s, derived)
             let before = handoff.pushed
             handoff.receivedNanos = received
             pipeline.process(derived, sender: s.name)

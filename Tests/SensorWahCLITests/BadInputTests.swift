@@ -22,6 +22,8 @@ final class BadInputTests: XCTestCase {
             (["replay", r, "--max-gap", "inf"], "--max-gap"),
             (["replay", r, "--max-gap", "nan"], "--max-gap"),
             (["replay", r, "--max-line", "0"], "--max-line"),
+            (["replay", r, "--rest-gravity", "0,0,0"], "--rest-gravity"),
+            (["replay", r, "--rest-gravity", "1,2"], "--rest-gravity"),
             (["replay", r, "--max-line", "-5"], "--max-line"),
             (["replay", r, "--max-line", "99999999999"], "--max-line"),
             (["replay", r, "--columns", ",,"], "--columns"),

@@ -196,4 +196,40 @@ final class ConfigCLITests: XCTestCase {
         XCTAssertEqual(bad.status, 64, bad.stderr)
         XCTAssertTrue(bad.stderr.contains("verse, solo"), bad.stderr)
     }
+
+    /// Re-zero while listening (SIGUSR1) saves the rest orientation into the file, and the next
+    /// start reads it back.
+    func testReZeroIsSavedToTheConfiguration() throws {
+        let path = try file("zero.yaml", """
+        # my rig
+        listen:
+          bind: 127.0.0.1
+          port: 0
+          rest-after: 30
+        mappings:
+          - tilt.x cc=11 bipolar zero
+        """)
+        let l = try CLI.Running(["listen", "--config", path])
+        let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
+        let sender = try CLI.Running(["stream", recording, "--to", "127.0.0.1:\(port)", "--loop", "--speed", "2"])
+        defer { sender.interrupt(); _ = sender.wait() }
+        let end = Date().addingTimeInterval(10)
+        while Date() < end && !l.stdoutSoFar.contains("\"cc\":11,") { usleep(50_000) }
+        l.signal(SIGUSR1)
+        XCTAssertNotNil(l.waitForStderr("rest orientation captured and saved to", seconds: 10), l.stderrSoFar)
+        sender.interrupt()
+        _ = sender.wait()
+        l.interrupt()
+        _ = l.wait()
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        XCTAssertTrue(text.hasPrefix("# my rig"), text)
+        let line = try XCTUnwrap(text.split(separator: "\n").first { $0.contains("rest-gravity:") }, text)
+        let numbers = line.split(separator: ":")[1].split(separator: "#")[0].split(separator: ",")
+            .compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        XCTAssertEqual(numbers.count, 3, String(line))
+        XCTAssertEqual(sqrt(numbers.reduce(0) { $0 + $1 * $1 }), 1, accuracy: 0.05, "not a direction: \(line)")
+        // the next start reads it
+        let r = try CLI.run(["replay", recording, "--fast", "--config", path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
 }

@@ -18,6 +18,9 @@ public struct MotionSettings: Sendable, Equatable {
     public var zeroGesture: Gesture?
     public var zeroStillTime = 0.4
     public var zeroStillRate = 0.5
+    /// A rest orientation saved earlier (gravity direction in the device frame), in force
+    /// from the first frame until a new one is captured.
+    public var rest: Vector3?
     public init() {}
 }
 
@@ -44,6 +47,7 @@ public struct MotionStage: Sendable {
         self.settings = settings
         estimator = OrientationEstimator(settings: settings.estimator)
         gestures = GestureDetector(settings: settings.gestures)
+        if let r = settings.rest { setRest(gravity: r) }
     }
 
     /// Forgets the stream (a new take); the captured rest orientation is kept.

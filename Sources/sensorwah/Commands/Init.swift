@@ -104,6 +104,7 @@ struct Init: ParsableCommand {
         motion:
           tilt-source: fused               # fused (our fusion of accelerometer + gyro) or device (the app's attitude)
           # zero-gesture: shake             # a gesture that captures the rest orientation for `zero` mappings
+          # rest-gravity: 0,0,-1           # the rest orientation; listen saves it here when you re-zero
 
         wah:
           heel-hz: \(n(tone.heelHz))

@@ -149,6 +149,7 @@ struct Listen: ParsableCommand {
             throw RuntimeFailure("cannot listen: \(error)")
         }
         var watch = global.config.map { ConfigWatch(path: $0) }
+        var savedRestVersion = 0
         if watch != nil { Shutdown.installReloadHandler() }
         if !scenes.isEmpty {
             Shutdown.installSceneSignal()
@@ -158,6 +159,11 @@ struct Listen: ParsableCommand {
             var ts = timespec(tv_sec: 0, tv_nsec: 50_000_000)
             nanosleep(&ts, nil)
             if Shutdown.nextSceneRequested.exchange(false, ordering: .relaxed) { listener.nextScene() }
+            let rest = listener.capturedRest
+            if rest.version != savedRestVersion {
+                savedRestVersion = rest.version
+                saveRest(rest.gravity, logger: logger)
+            }
             guard let changed = watch?.poll(), changed || Shutdown.reloadRequested.exchange(false, ordering: .relaxed) else { continue }
             reload(into: listener, logger: logger)
         }
@@ -202,6 +208,23 @@ struct Listen: ParsableCommand {
             }
         }
         printError(text)
+    }
+
+    /// A re-zero captured a rest orientation: with a configuration file, it is saved there
+    /// (`motion: rest-gravity`) so the next start begins with it.
+    func saveRest(_ g: SIMD3<Double>, logger: Logger) {
+        func r(_ v: Double) -> String { String((v * 10_000).rounded() / 10_000) }
+        let value = "\(r(g.x)),\(r(g.y)),\(r(g.z))"
+        guard let path = global.config else {
+            logger.notice("rest orientation captured (gravity \(value)); give --rest-gravity \(value), or use --config, to keep it")
+            return
+        }
+        do {
+            try ConfigEditor.setValue(in: path, section: "motion", key: "rest-gravity", value: value, comment: "saved by re-zero")
+            logger.notice("rest orientation captured and saved to \(path) (motion: rest-gravity: \(value))")
+        } catch {
+            logger.error("rest orientation captured (gravity \(value)) but not saved: \(error)")
+        }
     }
 
     /// The configuration file changed (or SIGHUP): its mappings take over without dropping a

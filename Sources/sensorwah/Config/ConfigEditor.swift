@@ -32,8 +32,39 @@ enum ConfigEditor {
         let edited = words.joined(separator: " ")
         _ = try Mapping(parsing: edited)            // never write a mapping that does not parse
         lines[target.line - 1].replaceSubrange(r, with: edited)
-        let out = lines.joined(separator: "\n")
-        _ = try ConfigFile(path: path, text: out)   // nor a file that does not load
+        try replace(path, with: lines.joined(separator: "\n"))
+    }
+
+    /// Sets `key: value` in a top-level section (added if missing), keeping everything else.
+    static func setValue(in path: String, section: String, key: String, value: String, comment: String) throws {
+        guard let text = readWholeFile(path) else { throw Failure(description: "cannot read \(path)") }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let entry = { (indent: String) in "\(indent)\(key): \(value)   # \(comment)" }
+        if let s = lines.firstIndex(where: { $0.hasPrefix("\(section):") }) {
+            var indent = "  "
+            var i = s + 1
+            var found: Int?
+            while i < lines.count {
+                let l = lines[i]
+                let trimmed = l.drop { $0 == " " || $0 == "\t" }
+                if !l.isEmpty && l.first != " " && l.first != "\t" && l.first != "#" { break }   // the next section
+                if !trimmed.isEmpty && !trimmed.hasPrefix("#") {
+                    indent = String(l.prefix { $0 == " " || $0 == "\t" })
+                    if trimmed.hasPrefix("\(key):") { found = i; break }
+                }
+                i += 1
+            }
+            if let f = found { lines[f] = entry(indent) } else { lines.insert(entry(indent), at: s + 1) }
+        } else {
+            if lines.last == "" { lines.removeLast() }
+            lines += ["", "\(section):", entry("  "), ""]
+        }
+        try replace(path, with: lines.joined(separator: "\n"))
+    }
+
+    /// Replaces the file with `out` once it loads, atomically (a write then a rename).
+    static func replace(_ path: String, with out: String) throws {
+        _ = try ConfigFile(path: path, text: out)   // never a file that does not load
         let tmp = path + ".sensorwah-tmp"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw Failure(description: "cannot write \(tmp): \(String(cString: strerror(errno)))") }

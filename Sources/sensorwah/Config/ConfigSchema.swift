@@ -61,6 +61,7 @@ enum ConfigSchema {
         ], commands: ["replay", "listen", "learn"]),
         Section(name: "motion", keys: [
             Key("tilt-source", .text), Key("zero-gesture", .text, only: ["replay", "listen", "render", "calibrate"]),
+            Key("rest-gravity", .text, only: ["replay", "listen", "render", "calibrate"]),
         ], commands: ["replay", "listen", "render", "export", "calibrate"]),
         Section(name: "wah", keys: [
             Key("heel-hz", .number), Key("toe-hz", .number), Key("heel-q", .number), Key("toe-q", .number),

@@ -15,6 +15,8 @@ struct MappingOptions: ParsableArguments {
     var tiltSource = "fused"
     @Option(help: ArgumentHelp("A gesture that captures the rest orientation for `zero` mappings: after it, the next half second the wrist is held still becomes the rest (SIGUSR1 does the same).", valueName: "flick|shake|tap"))
     var zeroGesture: String?
+    @Option(help: ArgumentHelp("A saved rest orientation for `zero` mappings (the gravity direction X,Y,Z; listen --config saves it there when you re-zero).", valueName: "X,Y,Z"))
+    var restGravity: String?
 
     /// Tilt and gesture settings for every sender's motion stage.
     func motionSettings() throws -> MotionSettings {
@@ -26,6 +28,14 @@ struct MappingOptions: ParsableArguments {
         if let z = zeroGesture {
             guard let g = Gesture(name: z) else { throw ValidationError("--zero-gesture '\(z)': flick, shake or tap") }
             m.zeroGesture = g
+        }
+        if let r = restGravity {
+            let parts = r.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 3, let x = parts[0], let y = parts[1], let z = parts[2],
+                  x.isFinite, y.isFinite, z.isFinite, x * x + y * y + z * z > 1e-6 else {
+                throw ValidationError("--rest-gravity '\(r)': three numbers X,Y,Z, not all zero")
+            }
+            m.rest = Vector3(x, y, z)
         }
         return m
     }
