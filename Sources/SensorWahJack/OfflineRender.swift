@@ -181,7 +181,8 @@ public struct OfflineRenderResult: Sendable {
 /// it as they do in real time. `sampleFormat` nil: the input's encoding where the output container
 /// holds it, else 24-bit PCM.
 public func renderWah(input: SoundFile, output path: String, settings: WahSettings, automation: PedalAutomation,
-                      sampleFormat: SoundSampleFormat? = nil, blockFrames: Int = 4096) throws(SoundFileError) -> OfflineRenderResult {
+                      sampleFormat: SoundSampleFormat? = nil, blockFrames: Int = 4096,
+                      progress: ((Double) -> Void)? = nil) throws(SoundFileError) -> OfflineRenderResult {
     let start = monotonicSeconds()
     let channels = input.channels
     var chosen = sampleFormat ?? input.sampleFormat ?? .pcm24
@@ -205,9 +206,11 @@ public func renderWah(input: SoundFile, output path: String, settings: WahSettin
     result.channels = channels
     result.sampleRate = input.sampleRate
     result.outputFormat = chosen
+    let total = Double(max(input.frames, 1))
     while true {
         let n = input.read(into: interleaved, frames: block)
         if n <= 0 { break }
+        progress?(Double(position) / total)
         for c in 0..<channels {
             let dst = planar + c * block
             for i in 0..<n { dst[i] = interleaved[i * channels + c] }

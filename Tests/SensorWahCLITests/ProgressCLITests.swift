@@ -27,4 +27,29 @@ final class ProgressCLITests: XCTestCase {
         let plain = try CLI.run(["replay", rec, "--fast"])
         XCTAssertFalse(plain.stderr.contains("replay ["), plain.stderr)
     }
+
+    func testRenderShowsProgressOnATerminal() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sensorwah-progress-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let input = dir.appendingPathComponent("in.wav").path, output = dir.appendingPathComponent("out.wav").path
+        let sox = Process()
+        sox.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
+        sox.arguments = ["-n", "-r", "48000", "-c", "1", "-b", "16", input, "synth", "20", "noise", "vol", "0.3"]
+        try sox.run()
+        sox.waitUntilExit()
+        XCTAssertEqual(sox.terminationStatus, 0)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        p.arguments = ["-qec", "'\(CLI.binary.path)' render --pedal 64 '\(input)' '\(output)'", "/dev/null"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, text)
+        XCTAssertTrue(text.contains("render ["), "no progress line:\n\(text.debugDescription)")
+        XCTAssertTrue(text.contains("rendered in"), text)
+    }
 }

@@ -101,7 +101,10 @@ struct Render: ParsableCommand {
 
         let result: OfflineRenderResult
         do {
-            result = try renderWah(input: source, output: output, settings: tone.settings(), automation: automation, sampleFormat: sampleFormat)
+            let bar = ProgressLine("render")
+            defer { bar.finish() }
+            result = try renderWah(input: source, output: output, settings: tone.settings(), automation: automation,
+                                   sampleFormat: sampleFormat, progress: bar.enabled ? bar.update : nil)
         } catch {
             throw RuntimeFailure(error.message)
         }
