@@ -372,6 +372,9 @@ public final class JackEngine: @unchecked Sendable {
             _ = jack_set_sample_rate_callback(jc, { r, a in rtSampleRate(r, a) }, arg)
             _ = jack_set_buffer_size_callback(jc, { f, a in rtBufferSize(f, a) }, arg)
             jack_on_info_shutdown(jc, { code, reason, a in rtShutdown(code, reason, a) }, arg)
+            // PipeWire's libjack (pipewire-jack 0.3.65) calls only the plain shutdown callback when
+            // its daemon goes away; jackd calls the info one. Either marks the server gone.
+            jack_on_shutdown(jc, { a in rtShutdown(JackFailure, nil, a) }, arg)
         }
         if failed == nil && jack_activate(jc) != 0 { failed = "cannot activate the client" }
         if let why = failed {

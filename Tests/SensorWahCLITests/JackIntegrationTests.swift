@@ -172,7 +172,7 @@ final class JackIntegrationTests: XCTestCase {
         let binary = JackTest.debugBinary
         let reference = try JackTest.sh(binary, ["replay", Self.recording, "--fast", "--midi", "stdout"])
         XCTAssertEqual(reference.status, 0)
-        let env = ["JACK_DEFAULT_SERVER": JackTest.uniqueName("nosuchserver"), "JACK_NO_START_SERVER": "1"]
+        let env = JackTest.clientEnv(JackTest.uniqueName("nosuchserver"))
         let r = try JackTest.sh(binary, ["replay", Self.recording, "--fast", "--wah", "--midi", "jack", "--midi", "stdout"], env: env)
         XCTAssertEqual(r.status, 0, r.err)
         XCTAssertEqual(r.out, reference.out, "the stdout stream changed when JACK is missing")

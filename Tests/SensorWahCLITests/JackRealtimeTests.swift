@@ -78,7 +78,7 @@ final class JackRealtimeTests: XCTestCase {
         ], extraEnv: ["LD_PRELOAD": library, "SENSORWAH_RT_AUDIT": mode])
         XCTAssertTrue(sw.waitForStderr("JACK: connected", seconds: 15), sw.stderr)
         usleep(UInt32(seconds * 0.5 * 1e6))
-        let resize = try JackTest.sh("jack_bufsize", [String(period * 2)], env: server.env)
+        let resize = try server.setPeriod(period * 2)
         XCTAssertEqual(resize.status, 0, "jack_bufsize failed: \(resize.err)")
         let status = sw.wait(timeout: seconds + 30)
         XCTAssertEqual(status.status, 0, sw.stderr)

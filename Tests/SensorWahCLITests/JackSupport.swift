@@ -7,6 +7,30 @@ enum JackTest {
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static var jackDummy: String { repo.appendingPathComponent("tools/jack-dummy").path }
 
+    /// Which JACK the tests run against: jackd (default) or PipeWire's JACK implementation
+    /// (`SENSORWAH_JACK_IMPL=pipewire`: tools/pipewire-dummy starts the server, every client runs
+    /// with PipeWire's libjack first on LD_LIBRARY_PATH, as `pw-jack` does).
+    enum Impl: String { case jackd, pipewire }
+    static var impl: Impl {
+        ProcessInfo.processInfo.environment["SENSORWAH_JACK_IMPL"].flatMap(Impl.init(rawValue:)) ?? .jackd
+    }
+    /// tools/jack-dummy or tools/pipewire-dummy (same commands: start, stop, kill, status).
+    static var serverScript: String {
+        repo.appendingPathComponent(impl == .pipewire ? "tools/pipewire-dummy" : "tools/jack-dummy").path
+    }
+
+    /// The environment a JACK client needs to reach the server `name` (which need not run).
+    static func clientEnv(_ name: String) -> [String: String] {
+        var e = ["JACK_DEFAULT_SERVER": name, "JACK_NO_START_SERVER": "1"]
+        if impl == .pipewire, let r = try? sh(serverScript, ["env", name]), r.status == 0 {
+            for line in r.out.split(separator: "\n") {
+                let kv = line.split(separator: "=", maxSplits: 1)
+                if kv.count == 2 { e[String(kv[0])] = String(kv[1]) }
+            }
+        }
+        return e
+    }
+
     /// The binary built with this test bundle.
     static var debugBinary: String {
         if let b = ProcessInfo.processInfo.environment["SENSORWAH_BINARY"] { return b }
@@ -48,7 +72,8 @@ enum JackTest {
 
     /// Skips unless jackd and the helper clients are installed (tools/install-deps installs them).
     static func requireJackTools(_ extra: [String] = []) throws {
-        for t in ["jackd", "jack_lsp", "jack_connect"] + extra where !have(t) {
+        let server = impl == .pipewire ? ["pipewire", "pw-metadata"] : ["jackd"]
+        for t in server + ["jack_lsp", "jack_connect"] + extra where !have(t) {
             throw XCTSkip("\(t) is not installed (tools/install-deps)")
         }
     }
@@ -150,32 +175,46 @@ enum JackTest {
         }
     }
 
-    /// A jackd on the dummy backend with a name of its own, started and stopped by tools/jack-dummy.
+    /// A jackd on the dummy backend with a name of its own, started and stopped by tools/jack-dummy;
+    /// with SENSORWAH_JACK_IMPL=pipewire a PipeWire daemon with a dummy driver (tools/pipewire-dummy)
+    /// that the clients run reach through PipeWire's libjack.
     final class Server {
         let name: String
         let options: [String]
-        var env: [String: String] { ["JACK_DEFAULT_SERVER": name, "JACK_NO_START_SERVER": "1"] }
+        let impl = JackTest.impl
+        let env: [String: String]
 
         init(period: Int = 1024, rate: Int = 48000, sync: Bool = false, name: String = JackTest.uniqueName("swt")) throws {
             self.name = name
             options = ["-r", String(rate), "-p", String(period)] + (sync ? ["-S"] : [])
+            env = JackTest.clientEnv(name)
             try start()
         }
 
         func start() throws {
-            let r = try JackTest.sh(JackTest.jackDummy, ["start", name] + options, timeout: 30)
-            // jackd is installed by tools/install-deps: a server that does not start is a failure
+            let r = try JackTest.sh(JackTest.serverScript, ["start", name] + options, timeout: 30)
+            // jackd / pipewire are installed by tools/install-deps: a server that does not start is a failure
             guard r.status == 0 else {
-                XCTFail("cannot start a dummy JACK server: \(r.err)")
+                XCTFail("cannot start a dummy \(impl) server: \(r.err)")
                 throw ServerError.notStarted(r.err)
             }
         }
 
         enum ServerError: Error { case notStarted(String) }
 
-        func stop() { _ = try? JackTest.sh(JackTest.jackDummy, ["stop", name], timeout: 30) }
+        func stop() { _ = try? JackTest.sh(JackTest.serverScript, ["stop", name], timeout: 30) }
         /// SIGKILL, as a crash would.
-        func kill() { _ = try? JackTest.sh(JackTest.jackDummy, ["kill", name], timeout: 30) }
+        func kill() { _ = try? JackTest.sh(JackTest.serverScript, ["kill", name], timeout: 30) }
+
+        /// Changes the period: `jack_bufsize` on jackd; on PipeWire the settings metadata's
+        /// clock.force-quantum (pipewire-jack's jack_set_buffer_size only asks for a latency while
+        /// its client lives, so `jack_bufsize N` returns 0 and changes nothing).
+        @discardableResult
+        func setPeriod(_ frames: Int) throws -> (status: Int32, out: String, err: String) {
+            impl == .pipewire
+                ? try JackTest.sh(JackTest.serverScript, ["bufsize", name, String(frames)])
+                : try JackTest.sh("jack_bufsize", [String(frames)], env: env)
+        }
 
         deinit { stop() }
 

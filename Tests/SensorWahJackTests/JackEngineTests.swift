@@ -11,22 +11,52 @@ final class JackEngineTests: XCTestCase {
 
     enum ServerError: Error { case notStarted(String) }
 
+    /// jackd (tools/jack-dummy), or with SENSORWAH_JACK_IMPL=pipewire a PipeWire daemon with a
+    /// dummy driver (tools/pipewire-dummy). The engine runs in this process, so for PipeWire the
+    /// test process itself must have been started with PipeWire's libjack (LD_LIBRARY_PATH as
+    /// `pw-jack` sets it; tools/test does): checked in /proc/self/maps.
+    static var pipewire: Bool { ProcessInfo.processInfo.environment["SENSORWAH_JACK_IMPL"] == "pipewire" }
+    static var script: String { repo.appendingPathComponent(pipewire ? "tools/pipewire-dummy" : "tools/jack-dummy").path }
+
     final class Server {
         let name = "swe\(getpid())x\(UInt32.random(in: 0..<UInt32.max))"
-        var env: [String: String] { ["JACK_DEFAULT_SERVER": name, "JACK_NO_START_SERVER": "1"] }
+        let env: [String: String]
         init(period: Int) throws {
-            for tool in ["jackd", "jack_lsp", "jack_connect"] where !JackEngineTests.have(tool) {
+            let server = JackEngineTests.pipewire ? ["pipewire", "pw-metadata"] : ["jackd"]
+            for tool in server + ["jack_lsp", "jack_connect"] where !JackEngineTests.have(tool) {
                 throw XCTSkip("\(tool) is not installed (tools/install-deps)")
             }
-            let r = try JackEngineTests.run(JackEngineTests.repo.appendingPathComponent("tools/jack-dummy").path,
-                                            ["start", name, "-p", String(period)])
-            // jackd is installed by tools/install-deps: a server that does not start is a failure
+            var e = ["JACK_DEFAULT_SERVER": name, "JACK_NO_START_SERVER": "1"]
+            if JackEngineTests.pipewire {
+                // (procfs files report size 0: read to the end, not by size)
+                let maps = FileHandle(forReadingAtPath: "/proc/self/maps").map { String(decoding: $0.readDataToEndOfFile(), as: UTF8.self) } ?? ""
+                guard maps.contains("pipewire-0.3/jack/libjack") else {
+                    XCTFail("SENSORWAH_JACK_IMPL=pipewire, but this process did not load PipeWire's libjack: run the tests under pw-jack (tools/test does)")
+                    throw ServerError.notStarted("wrong libjack")
+                }
+                let r = try JackEngineTests.run(JackEngineTests.script, ["env", name])
+                for line in r.out.split(separator: "\n") {
+                    let kv = line.split(separator: "=", maxSplits: 1)
+                    if kv.count == 2 { e[String(kv[0])] = String(kv[1]) }
+                }
+                // the engine in this process finds the daemon's socket through this
+                setenv("PIPEWIRE_RUNTIME_DIR", e["PIPEWIRE_RUNTIME_DIR"] ?? "", 1)
+            }
+            env = e
+            let r = try JackEngineTests.run(JackEngineTests.script, ["start", name, "-p", String(period)])
+            // jackd / pipewire are installed by tools/install-deps: a server that does not start is a failure
             guard r.status == 0 else {
-                XCTFail("cannot start jackd: \(r.err)")
+                XCTFail("cannot start the server: \(r.err)")
                 throw ServerError.notStarted(r.err)
             }
         }
-        deinit { _ = try? JackEngineTests.run(JackEngineTests.repo.appendingPathComponent("tools/jack-dummy").path, ["stop", name]) }
+        /// jack_bufsize on jackd; PipeWire's period is its settings metadata's clock.force-quantum.
+        func setPeriod(_ frames: Int) throws -> (status: Int32, out: String, err: String, process: Process) {
+            JackEngineTests.pipewire
+                ? try JackEngineTests.run(JackEngineTests.script, ["bufsize", name, String(frames)])
+                : try JackEngineTests.run("jack_bufsize", [String(frames)], env: env)
+        }
+        deinit { _ = try? JackEngineTests.run(JackEngineTests.script, ["stop", name]) }
     }
 
     static func have(_ tool: String) -> Bool {
@@ -151,7 +181,7 @@ final class JackEngineTests: XCTestCase {
             engine.send(.cc(11, UInt16(i % 128), at: Double(i) * 0.001))
             engine.setPedal(Float(i % 128) / 127)
             if i == 1000 {
-                let r = try Self.run("jack_bufsize", ["256"], env: server.env)
+                let r = try server.setPeriod(256)
                 XCTAssertEqual(r.status, 0, r.err)
             }
             usleep(1000)
