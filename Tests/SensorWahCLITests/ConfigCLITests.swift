@@ -20,6 +20,28 @@ final class ConfigCLITests: XCTestCase {
         return p
     }
 
+    /// Every configuration seed and every input the config fuzzer crashed on
+    /// (Tests/Fuzz/{Corpus,Regressions}/config, tools/fuzz config SECONDS) loads through the real
+    /// command: it runs, or it is refused with a message; never a trap.
+    func testFuzzCorpusAndRegressions() throws {
+        let fuzz = CLI.repo.appendingPathComponent("Tests/Fuzz")
+        let log = fuzz.appendingPathComponent("Corpus/parser/sensorlog.csv").path
+        var count = 0
+        for kind in ["Corpus", "Regressions"] {
+            let folder = fuzz.appendingPathComponent("\(kind)/config")
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() where !name.hasPrefix(".") {
+                let path = folder.appendingPathComponent(name).path
+                let r = try CLI.run(["export", log, "--sources", "accel.x", "--config", path])
+                // 0 ran, 1 refused the run, 64 a bad option, 78 a bad configuration file
+                XCTAssertTrue([0, 1, 64, 78].contains(r.status), "\(kind)/\(name): status \(r.status)\n\(r.stderr)")
+                if r.status != 0 { XCTAssertFalse(r.stderr.isEmpty, "\(kind)/\(name): refused without a message") }
+                if r.status == 78 { XCTAssertTrue(r.stderr.contains(path), "\(kind)/\(name): \(r.stderr)") }
+                count += 1
+            }
+        }
+        XCTAssertGreaterThan(count, 3)
+    }
+
     func testInitWritesTheBuiltInDefaultsExactly() throws {
         let path = dir.appendingPathComponent("rig.yaml").path
         let i = try CLI.run(["init", path])

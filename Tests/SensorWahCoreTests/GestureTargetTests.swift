@@ -76,4 +76,14 @@ final class GestureTargetTests: XCTestCase {
             }
         }
     }
+
+    /// Found by tools/fuzz mapping: a fractional length (200.5ms) was written out rounded
+    /// (length=201), so the written mapping read back as a different note length.
+    func testAFractionalNoteLengthIsWholeMillisecondsAndRoundTrips() throws {
+        let m = try Mapping(parsing: "flick note=60 length=200.5ms")
+        XCTAssertEqual(m.target, .note(channel: 0, note: 60, length: 0.201))
+        let back = try Mapping(parsing: m.syntax)
+        XCTAssertEqual(back.target, m.target)
+        XCTAssertEqual(back.syntax, m.syntax)
+    }
 }

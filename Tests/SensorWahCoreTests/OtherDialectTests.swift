@@ -53,6 +53,15 @@ final class OtherDialectTests: XCTestCase {
         XCTAssertEqual(p.results, [.frame, .skipped(.malformed), .frame])
     }
 
+    /// Found by tools/fuzz parser: a whole-number sensor id too large for Int (1e300, 1e19)
+    /// trapped converting it; it is a malformed row like any other bad id.
+    func testSensorstreamHugeSensorIdIsMalformedNotATrap() {
+        let p = parseLines(["890.7, 1e300, 0, 0, 9.8", "890.8, -1e19, 0, 0, 9.8", "890.9, 3, 0, 0, 9.8"], options: .init(format: .sensorstream))
+        XCTAssertEqual(p.results, [.skipped(.malformed), .skipped(.malformed), .frame])
+        let auto = parseLines(["890.7, 3, 0, 0, 9.8", "890.8, 1e300, 0, 0, 9.8"])
+        XCTAssertEqual(auto.results.last, .skipped(.malformed))
+    }
+
     func testFormatCanBeForced() {
         // a 4-field numeric line is HyperIMU (timestamp + one sensor) in auto mode
         let p = parseLines(["1500989996591,9.80665,0,0"], options: .init(format: .hyperimu))

@@ -69,6 +69,19 @@ final class SensorLoggerPushTests: XCTestCase {
         XCTAssertEqual(try decode("{\"payload\": []}").get().samples.count, 0)
     }
 
+    /// Found by tools/fuzz push: times ±2^63 ns apart overflowed Int64 when made relative.
+    func testTimesFurtherApartThanInt64CanHoldDoNotTrap() throws {
+        let body = #"{"payload":[{"name":"accelerometer","time":-9223372036854775807,"values":{"x":1,"y":2,"z":3}},{"name":"accelerometer","time":9223372036854775807,"values":{"x":1,"y":2,"z":3}}]}"#
+        let b = try decode(body).get()
+        var merge = SensorLoggerFrames()
+        var times: [Double] = []
+        merge.add(b) { f in times.append(f.latestTime) }
+        XCTAssertEqual(times.count, 2)
+        XCTAssertEqual(times.first, 0)
+        XCTAssertTrue(times.allSatisfy(\.isFinite), "\(times)")
+        XCTAssertEqual(times.last ?? 0, 18_446_744_073.709553, accuracy: 1)
+    }
+
     func testRandomBodiesNeverTrap() {
         var rng = SystemRandomNumberGenerator()
         let good = Array(Self.batch.utf8)

@@ -108,6 +108,13 @@ public struct SensorLoggerFrames: Sendable {
         base = lastTime.isFinite ? lastTime + 0.01 : 0
     }
 
+    /// Seconds from `origin` to `t` (epoch ns): exact for any real span; a span past Int64
+    /// (a sender's nonsense times, ±2^63 apart) is computed in Double rather than trapping.
+    static func seconds(_ t: Int64, since origin: Int64) -> Double {
+        let (d, overflow) = t.subtractingReportingOverflow(origin)
+        return (overflow ? Double(t) - Double(origin) : Double(d)) / 1e9
+    }
+
     public mutating func add(_ batch: SensorLoggerBatch, emit: (borrowing SensorFrame) -> Void) {
         let sorted = batch.samples.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
         var frame = SensorFrame()
@@ -115,7 +122,7 @@ public struct SensorLoggerFrames: Sendable {
         var current: Int64?
         func flush() {
             guard let t = current, frame.newGroups != 0 else { return }
-            let rel = base + Double(t - (origin ?? t)) / 1e9
+            let rel = base + Self.seconds(t, since: origin ?? t)
             for g in 0..<SensorGroup.count where frame.newGroups & (1 << UInt8(g)) != 0 { frame.times[g] = rel }
             lastTime = rel
             frames += 1
@@ -125,7 +132,7 @@ public struct SensorLoggerFrames: Sendable {
         }
         for s in sorted {
             if origin == nil { origin = s.time }
-            let rel = base + Double(s.time - origin!) / 1e9
+            let rel = base + Self.seconds(s.time, since: origin!)
             if rel <= lastTime && s.time != current { late += 1; continue }
             var bits: UInt32 = 0
             for (q, _) in s.values { bits |= 1 << UInt32(q.rawValue) }

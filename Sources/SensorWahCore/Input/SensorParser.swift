@@ -476,7 +476,7 @@ public struct SensorParser: Sendable {
             } else {
                 let k = (index &- 1) % 4
                 if k == 0 {
-                    if case .number(let x) = v, x == x.rounded() { id = Int(x) } else { broken = true; id = -1 }
+                    if case .number(let x) = v, x == x.rounded(), abs(x) < 1e6 { id = Int(x) } else { broken = true; id = -1 }
                     switch id {
                     case 3: base = Quantity.accelX.rawValue; scale = 1 / HyperIMUColumns.standardGravity
                     case 4: base = Quantity.gyroX.rawValue; scale = 1

@@ -87,7 +87,7 @@ extension Mapping {
                 guard let v = o.value, let ms = Double(v.replacingMS), ms.isFinite, ms >= 1, ms <= 60_000 else {
                     throw fail("'\(o.word)': length needs a time from 1 to 60000 ms (how long a gesture's note sounds)")
                 }
-                noteLength = ms / 1000
+                noteLength = ms.rounded() / 1000   // whole ms, as it is written out (syntax)
             default: rest.append(o)
             }
         }
