@@ -50,8 +50,9 @@ public final class LiveView: @unchecked Sendable {
     private var saved = termios()
     private var rawMode = false
     private let copy = UnsafeMutablePointer<UInt64>.allocate(capacity: MonitorLayout.words)
-    private var previous: (clock: Double, frames: [Int])?
-    private var rates: [Double] = []
+    private var previous: (clock: Double, frames: [String: Int])?
+    /// Frames per second by sender name (the senders' order may change between pictures).
+    private var rates: [String: Double] = [:]
     private var lastGestures = (flick: 0, shake: 0, tap: 0)
     private var lastGestureText = ""
     private var lastGestureClock = 0.0
@@ -165,17 +166,17 @@ public final class LiveView: @unchecked Sendable {
 
     // MARK: Text
 
-    /// Frames per second per sender, from the change since the previous picture.
+    /// Frames per second per sender, from the change since the previous picture (at least
+    /// 0.2 s before).
     private func senderRates(_ r: MonitorRecord) {
-        let frames = (0..<r.senderCount).map { r.sender($0).frames }
-        if let prev = previous, r.clock > prev.clock + 0.2 {
-            let dt = r.clock - prev.clock
-            rates = frames.indices.map { i in i < prev.frames.count ? Double(max(frames[i] - prev.frames[i], 0)) / dt : 0 }
-            previous = (r.clock, frames)
-        } else if previous == nil || previous!.frames.count != frames.count {
-            previous = (r.clock, frames)
-            if rates.count != frames.count { rates = Array(repeating: 0, count: frames.count) }
-        }
+        var frames: [String: Int] = [:]
+        for i in 0..<r.senderCount { let s = r.sender(i); frames[s.name] = s.frames }
+        guard let prev = previous else { previous = (r.clock, frames); return }
+        guard r.clock > prev.clock + 0.2 else { return }
+        let dt = r.clock - prev.clock
+        rates = [:]
+        for (name, n) in frames { rates[name] = prev.frames[name].map { Double(max(n - $0, 0)) / dt } ?? 0 }
+        previous = (r.clock, frames)
     }
 
     private func gestureText(_ r: MonitorRecord) -> String {
@@ -208,9 +209,8 @@ public final class LiveView: @unchecked Sendable {
         lines.append("")
         lines.append("senders")
         if r.senderCount == 0 { lines.append("  (none yet)") }
-        for i in 0..<r.senderCount {
-            let s = r.sender(i)
-            let rate = i < rates.count ? rates[i] : 0
+        for s in (0..<r.senderCount).map(r.sender).sorted(by: { $0.name < $1.name }) {
+            let rate = rates[s.name] ?? 0
             lines.append("  " + pad(s.name, 30) + lpad(fmt(rate, 1), 8) + " frames/s   frames \(s.frames)   skipped \(s.skipped)")
         }
         if r.queueDrops > 0 { lines.append("  messages dropped (outputs behind): \(r.queueDrops)") }
@@ -252,7 +252,7 @@ public final class LiveView: @unchecked Sendable {
         var parts: [String] = []
         for i in 0..<r.senderCount {
             let s = r.sender(i)
-            parts.append("\(s.name) \(fmt(i < rates.count ? rates[i] : 0, 1)) frames/s, skipped \(s.skipped)")
+            parts.append("\(s.name) \(fmt(rates[s.name] ?? 0, 1)) frames/s, skipped \(s.skipped)")
         }
         if r.senderCount == 0 { parts.append("no sender") }
         let (names, _) = labels(r)
