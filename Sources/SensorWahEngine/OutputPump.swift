@@ -1,3 +1,4 @@
+import Atomics
 import Dispatch
 #if canImport(Glibc)
 import Glibc
@@ -18,6 +19,11 @@ public final class OutputPump: @unchecked Sendable {
     private var running = true
     public private(set) var latency = LatencyHistogram()
     public private(set) var delivered = 0
+    /// For the live view (set before `start`): the output thread publishes the latency's p50
+    /// and p99 (µs, -1: no message yet) into these atomics at most five times a second.
+    public var publishLatency = false
+    public let latencyP50 = ManagedAtomic<Int>(-1)
+    public let latencyP99 = ManagedAtomic<Int>(-1)
 
     public init(queue: SPSCQueue<QueuedEvent>, outputs: [any EventOutput]) {
         self.queue = queue
@@ -30,10 +36,18 @@ public final class OutputPump: @unchecked Sendable {
     public func start() {
         let t = Thread { [self] in
             Self.tryRealtimePriority()
+            var nextPublish: UInt64 = 0
+            var publishedTotal = 0
             while true {
                 _ = signal.wait(timeout: .now() + .milliseconds(100))
                 drain()
                 for o in outputs { o.flush() }
+                if publishLatency, latency.total != publishedTotal, monotonicNanos() >= nextPublish {
+                    latencyP50.store(latency.percentile(0.5), ordering: .relaxed)
+                    latencyP99.store(latency.percentile(0.99), ordering: .relaxed)
+                    publishedTotal = latency.total
+                    nextPublish = monotonicNanos() &+ 200_000_000
+                }
                 if !running && queue.isEmpty { break }
             }
             done.signal()

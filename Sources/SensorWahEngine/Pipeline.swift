@@ -1,3 +1,4 @@
+import Atomics
 import SensorWahCore
 
 /// Frames in, events out: the mapper and the outputs, on one thread. Every input (a file
@@ -16,6 +17,7 @@ public struct Pipeline {
     @inline(__always)
     public mutating func process(_ frame: borrowing SensorFrame, sender: String? = nil) {
         let outs = outputs
+        mapper.solo = MonitorControl.solo.load(ordering: .relaxed)   // the live view's solo
         mapper.process(frame, sender: sender) { e in
             for o in outs { o.send(e) }
         }

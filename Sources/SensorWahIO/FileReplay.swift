@@ -1,6 +1,7 @@
 import Foundation
 import SensorWahCore
 import SensorWahEngine
+import SensorWahRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -58,6 +59,8 @@ public struct FileReplay {
     public var motion: MotionSettings
     /// Called now and then with the fraction of the input read (0...1), for a progress line.
     public var progress: ((Double) -> Void)?
+    /// The live view's feed (`--monitor`): frames noted, a picture published every 50 ms.
+    public var monitor: MonitorFeed?
 
     public init(path: String, parserOptions: ParserOptions, maxLineLength: Int, timing: PlaybackTiming,
                 motion: MotionSettings = .init()) {
@@ -120,6 +123,7 @@ public struct FileReplay {
         if options.sensor == nil { options.sensor = LoggedSensor.fromFileName(path) }
         var firstPass = true
         var stage = MotionStage(settings: motion)
+        let senderName = path.split(separator: "/").last.map(String.init) ?? path
         repeat {
             var reader = FileLineSource(path: path, maxLineLength: maxLineLength)
             var parser = SensorParser(options: options)
@@ -148,6 +152,7 @@ public struct FileReplay {
                     }
                     if Shutdown.takeRezeroRequest() { stage.captureRest() }
                     stage.process(&frame)
+                    if let m = monitor { m.note(frame) }
                     let t = frame.latestTime
                     latest = max(latest, t)
                     if !fast {
@@ -158,6 +163,16 @@ public struct FileReplay {
                         }
                     }
                     pipeline.process(frame)
+                    if let m = monitor {
+                        let now = monotonicNanos()
+                        if m.due(now: now) {
+                            let p = parser.stats
+                            m.publish(now: now, mapper: pipeline.mapper) { r in
+                                r.setSender(0, name: senderName, frames: p.frames, skipped: p.totalSkipped + p.lateSamples)
+                                return 1
+                            }
+                        }
+                    }
                 }
                 return true
             }
@@ -222,6 +237,7 @@ public struct FileReplay {
         let start = monotonicSeconds()
         var offset = 0.0
         var stage = MotionStage(settings: motion)
+        var frames = 0
         repeat {
             var latest = 0.0
             for var f in merged {
@@ -229,6 +245,7 @@ public struct FileReplay {
                 if offset != 0 { for g in 0..<3 { f.times[g] += offset } }
                 if Shutdown.takeRezeroRequest() { stage.captureRest() }
                 stage.process(&f)
+                if let m = monitor { m.note(f) }
                 let t = f.latestTime
                 latest = max(latest, t)
                 if !timing.fast {
@@ -239,6 +256,16 @@ public struct FileReplay {
                     }
                 }
                 pipeline.process(f)
+                frames += 1
+                if let m = monitor {
+                    let now = monotonicNanos()
+                    if m.due(now: now) {
+                        m.publish(now: now, mapper: pipeline.mapper) { r in
+                            r.setSender(0, name: "\(paths.count) files", frames: frames, skipped: 0)
+                            return 1
+                        }
+                    }
+                }
             }
             offset = latest + 0.01
         } while timing.loop && !Shutdown.isRequested

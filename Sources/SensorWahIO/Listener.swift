@@ -171,6 +171,8 @@ final class ListenerCore: @unchecked Sendable {
     /// `osc:` mapping sources: address and argument to a custom slot of the frame.
     var oscRoutes: OSCRoutes
     var detect: OSCDetect?
+    /// The live view's feed (`--monitor`): frames noted here, a picture published every 50 ms.
+    var monitor: MonitorFeed?
 
     init(config: ListenerConfiguration, mappings: [Mapping], loop: EventLoop, queue: SPSCQueue<QueuedEvent>,
          wake: @escaping @Sendable () -> Void, logger: Logger) {
@@ -347,6 +349,7 @@ final class ListenerCore: @unchecked Sendable {
             case .frame:
                 if !s.named { nameAfterFormat(s) }
                 s.motion.process(&s.frame)
+                if let m = monitor { m.note(s.frame) }
                 afterMotion(s, s.frame)
                 s.lastFrameNanos = received
                 s.rested = false
@@ -406,6 +409,23 @@ final class ListenerCore: @unchecked Sendable {
     func captureRest() {
         for s in sessions.values { s.motion.captureRest() }
         logger.notice("rest orientation captured for \(sessions.count) sender\(sessions.count == 1 ? "" : "s")")
+    }
+
+    /// Every 50 ms with `--monitor`: the mapper's probes and the senders for the live view.
+    func publishMonitor() {
+        guard let m = monitor else { return }
+        let sessions = self.sessions
+        m.publish(now: monotonicNanos(), mapper: pipeline.mapper, scene: sceneIndex,
+                  queueDrops: queue.dropped.load(ordering: .relaxed)) { r in
+            var k = 0
+            for s in sessions.values {
+                if k == MonitorLayout.maxSenders { break }
+                let p = s.parser.stats
+                r.setSender(k, name: s.name, frames: p.frames, skipped: p.totalSkipped + p.lateSamples)
+                k += 1
+            }
+            return k
+        }
     }
 
     /// Every 100 ms: flush recordings, rest the controllers of senders that fell silent.

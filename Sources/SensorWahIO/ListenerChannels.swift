@@ -117,6 +117,7 @@ public final class Listener: @unchecked Sendable {
     var phyphoxPollers: [PhyphoxPoller] = []
     var stopping = false
     var tickTask: RepeatedTask?
+    var monitorTask: RepeatedTask?
     public private(set) var boundAddresses: [String] = []
 
     public init(configuration: ListenerConfiguration, mappings: [Mapping], queue: SPSCQueue<QueuedEvent>,
@@ -259,7 +260,18 @@ public final class Listener: @unchecked Sendable {
             for h in osc { h.expireIdle() }
             push.expireIdle()
         }
+        if core.monitor != nil {
+            monitorTask = core.loop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) { _ in
+                core.publishMonitor()
+            }
+        }
         for a in boundAddresses { core.logger.notice("listening on \(a)") }
+    }
+
+    /// Feeds the live view (`--monitor`); set before `start`.
+    public var monitor: MonitorFeed? {
+        get { core.monitor }
+        set { core.monitor = newValue }
     }
 
     /// TCP client to a phone acting as server; reconnects with backoff (0.5 s doubling to 8 s).
@@ -310,6 +322,7 @@ public final class Listener: @unchecked Sendable {
             self.stopping = true
             for p in self.phyphoxPollers { p.stopping = true }
             self.tickTask?.cancel()
+            self.monitorTask?.cancel()
             for ch in self.channels { ch.close(promise: nil) }
         }.wait()
         // let the close events run, then close what is left

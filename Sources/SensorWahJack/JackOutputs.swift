@@ -86,3 +86,42 @@ public final class PedalAutomationOutput: EventOutput {
     public func flush() {}
     public func close() {}
 }
+
+extension JackSession {
+    /// The JACK client behind a run's outputs (nil without `--midi jack` or `--wah`), and
+    /// whether it runs the wah: what the live view reads.
+    public static func engine(in outputs: [any EventOutput]) -> (engine: JackEngine, wah: Bool)? {
+        var found: JackEngine?
+        var wah = false
+        for o in outputs {
+            if let w = o as? WahPedalOutput { found = w.session.engine; wah = true }
+            if let m = o as? JackMIDIOutput, found == nil { found = m.session.engine }
+        }
+        return found.map { ($0, wah) }
+    }
+}
+
+extension JackEngine {
+    /// The live view's lines, read from atomics on the view's thread: the wah's pedal and
+    /// centre frequency (with `wah`), the JACK load (callback time when measured) and xruns.
+    public func monitorLines(wah: Bool) -> [String] {
+        var lines: [String] = []
+        if wah {
+            let p = Double(pedal)
+            let hz = Int(configuration.wah.centreFrequency(pedal: p).rounded())
+            lines.append("wah       pedal \(fmt1(p * 100))%   centre \(hz) Hz" + (isBypassed ? "   (bypassed)" : ""))
+        }
+        guard isConnected else {
+            lines.append("JACK      not connected to server '\(serverLabel)' (retrying)")
+            return lines
+        }
+        let s = stats
+        var line = "JACK      \(s.sampleRate) Hz, \(s.periodFrames) frames   cycles \(s.cycles)   xruns \(s.xruns)"
+        if s.timedCallbacks > 0 && s.sampleRate > 0 && s.periodFrames > 0 {
+            let period = 1e9 * Double(s.periodFrames) / Double(s.sampleRate)
+            line += "   load mean \(fmt1(s.meanCallbackNanos / period * 100))%, worst \(fmt1(Double(s.worstCallbackNanos) / period * 100))%"
+        }
+        lines.append(line)
+        return lines
+    }
+}

@@ -83,4 +83,22 @@ enum Wiring {
         config.motion = try l.mapping.motionSettings()
         return config
     }
+
+    /// The live view (`--monitor`) for a run, or nil: each scene's mapping labels, the JACK
+    /// client's lines when the outputs have one, the output thread's latency when there is one.
+    static func liveView(_ o: MonitorOptions, title: String, output: OutputOptions, scenes: [[Mapping]],
+                         sceneNames: [String] = [], outputs: [any EventOutput], pump: OutputPump? = nil) -> LiveView? {
+        guard let mode = o.mode(midiToStdout: output.destinations.contains(.stdout)) else { return nil }
+        var c = LiveView.Configuration(title: "sensorwah \(title)", mode: mode,
+                                       labels: scenes.map { $0.map { "\($0.source) -> \($0.target)" } },
+                                       maxima: scenes.map { $0.map(\.target.maxValue) })
+        c.sceneNames = sceneNames
+        if let (engine, wah) = JackSession.engine(in: outputs) { c.extraLines = { engine.monitorLines(wah: wah) } }
+        if let pump {
+            pump.publishLatency = true
+            c.latency = { (pump.latencyP50.load(ordering: .relaxed), pump.latencyP99.load(ordering: .relaxed)) }
+        }
+        MonitorControl.solo.store(-1, ordering: .relaxed)
+        return LiveView(board: MonitorBoard(), configuration: c)
+    }
 }

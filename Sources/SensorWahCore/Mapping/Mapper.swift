@@ -44,6 +44,10 @@ struct MappingState: Sendable {
     var offset = 0.0
     var lastInput = Double.nan
     var rebase = false
+    /// The live view's probe: the last reading and its smoothed value, gestures fired.
+    var probeRaw = Double.nan
+    var probeSmoothed = Double.nan
+    var fires = 0
 }
 
 /// Turns sensor frames into MIDI events, one mapping at a time, in this order: outlier
@@ -57,6 +61,9 @@ public struct Mapper: Sendable {
     /// The latest sensor time seen (stamps rest messages at the end of a stream).
     @usableFromInline var _latest = 0.0
     public var latestTime: Double { _latest }
+    /// Solo (the live view's `s` key): only mapping `solo` sends; -1 lets every mapping send.
+    /// The others are left where they are (not stepped) until solo ends.
+    public var solo = -1
 
     public init(mappings: [Mapping] = [.default]) {
         self.mappings = mappings
@@ -74,6 +81,7 @@ public struct Mapper: Sendable {
             // a sounding note ends when its length has passed, whatever this frame carries
             if m.target.isTrigger { endDueNote(i, m, now: frame.latestTime, emit: emit) }
             if groups & g.bit == 0 { continue }
+            if solo >= 0 && i != solo { continue }
             if let wanted = m.sender, !Mapping.sender(sender, matches: wanted) { continue }
             let hb = m.holdBits
             if hb != 0, holding(i, m, active: frame.activeGestures & hb != 0) { continue }
@@ -92,6 +100,7 @@ public struct Mapper: Sendable {
         // held-back change whose interval has passed goes out first, whatever this reading does
         flushPending(i, m, now: t, emit: emit)
         if x.isNaN { return }                                      // "no value": nothing to do
+        states[i].probeRaw = x
         if !x.isFinite { stats.nonFinite &+= 1; return }
         if let bound = m.rejectAbove, abs(x) > bound { stats.outOfBounds &+= 1; return }
         // implausible jump against the last accepted reading
@@ -135,6 +144,7 @@ public struct Mapper: Sendable {
         let clamped = min(max(input, m.inputMin), m.inputMax)
         let smoothed = m.smoothing > 0 ? states[i].filter.filter(clamped, at: t) : clamped
         guard smoothed.isFinite else { stats.nonFinite &+= 1; states[i].filter.reset(); return }
+        states[i].probeSmoothed = smoothed
         var out = Self.normalise(smoothed, m)
         if m.glide > 0 { out = resume(i, m, out, time: t) }
         send(i, m, value: out, time: t, emit: emit)
@@ -155,6 +165,13 @@ public struct Mapper: Sendable {
         let f = (t - states[i].resumeStart) / m.glide
         if f >= 1 { states[i].resumeFrom = -1; return out }
         return Int((Double(from) + Double(out - from) * max(f, 0)).rounded())
+    }
+
+    /// What mapping `i` last read (raw, before outlier rejection), its smoothed value, the
+    /// value last sent (-1: none yet) and how often its gesture fired: the live view's probe.
+    public func probe(_ i: Int) -> (raw: Double, smoothed: Double, output: Int, fires: Int) {
+        let s = states[i]
+        return (s.probeRaw, s.probeSmoothed, s.lastSent, s.fires)
     }
 
     /// True while a controller glides to its rest value (call `advanceGlides` until false).
@@ -206,6 +223,8 @@ public struct Mapper: Sendable {
     @usableFromInline
     mutating func trigger(_ i: Int, _ m: Mapping, strength x: Double, time t: Double, emit: (MIDIEvent) -> Void) {
         guard x > 0, x.isFinite else { return }
+        states[i].probeRaw = x
+        states[i].fires &+= 1
         switch m.target {
         case .note(_, _, let length):
             if !states[i].noteOffDue.isNaN { endNote(i, m, at: t, emit: emit) }   // retrigger: the old note ends first

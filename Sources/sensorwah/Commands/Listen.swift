@@ -76,6 +76,7 @@ struct Listen: ParsableCommand {
     @OptionGroup var input: InputOptions
     @OptionGroup var mapping: MappingOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup var monitor: MonitorOptions
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -139,8 +140,12 @@ struct Listen: ParsableCommand {
 
         let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 16)
         let pump = OutputPump(queue: queue, outputs: detect ? [] : try Wiring.outputs(output, mappings: mappings, logger: logger))
+        let view = detect ? nil : Wiring.liveView(monitor, title: "listen", output: output,
+                                                  scenes: scenes.isEmpty ? [mappings] : config.scenes.map(\.mappings),
+                                                  sceneNames: scenes.map(\.name), outputs: pump.outputs, pump: pump)
         pump.start()
         let listener = Listener(configuration: config, mappings: mappings, queue: queue, wake: pump.wake, logger: logger)
+        if let v = view { listener.monitor = MonitorFeed(board: v.board) }
         do {
             try listener.start()
         } catch {
@@ -148,6 +153,7 @@ struct Listen: ParsableCommand {
             pump.stop()
             throw RuntimeFailure("cannot listen: \(error)")
         }
+        view?.start()
         var watch = global.config.map { ConfigWatch(path: $0) }
         var savedRestVersion = 0
         if watch != nil { Shutdown.installReloadHandler() }
@@ -167,6 +173,7 @@ struct Listen: ParsableCommand {
             guard let changed = watch?.poll(), changed || Shutdown.reloadRequested.exchange(false, ordering: .relaxed) else { continue }
             reload(into: listener, logger: logger)
         }
+        view?.stop()
         logger.info("stopping")
         let stats = listener.stop()
         pump.stop()

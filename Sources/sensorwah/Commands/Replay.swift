@@ -28,6 +28,7 @@ struct Replay: ParsableCommand {
     @OptionGroup var input: InputOptions
     @OptionGroup var mapping: MappingOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup var monitor: MonitorOptions
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
@@ -46,15 +47,19 @@ struct Replay: ParsableCommand {
         Shutdown.installHandlers()
         Shutdown.installRezeroSignal()
         for m in mappings { logger.info("mapping: \(m.summary)") }
-        var pipeline = Pipeline(mappings: mappings, outputs: try Wiring.outputs(output, mappings: mappings, logger: logger))
+        let outs = try Wiring.outputs(output, mappings: mappings, logger: logger)
+        var pipeline = Pipeline(mappings: mappings, outputs: outs)
+        let view = Wiring.liveView(monitor, title: "replay", output: output, scenes: [mappings], outputs: outs)
         var replay = FileReplay(paths: paths, parserOptions: input.parserOptions(), maxLineLength: input.maxLine,
                                 timing: playback.timing, motion: motion)
         // --fast on a terminal: a progress line (not when the JSON stream goes to the same terminal)
-        let progress = ProgressLine("replay", enabled: playback.fast && isatty(2) == 1
+        let progress = ProgressLine("replay", enabled: view == nil && playback.fast && isatty(2) == 1
                                     && !(isatty(1) == 1 && output.destinations.contains(.stdout)))
         if progress.enabled { replay.progress = progress.update }
+        if let v = view { replay.monitor = MonitorFeed(board: v.board); v.start() }
         let result: FileReplay.Result
-        do { result = try replay.run(into: &pipeline) } catch { progress.finish(); throw RuntimeFailure("\(error)") }
+        do { result = try replay.run(into: &pipeline) } catch { view?.stop(); progress.finish(); throw RuntimeFailure("\(error)") }
+        view?.stop()
         progress.finish()
         pipeline.finish()
         var summary = Summary(source: files.joined(separator: " "), format: result.format, parser: result.parser, mapper: pipeline.mapper.stats,

@@ -1,0 +1,287 @@
+import Foundation
+import SensorWahCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The live view (`--monitor`): on its own thread, ten times a second, it reads the latest
+/// picture from a `MonitorBoard` and a few atomics (latency, JACK) and redraws the terminal
+/// with ANSI cursor positioning; keys arrive in raw mode (z re-zero, s solo the next mapping,
+/// a all, n next scene, q quit). Without a terminal it prints one plain status line every
+/// 5 s on stderr. It never touches the data path's state: the data path never waits for it.
+public final class LiveView: @unchecked Sendable {
+    public enum Mode: Sendable, Equatable {
+        /// Draw on this terminal (1 or 2), read keys from stdin when it is a terminal.
+        case terminal(fd: Int32)
+        /// A plain status line every `interval` seconds on stderr.
+        case plain(interval: Double)
+    }
+
+    public struct Configuration {
+        public var title: String
+        public var mode: Mode
+        /// Each scene's mapping labels (one scene without scenes) and the scenes' names.
+        public var labels: [[String]]
+        public var sceneNames: [String] = []
+        /// Each scene's mapping output maxima (127, 16383), for the bars.
+        public var maxima: [[Int]]
+        /// Extra lines (the wah, JACK), computed on the view thread.
+        public var extraLines: (() -> [String])?
+        /// The output thread's latency p50/p99 in µs (nil: not measured, as in replay).
+        public var latency: (() -> (p50: Int, p99: Int))?
+        public var keys = true
+        public init(title: String, mode: Mode, labels: [[String]], maxima: [[Int]]) {
+            self.title = title; self.mode = mode; self.labels = labels; self.maxima = maxima
+        }
+    }
+
+    /// Where to draw: stdout if it is a terminal, else stderr if it is; nil: no terminal.
+    public static func terminalFD() -> Int32? {
+        if isatty(1) == 1 { return 1 }
+        if isatty(2) == 1 { return 2 }
+        return nil
+    }
+
+    public let board: MonitorBoard
+    let config: Configuration
+    private var thread: Thread?
+    private let done = DispatchSemaphore(value: 0)
+    private var running = true
+    private var saved = termios()
+    private var rawMode = false
+    private let copy = UnsafeMutablePointer<UInt64>.allocate(capacity: MonitorLayout.words)
+    private var previous: (clock: Double, frames: [String: Int])?
+    /// Frames per second by sender name (the senders' order may change between pictures).
+    private var rates: [String: Double] = [:]
+    private var lastGestures = (flick: 0, shake: 0, tap: 0)
+    private var lastGestureText = ""
+    private var lastGestureClock = 0.0
+
+    public init(board: MonitorBoard, configuration: Configuration) {
+        self.board = board
+        self.config = configuration
+        copy.initialize(repeating: 0, count: MonitorLayout.words)
+    }
+
+    deinit { copy.deallocate() }
+
+    public func start() {
+        if case .terminal(let fd) = config.mode {
+            if config.keys, isatty(0) == 1, tcgetattr(0, &saved) == 0 {
+                var raw = saved
+                raw.c_lflag &= ~tcflag_t(ICANON | ECHO)   // ISIG stays: Ctrl-C still stops the run
+                withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+                    cc[Int(VMIN)] = 0
+                    cc[Int(VTIME)] = 0
+                }
+                rawMode = tcsetattr(0, TCSANOW, &raw) == 0
+            }
+            put(fd, "\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J")
+        }
+        let t = Thread { [self] in
+            loop()
+            done.signal()
+        }
+        t.name = "sensorwah-view"
+        t.start()
+        thread = t
+    }
+
+    /// Stops the thread, restores the terminal (mode, screen, cursor). Safe to call twice.
+    public func stop() {
+        guard thread != nil else { return }
+        running = false
+        done.wait()
+        thread = nil
+        restoreTerminal()
+    }
+
+    func restoreTerminal() {
+        if case .terminal(let fd) = config.mode { put(fd, "\u{1B}[?25h\u{1B}[?1049l") }
+        if rawMode { _ = tcsetattr(0, TCSANOW, &saved); rawMode = false }
+    }
+
+    private func loop() {
+        var lastPlain = monotonicSeconds()
+        while running && !Shutdown.isRequested {
+            switch config.mode {
+            case .terminal(let fd):
+                if rawMode { readKeys(timeoutMillis: 100) } else { sleepMillis(100) }
+                if !running { break }
+                if board.read(into: copy) {
+                    put(fd, render(MonitorRecord(p: copy), width: Self.width(fd)))
+                }
+            case .plain(let interval):
+                sleepMillis(100)
+                guard board.read(into: copy) else { continue }
+                senderRates(MonitorRecord(p: copy))
+                let now = monotonicSeconds()
+                if now - lastPlain >= interval {
+                    lastPlain = now
+                    printError(plainLine(MonitorRecord(p: copy)))
+                }
+            }
+        }
+    }
+
+    private func sleepMillis(_ ms: Int) {
+        var ts = timespec(tv_sec: 0, tv_nsec: ms * 1_000_000)
+        nanosleep(&ts, nil)
+    }
+
+    private func readKeys(timeoutMillis: Int32) {
+        var p = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, timeoutMillis) > 0 else { return }
+        var buf = [UInt8](repeating: 0, count: 16)
+        let n = read(0, &buf, 16)
+        guard n > 0 else { if n == 0 { sleepMillis(Int(timeoutMillis)) }; return }
+        for b in buf[0..<n] { key(b) }
+    }
+
+    /// One key press.
+    func key(_ b: UInt8) {
+        switch b {
+        case UInt8(ascii: "z"), UInt8(ascii: "Z"): Shutdown.requestRezero()
+        case UInt8(ascii: "s"), UInt8(ascii: "S"):
+            let count = max(MonitorRecord(p: copy).mappingCount, 1)
+            let now = MonitorControl.solo.load(ordering: .relaxed)
+            MonitorControl.solo.store(now + 1 >= count ? 0 : now + 1, ordering: .relaxed)
+        case UInt8(ascii: "a"), UInt8(ascii: "A"): MonitorControl.solo.store(-1, ordering: .relaxed)
+        case UInt8(ascii: "n"), UInt8(ascii: "N"): Shutdown.nextSceneRequested.store(true, ordering: .relaxed)
+        case UInt8(ascii: "q"), UInt8(ascii: "Q"): Shutdown.requested.store(true, ordering: .relaxed)
+        default: break
+        }
+    }
+
+    static func width(_ fd: Int32) -> Int {
+        var w = winsize()
+        if ioctl(fd, UInt(TIOCGWINSZ), &w) == 0 && w.ws_col > 20 { return Int(w.ws_col) }
+        return 80
+    }
+
+    private func put(_ fd: Int32, _ s: String) {
+        var t = s
+        t.withUTF8 { _ = writeAll(fd, $0.baseAddress!, $0.count) }
+    }
+
+    // MARK: Text
+
+    /// Frames per second per sender, from the change since the previous picture (at least
+    /// 0.2 s before).
+    private func senderRates(_ r: MonitorRecord) {
+        var frames: [String: Int] = [:]
+        for i in 0..<r.senderCount { let s = r.sender(i); frames[s.name] = s.frames }
+        guard let prev = previous else { previous = (r.clock, frames); return }
+        guard r.clock > prev.clock + 0.2 else { return }
+        let dt = r.clock - prev.clock
+        rates = [:]
+        for (name, n) in frames { rates[name] = prev.frames[name].map { Double(max(n - $0, 0)) / dt } ?? 0 }
+        previous = (r.clock, frames)
+    }
+
+    private func gestureText(_ r: MonitorRecord) -> String {
+        let g = r.gestures
+        var fired: [String] = []
+        if g.flick > lastGestures.flick { fired.append("flick") }
+        if g.shake > lastGestures.shake { fired.append("shake") }
+        if g.tap > lastGestures.tap { fired.append("tap") }
+        lastGestures = g
+        if !fired.isEmpty { lastGestureText = fired.joined(separator: " "); lastGestureClock = r.clock }
+        let recent = !lastGestureText.isEmpty && r.clock - lastGestureClock < 1.5
+        return "gestures  flick \(g.flick)  shake \(g.shake)  tap \(g.tap)" + (recent ? "   << \(lastGestureText.uppercased()) >>" : "")
+    }
+
+    func labels(_ r: MonitorRecord) -> (names: [String], maxima: [Int]) {
+        let s = min(max(r.scene, 0), max(config.labels.count - 1, 0))
+        return (config.labels.isEmpty ? [] : config.labels[s], config.maxima.isEmpty ? [] : config.maxima[s])
+    }
+
+    func render(_ r: MonitorRecord, width: Int) -> String {
+        senderRates(r)
+        var lines: [String] = []
+        lines.append("\(config.title) live view   z re-zero  s solo next  a all  \(config.sceneNames.isEmpty ? "" : "n next scene  ")q quit")
+        var status = "solo: " + (r.solo < 0 ? "all mappings send" : "mapping \(r.solo + 1) only")
+        if !config.sceneNames.isEmpty {
+            let s = min(max(r.scene, 0), config.sceneNames.count - 1)
+            status = "scene: \(config.sceneNames[s]) (\(s + 1) of \(config.sceneNames.count))   " + status
+        }
+        lines.append(status)
+        lines.append("")
+        lines.append("senders")
+        if r.senderCount == 0 { lines.append("  (none yet)") }
+        for s in (0..<r.senderCount).map(r.sender).sorted(by: { $0.name < $1.name }) {
+            let rate = rates[s.name] ?? 0
+            lines.append("  " + pad(s.name, 30) + lpad(fmt(rate, 1), 8) + " frames/s   frames \(s.frames)   skipped \(s.skipped)")
+        }
+        if r.queueDrops > 0 { lines.append("  messages dropped (outputs behind): \(r.queueDrops)") }
+        lines.append("")
+        if r.tiltPitch.isNaN && r.tiltRoll.isNaN {
+            lines.append("tilt      (no orientation in these frames)")
+        } else {
+            lines.append("tilt      pitch " + lpad(fmt(r.tiltPitch, 1), 7) + "°   roll " + lpad(fmt(r.tiltRoll, 1), 7) + "°")
+        }
+        lines.append(gestureText(r))
+        lines.append("")
+        let (names, maxima) = labels(r)
+        let barWidth = max(10, min(40, width - 72))
+        lines.append("mappings" + String(repeating: " ", count: 36) + "   raw  smoothed   out")
+        for i in 0..<r.mappingCount {
+            let m = r.mapping(i)
+            let name = i < names.count ? names[i] : "mapping \(i + 1)"
+            let top = i < maxima.count ? maxima[i] : 127
+            let mark = r.solo < 0 ? " " : (r.solo == i ? "S" : "-")
+            let frac = m.output < 0 ? 0 : Double(m.output) / Double(max(top, 1))
+            let filled = Int((min(max(frac, 0), 1) * Double(barWidth)).rounded())
+            let bar = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "]"
+            lines.append("\(mark)\(lpad("\(i + 1)", 2)) " + pad(name, 38) + lpad(fmt(m.raw, 3), 9) + lpad(fmt(m.smoothed, 3), 9)
+                         + lpad(m.output < 0 ? "-" : "\(m.output)", 6) + " " + bar)
+        }
+        lines.append("")
+        if let extra = config.extraLines { lines += extra() }
+        if let l = config.latency?() {
+            lines.append(l.p50 < 0 ? "latency   (no message yet)" : "latency   socket->output p50 \(l.p50) µs   p99 \(l.p99) µs")
+        }
+        var out = "\u{1B}[H"
+        for l in lines { out += String(l.prefix(width)) + "\u{1B}[K\r\n" }
+        out += "\u{1B}[J"
+        return out
+    }
+
+    /// The status line without a terminal.
+    func plainLine(_ r: MonitorRecord) -> String {
+        var parts: [String] = []
+        for i in 0..<r.senderCount {
+            let s = r.sender(i)
+            parts.append("\(s.name) \(fmt(rates[s.name] ?? 0, 1)) frames/s, skipped \(s.skipped)")
+        }
+        if r.senderCount == 0 { parts.append("no sender") }
+        let (names, _) = labels(r)
+        for i in 0..<r.mappingCount {
+            let m = r.mapping(i)
+            parts.append("\(i < names.count ? names[i] : "mapping \(i + 1)") raw \(fmt(m.raw, 3)) out \(m.output < 0 ? "-" : "\(m.output)")")
+        }
+        if r.solo >= 0 { parts.append("solo \(r.solo + 1)") }
+        if let extra = config.extraLines { parts += extra() }
+        if let l = config.latency?(), l.p50 >= 0 { parts.append("latency p50 \(l.p50) µs p99 \(l.p99) µs") }
+        return "sensorwah monitor: " + parts.joined(separator: "; ")
+    }
+
+    func pad(_ s: String, _ n: Int) -> String {
+        s.count >= n ? String(s.prefix(n - 1)) + " " : s + String(repeating: " ", count: n - s.count)
+    }
+    func lpad(_ s: String, _ n: Int) -> String {
+        s.count >= n ? s : String(repeating: " ", count: n - s.count) + s
+    }
+}
+
+/// `v` with `digits` decimals ("-" for NaN).
+func fmt(_ v: Double, _ digits: Int) -> String {
+    guard v.isFinite else { return v.isNaN ? "-" : "\(v)" }
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let n = Int((abs(v) * scale).rounded())
+    let whole = n / Int(scale)
+    var frac = "\(n % Int(scale))"
+    while frac.count < digits { frac = "0" + frac }
+    return (v < 0 && n != 0 ? "-" : "") + "\(whole)" + (digits > 0 ? "." + frac : "")
+}
