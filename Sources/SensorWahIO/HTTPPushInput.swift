@@ -52,19 +52,9 @@ extension ListenerCore {
         }
         s.push!.add(batch) { frame in
             n += 1
-            s.lastFrameNanos = received
-            s.rested = false
-            s.frameLog?.append(frame)
+            s.frameLog?.append(frame)          // recorded as decoded; derived values are recomputed on replay
             var derived = frame
-            s.motion.process(&derived)   // tilt and gestures, per sender
-            afterMotion(s, derived)
-            let before = handoff.pushed
-            handoff.receivedNanos = received
-            pipeline.process(derived, sender: s.name)
-            if handoff.pushed != before {
-                pushed = true
-                stats.handoff.record(nanos: monotonicNanos() &- received)
-            }
+            if deliver(&derived, from: s, received: received) { pushed = true }
         }
         if countAsPush {
             stats.push.batches += 1

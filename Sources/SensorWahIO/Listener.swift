@@ -235,6 +235,24 @@ final class ListenerCore: @unchecked Sendable {
         if handoff.pushed != before { wake() }
     }
 
+    /// A frame from sender `s`, whatever its input (lines, OSC, HTTP push, phyphox): its motion
+    /// stage (derived values written into `frame`), the live view, the scene gesture and rest
+    /// capture, then the pipeline. True when it sent events (its latency is recorded).
+    @inline(__always)
+    func deliver(_ frame: inout SensorFrame, from s: SenderSession, received: UInt64) -> Bool {
+        s.lastFrameNanos = received
+        s.rested = false
+        s.motion.process(&frame)
+        if let m = monitor { m.note(frame) }
+        afterMotion(s, frame)
+        let before = handoff.pushed
+        handoff.receivedNanos = received
+        pipeline.process(frame, sender: s.name)
+        guard handoff.pushed != before else { return false }
+        stats.handoff.record(nanos: monotonicNanos() &- received)
+        return true
+    }
+
     /// Sees every frame after its sender's motion stage (`calibrate` reads the sources here).
     var frameTap: ((String, SensorFrame) -> Void)?
 
@@ -348,17 +366,7 @@ final class ListenerCore: @unchecked Sendable {
             switch r {
             case .frame:
                 if !s.named { nameAfterFormat(s) }
-                s.motion.process(&s.frame)
-                if let m = monitor { m.note(s.frame) }
-                afterMotion(s, s.frame)
-                s.lastFrameNanos = received
-                s.rested = false
-                let before = handoff.pushed
-                handoff.receivedNanos = received
-                pipeline.process(s.frame, sender: s.name)
-                let pushed = handoff.pushed != before
-                if pushed { stats.handoff.record(nanos: monotonicNanos() &- received) }
-                return pushed
+                return deliver(&s.frame, from: s, received: received)
             case .skipped(let why):
                 logOnce(s, why, why.label)
                 return false

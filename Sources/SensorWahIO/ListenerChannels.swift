@@ -138,92 +138,20 @@ public final class Listener: @unchecked Sendable {
             _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)
         }
         if let port = config.tcpPort {
-            let server = ServerBootstrap(group: group)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-                .childChannelInitializer { channel in
-                    let addr = channel.remoteAddress
-                    guard core.allowed(addr) else {
-                        core.stats.refused += 1
-                        return channel.close()
-                    }
-                    guard core.tcpConnections < config.maxConnections else {
-                        core.stats.refused += 1
-                        core.logger.warning("refused connection from \(addr?.ipAddress ?? "?"): already \(config.maxConnections) connections (--max-connections)")
-                        return channel.close()
-                    }
-                    core.tcpConnections += 1
-                    core.stats.accepted += 1
-                    return channel.eventLoop.makeCompletedFuture {
-                        if config.idleTimeout > 0 {
-                            try channel.pipeline.syncOperations.addHandler(
-                                IdleStateHandler(readTimeout: .milliseconds(ListenerCore.millis(config.idleTimeout))))
-                        }
-                        try channel.pipeline.syncOperations.addHandler(StreamHandler(core: core))
-                    }
-                }
-            let ch = try server.bind(host: config.bindHost, port: port).wait()
-            channels.append(ch)
-            let a = ch.localAddress
-            boundAddresses.append("tcp://\(a?.ipAddress ?? config.bindHost):\(a?.port ?? port)")
+            try bindStream(port: port, scheme: "tcp", what: "connection") { StreamHandler(core: core) }
         }
         for port in config.udpPorts {
             let handler = DatagramHandler(core: core)
-            let ch = try DatagramBootstrap(group: group)
-                .channelOption(.socketOption(.so_reuseaddr), value: 1)
-                .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
-                }
-                .bind(host: config.bindHost, port: port).wait()
-            channels.append(ch)
+            try bindDatagrams(port: port, scheme: "udp", handler: handler)
             udpHandlers.append(handler)
-            let a = ch.localAddress
-            boundAddresses.append("udp://\(a?.ipAddress ?? config.bindHost):\(a?.port ?? port)")
         }
         for port in config.oscPorts {
             let handler = OSCDatagramHandler(core: core)
-            let ch = try DatagramBootstrap(group: group)
-                .channelOption(.socketOption(.so_reuseaddr), value: 1)
-                .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
-                }
-                .bind(host: config.bindHost, port: port).wait()
-            channels.append(ch)
+            try bindDatagrams(port: port, scheme: "osc.udp", handler: handler)
             oscHandlers.append(handler)
-            let a = ch.localAddress
-            boundAddresses.append("osc.udp://\(a?.ipAddress ?? config.bindHost):\(a?.port ?? port)")
         }
         for port in config.oscTCPPorts {
-            let server = ServerBootstrap(group: group)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-                .childChannelInitializer { channel in
-                    let addr = channel.remoteAddress
-                    guard core.allowed(addr) else {
-                        core.stats.refused += 1
-                        return channel.close()
-                    }
-                    guard core.tcpConnections < config.maxConnections else {
-                        core.stats.refused += 1
-                        core.logger.warning("refused OSC connection from \(addr?.ipAddress ?? "?"): already \(config.maxConnections) connections (--max-connections)")
-                        return channel.close()
-                    }
-                    core.tcpConnections += 1
-                    core.stats.accepted += 1
-                    return channel.eventLoop.makeCompletedFuture {
-                        if config.idleTimeout > 0 {
-                            try channel.pipeline.syncOperations.addHandler(
-                                IdleStateHandler(readTimeout: .milliseconds(ListenerCore.millis(config.idleTimeout))))
-                        }
-                        try channel.pipeline.syncOperations.addHandler(OSCStreamHandler(core: core))
-                    }
-                }
-            let ch = try server.bind(host: config.bindHost, port: port).wait()
-            channels.append(ch)
-            let a = ch.localAddress
-            boundAddresses.append("osc.tcp://\(a?.ipAddress ?? config.bindHost):\(a?.port ?? port)")
+            try bindStream(port: port, scheme: "osc.tcp", what: "OSC connection") { OSCStreamHandler(core: core) }
         }
         let push = PushSessions(core: core)
         for port in config.httpPorts {
@@ -241,9 +169,7 @@ public final class Listener: @unchecked Sendable {
                     }
                 }
             let ch = try server.bind(host: config.bindHost, port: port).wait()
-            channels.append(ch)
-            let a = ch.localAddress
-            boundAddresses.append("http://\(a?.ipAddress ?? config.bindHost):\(a?.port ?? port)")
+            noteBound(ch, scheme: "http", port: port)
         }
         for target in config.connect { connect(target, delay: 0) }
         for target in config.phyphox {
@@ -272,6 +198,58 @@ public final class Listener: @unchecked Sendable {
     public var monitor: MonitorFeed? {
         get { core.monitor }
         set { core.monitor = newValue }
+    }
+
+    /// A TCP server for stream senders: who may play (`--allow`, `--pair`), `--max-connections`,
+    /// the idle timeout, then the sender's handler. Its address goes into `boundAddresses`.
+    private func bindStream(port: Int, scheme: String, what: String,
+                            handler: @escaping @Sendable () -> any ChannelHandler) throws {
+        let core = self.core
+        let config = core.config
+        let server = ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                let addr = channel.remoteAddress
+                guard core.allowed(addr) else {
+                    core.stats.refused += 1
+                    return channel.close()
+                }
+                guard core.tcpConnections < config.maxConnections else {
+                    core.stats.refused += 1
+                    core.logger.warning("refused \(what) from \(addr?.ipAddress ?? "?"): already \(config.maxConnections) connections (--max-connections)")
+                    return channel.close()
+                }
+                core.tcpConnections += 1
+                core.stats.accepted += 1
+                return channel.eventLoop.makeCompletedFuture {
+                    if config.idleTimeout > 0 {
+                        try channel.pipeline.syncOperations.addHandler(
+                            IdleStateHandler(readTimeout: .milliseconds(ListenerCore.millis(config.idleTimeout))))
+                    }
+                    try channel.pipeline.syncOperations.addHandler(handler())
+                }
+            }
+        let ch = try server.bind(host: config.bindHost, port: port).wait()
+        noteBound(ch, scheme: scheme, port: port)
+    }
+
+    /// A UDP socket whose datagrams go to `handler` (one handler per socket: it keeps the peers).
+    private func bindDatagrams(port: Int, scheme: String, handler: some ChannelHandler & Sendable) throws {
+        let ch = try DatagramBootstrap(group: group)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+            }
+            .bind(host: core.config.bindHost, port: port).wait()
+        noteBound(ch, scheme: scheme, port: port)
+    }
+
+    private func noteBound(_ ch: Channel, scheme: String, port: Int) {
+        channels.append(ch)
+        let a = ch.localAddress
+        boundAddresses.append("\(scheme)://\(a?.ipAddress ?? core.config.bindHost):\(a?.port ?? port)")
     }
 
     /// TCP client to a phone acting as server; reconnects with backoff (0.5 s doubling to 8 s).

@@ -81,19 +81,9 @@ extension ListenerCore {
         var pushed = false
         if let first = p.first, first == 0x7B { feedZigSimJSON(s, p, received: received); return }
         let error = s.osc!.packet(p, arrival: received, emit: { frame in
-            s.lastFrameNanos = received
-            s.rested = false
-            s.frameLog?.append(frame)
+            s.frameLog?.append(frame)          // recorded as decoded; derived values are recomputed on replay
             var derived = frame
-            s.motion.process(&derived)   // tilt and gestures, per sender
-            afterMotion(s, derived)
-            let before = handoff.pushed
-            handoff.receivedNanos = received
-            pipeline.process(derived, sender: s.name)
-            if handoff.pushed != before {
-                pushed = true
-                stats.handoff.record(nanos: monotonicNanos() &- received)
-            }
+            if deliver(&derived, from: s, received: received) { pushed = true }
         }, unused: { m in
             guard detect == nil, s.unusedAddressesLogged < 8 else { return }
             s.unusedAddressesLogged += 1
@@ -134,16 +124,9 @@ extension ListenerCore {
     func feedZigSimJSON(_ s: SenderSession, _ p: UnsafeRawBufferPointer, received: UInt64) {
         var pushed = false
         let error = s.osc!.zigSimJSON(p, arrival: received) { frame in
-            s.lastFrameNanos = received
-            s.rested = false
             s.frameLog?.append(frame)
-            let before = handoff.pushed
-            handoff.receivedNanos = received
-            pipeline.process(frame, sender: s.name)
-            if handoff.pushed != before {
-                pushed = true
-                stats.handoff.record(nanos: monotonicNanos() &- received)
-            }
+            var derived = frame
+            if deliver(&derived, from: s, received: received) { pushed = true }
         }
         if let e = error, !s.malformedLogged {
             s.malformedLogged = true
