@@ -66,7 +66,7 @@ let benchmarks: @Sendable () -> Void = {
         let bytes = Array(body.utf8)
         let lineCount = bytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
         for (label, mappings) in [("", [Mapping.default]),
-                                  (", 3 mappings", [Mapping.default, try! Mapping(parsing: "tilt.x zero cc=12"), try! Mapping(parsing: "flick note=60")])] {
+                                  (", 3 mappings", [Mapping.default, benchMapping("tilt.x zero cc=12"), benchMapping("flick note=60")])] {
         Benchmark("parse+motion+map phone 82 columns\(label)") { benchmark in
             var parser = SensorParser()
             var frame = SensorFrame()
@@ -106,4 +106,9 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.stopMeasurement()
         blackHole(n)
     }
+}
+
+/// A mapping the benchmark needs; a typo in it stops the run with the parser's message.
+func benchMapping(_ text: String) -> Mapping {
+    do { return try Mapping(parsing: text) } catch { fatalError("benchmark mapping \"\(text)\": \(error)") }
 }
