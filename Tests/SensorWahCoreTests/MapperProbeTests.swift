@@ -25,6 +25,19 @@ final class MapperProbeTests: XCTestCase {
         XCTAssertEqual(p.output, 127)
     }
 
+    func testProbeCountsTheOutliersEachMappingDropped() throws {
+        let a = try Mapping(parsing: "accel.x cc=11 reject=1.5 speed=none smooth=0")
+        let b = try Mapping(parsing: "accel.y cc=12 speed=none smooth=0")
+        var mapper = Mapper(mappings: [a, b])
+        mapper.process(frame(0, x: 0.2, y: 0.2)) { _ in }
+        mapper.process(frame(0.01, x: 8, y: 0.3)) { _ in }      // a spike on x only
+        XCTAssertEqual(mapper.probe(0).rejected, 1)
+        XCTAssertEqual(mapper.probe(0).raw, 8)                  // the probe still saw it
+        XCTAssertEqual(mapper.probe(0).output, Mapper.normalise(0.2, a))   // nothing sent for it
+        XCTAssertEqual(mapper.probe(1).rejected, 0)
+        XCTAssertEqual(mapper.stats.outliers, 1)
+    }
+
     func testSoloLetsOnlyThatMappingSend() throws {
         let a = try Mapping(parsing: "accel.x cc=11 speed=none smooth=0")
         let b = try Mapping(parsing: "accel.y cc=12 speed=none smooth=0")

@@ -48,6 +48,8 @@ struct MappingState: Sendable {
     var probeRaw = Double.nan
     var probeSmoothed = Double.nan
     var fires = 0
+    /// Readings dropped as outliers (beyond the hard bound, or an implausible jump).
+    var rejected = 0
 }
 
 /// Turns sensor frames into MIDI events, one mapping at a time, in this order: outlier
@@ -102,7 +104,7 @@ public struct Mapper: Sendable {
         if x.isNaN { return }                                      // "no value": nothing to do
         states[i].probeRaw = x
         if !x.isFinite { stats.nonFinite &+= 1; return }
-        if let bound = m.rejectAbove, abs(x) > bound { stats.outOfBounds &+= 1; return }
+        if let bound = m.rejectAbove, abs(x) > bound { stats.outOfBounds &+= 1; states[i].rejected &+= 1; return }
         // implausible jump against the last accepted reading
         let last = states[i].lastAccepted
         if !last.isNaN && m.maxSpeed.isFinite {
@@ -119,6 +121,7 @@ public struct Mapper: Sendable {
                 states[i].candidate = x
                 if states[i].candidateRun < m.jumpConfirm {
                     stats.implausibleJumps &+= 1
+                    states[i].rejected &+= 1
                     return
                 }
                 states[i].filter.reset()   // the new level is real: restart the smoother there
@@ -168,10 +171,11 @@ public struct Mapper: Sendable {
     }
 
     /// What mapping `i` last read (raw, before outlier rejection), its smoothed value, the
-    /// value last sent (-1: none yet) and how often its gesture fired: the live view's probe.
-    public func probe(_ i: Int) -> (raw: Double, smoothed: Double, output: Int, fires: Int) {
+    /// value last sent (-1: none yet), how often its gesture fired and how many readings it
+    /// dropped as outliers: the live view's and the plot's probe.
+    public func probe(_ i: Int) -> (raw: Double, smoothed: Double, output: Int, fires: Int, rejected: Int) {
         let s = states[i]
-        return (s.probeRaw, s.probeSmoothed, s.lastSent, s.fires)
+        return (s.probeRaw, s.probeSmoothed, s.lastSent, s.fires, s.rejected)
     }
 
     /// True while a controller glides to its rest value (call `advanceGlides` until false).
