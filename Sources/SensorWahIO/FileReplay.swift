@@ -61,6 +61,9 @@ public struct FileReplay {
     public var progress: ((Double) -> Void)?
     /// The live view's feed (`--monitor`): frames noted, a picture published every 50 ms.
     public var monitor: MonitorFeed?
+    /// Called after the pipeline has mapped each frame, with the frame and the mapper (its
+    /// probe): `sensorwah plot` draws what the pipeline computed from this.
+    public var afterFrame: ((borrowing SensorFrame, borrowing Mapper) -> Void)?
 
     public init(path: String, parserOptions: ParserOptions, maxLineLength: Int, timing: PlaybackTiming,
                 motion: MotionSettings = .init()) {
@@ -163,6 +166,7 @@ public struct FileReplay {
                         }
                     }
                     pipeline.process(frame)
+                    if let a = afterFrame { a(frame, pipeline.mapper) }
                     if let m = monitor {
                         let now = monotonicNanos()
                         if m.due(now: now) {
@@ -256,6 +260,7 @@ public struct FileReplay {
                     }
                 }
                 pipeline.process(f)
+                if let a = afterFrame { a(f, pipeline.mapper) }
                 frames += 1
                 if let m = monitor {
                     let now = monotonicNanos()

@@ -178,7 +178,7 @@ struct ConfigFile {
             }
             origin[opt] = (e.line, "\(e.section).\(e.key.name)")
         }
-        let takesMappings: Set<String> = ["replay", "listen", "render", "learn", "calibrate"]
+        let takesMappings: Set<String> = ["replay", "listen", "render", "learn", "calibrate", "plot"]
         if takesMappings.contains(command) && !given.contains("map") && !given.contains("map-file") {
             for m in mappings { args += ["--map", m.text] }
         }

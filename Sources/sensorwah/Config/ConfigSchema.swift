@@ -41,7 +41,7 @@ enum ConfigSchema {
         Section(name: "input", keys: [
             Key("format", .text), Key("columns", .text), Key("max-line", .number), Key("sensor", .text),
             Key("sample-rate", .number),
-        ], commands: ["replay", "listen", "render", "calibrate", "export"]),
+        ], commands: ["replay", "listen", "render", "calibrate", "export", "plot"]),
         Section(name: "playback", keys: [
             Key("speed", .number), Key("max-gap", .number), Key("loop", .flag),
         ], commands: ["replay", "stream"]),
@@ -60,9 +60,9 @@ enum ConfigSchema {
             Key("wah-map", .number), Key("wah-switch", .text),
         ], commands: ["replay", "listen", "learn"]),
         Section(name: "motion", keys: [
-            Key("tilt-source", .text), Key("zero-gesture", .text, only: ["replay", "listen", "render", "calibrate"]),
-            Key("rest-gravity", .text, only: ["replay", "listen", "render", "calibrate"]),
-        ], commands: ["replay", "listen", "render", "export", "calibrate"]),
+            Key("tilt-source", .text), Key("zero-gesture", .text, only: ["replay", "listen", "render", "calibrate", "plot"]),
+            Key("rest-gravity", .text, only: ["replay", "listen", "render", "calibrate", "plot"]),
+        ], commands: ["replay", "listen", "render", "export", "calibrate", "plot"]),
         Section(name: "wah", keys: [
             Key("heel-hz", .number), Key("toe-hz", .number), Key("heel-q", .number), Key("toe-q", .number),
             Key("mix", .number), Key("bypass", .flag),
