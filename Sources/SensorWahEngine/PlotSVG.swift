@@ -131,7 +131,11 @@ public enum PlotSVG {
         s += "</g>\n"
         for j in 0..<lane.outliers.count {
             let x = time.map(lane.outliers.t[j]), y = rawY.clamped(lane.outliers.v[j])
-            s += ##"<circle class="outlier" data-mapping="\##(k)" cx="\##(n(x))" cy="\##(n(y))" r="3.5" fill="\##(outlierColour)"/>"## + "\n"
+            let v = lane.outliers.v[j]
+            s += ##"<circle class="outlier" data-mapping="\##(k)" cx="\##(n(x))" cy="\##(n(y))" r="3.5" fill="\##(outlierColour)"><title>dropped \##(n(v, 3)) at \##(n(lane.outliers.t[j], 3)) s</title></circle>"## + "\n"
+            if v < rawY.lo || v > rawY.hi {   // beyond the axis: say how far
+                s += ##"<text class="outlier-value" x="\##(n(x + 6))" y="\##(n(v > rawY.hi ? y + 12 : y - 4))" fill="\##(outlierColour)" font-size="10">\##(n(v, 3))</text>"## + "\n"
+            }
         }
         s += "</g>\n"
         return s

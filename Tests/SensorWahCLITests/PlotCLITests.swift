@@ -175,6 +175,7 @@ final class PlotCLITests: XCTestCase {
         let dots = pic.all("outlier", mapping: 1)
         XCTAssertEqual(dots.count, 1)
         XCTAssertEqual(time(Double(dots[0].attributes["cx"]!)!), 1.5, accuracy: 0.005)
+        XCTAssertEqual(pic.all("outlier-value").map(\.text), ["9"], "a dot pinned to the edge says how far off it was")
         // the same spike kept (no reject=): no dot, and the raw curve reaches it
         let kept = try plot([log, "--map", "accel.x cc=11 reject=none speed=none"])
         XCTAssertTrue(kept.all("outlier").isEmpty)
