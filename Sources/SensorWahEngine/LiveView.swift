@@ -7,8 +7,9 @@ import Glibc
 /// The live view (`--monitor`): on its own thread, ten times a second, it reads the latest
 /// picture from a `MonitorBoard` and a few atomics (latency, JACK) and redraws the terminal
 /// with ANSI cursor positioning; keys arrive in raw mode (z re-zero, s solo the next mapping,
-/// a all, n next scene, q quit). Without a terminal it prints one plain status line every
-/// 5 s on stderr. It never touches the data path's state: the data path never waits for it.
+/// a all, n next scene, c calibrate the soloed mapping, q quit). Without a terminal it prints
+/// one plain status line every 5 s on stderr. It never touches the data path's state: the data
+/// path never waits for it. The mapping labels follow a reloaded configuration (`setScenes`).
 public final class LiveView: @unchecked Sendable {
     public enum Mode: Sendable, Equatable {
         /// Draw on this terminal (1 or 2), read keys from stdin when it is a terminal.
@@ -30,6 +31,9 @@ public final class LiveView: @unchecked Sendable {
         /// The output thread's latency p50/p99 in µs (nil: not measured, as in replay).
         public var latency: (() -> (p50: Int, p99: Int))?
         public var keys = true
+        /// The `c` key asks for a range calibration (`MonitorControl.calibrate`); someone
+        /// (`listen --config`) answers it.
+        public var calibrateKey = false
         public init(title: String, mode: Mode, labels: [[String]], maxima: [[Int]]) {
             self.title = title; self.mode = mode; self.labels = labels; self.maxima = maxima
         }
@@ -44,6 +48,10 @@ public final class LiveView: @unchecked Sendable {
 
     public let board: MonitorBoard
     let config: Configuration
+    /// What changes while running (a reload, a calibration's progress), set from another
+    /// thread: the labels, the scenes' names and a message line.
+    private let lock = NSLock()
+    private var shown: (labels: [[String]], maxima: [[Int]], sceneNames: [String], message: String)
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
     private var running = true
@@ -60,10 +68,28 @@ public final class LiveView: @unchecked Sendable {
     public init(board: MonitorBoard, configuration: Configuration) {
         self.board = board
         self.config = configuration
+        shown = (configuration.labels, configuration.maxima, configuration.sceneNames, "")
         copy.initialize(repeating: 0, count: MonitorLayout.words)
     }
 
     deinit { copy.deallocate() }
+
+    /// A mapping's label in the view.
+    public static func label(_ m: Mapping) -> String { "\(m.source) -> \(m.target)" }
+
+    /// The mappings now running (one scene, or each scene's, with their names), after a reload.
+    public func setScenes(_ scenes: [[Mapping]], names: [String]) {
+        lock.withLock {
+            shown.labels = scenes.map { $0.map(Self.label) }
+            shown.maxima = scenes.map { $0.map(\.target.maxValue) }
+            shown.sceneNames = names
+        }
+    }
+
+    /// A line under the status (a calibration's progress); empty: none.
+    public func setMessage(_ text: String) { lock.withLock { shown.message = text } }
+
+    var snapshot: (labels: [[String]], maxima: [[Int]], sceneNames: [String], message: String) { lock.withLock { shown } }
 
     public func start() {
         if case .terminal(let fd) = config.mode {
@@ -149,6 +175,17 @@ public final class LiveView: @unchecked Sendable {
         case UInt8(ascii: "a"), UInt8(ascii: "A"): MonitorControl.solo.store(-1, ordering: .relaxed)
         case UInt8(ascii: "n"), UInt8(ascii: "N"): Shutdown.nextSceneRequested.store(true, ordering: .relaxed)
         case UInt8(ascii: "q"), UInt8(ascii: "Q"): Shutdown.requested.store(true, ordering: .relaxed)
+        case UInt8(ascii: "c"), UInt8(ascii: "C"):
+            guard config.calibrateKey else { break }
+            let r = MonitorRecord(p: copy)
+            let solo = MonitorControl.solo.load(ordering: .relaxed)   // an `s` just before counts
+            if solo >= 0 && solo < r.mappingCount {
+                MonitorControl.calibrate.store(solo + 1, ordering: .relaxed)
+            } else if r.mappingCount == 1 {
+                MonitorControl.calibrate.store(1, ordering: .relaxed)
+            } else {
+                setMessage("calibrate: choose the mapping first with s (solo), then press c")
+            }
         default: break
         }
     }
@@ -192,21 +229,23 @@ public final class LiveView: @unchecked Sendable {
     }
 
     func labels(_ r: MonitorRecord) -> (names: [String], maxima: [Int]) {
-        let s = min(max(r.scene, 0), max(config.labels.count - 1, 0))
-        return (config.labels.isEmpty ? [] : config.labels[s], config.maxima.isEmpty ? [] : config.maxima[s])
+        let now = snapshot
+        let s = min(max(r.scene, 0), max(now.labels.count - 1, 0))
+        return (now.labels.isEmpty ? [] : now.labels[s], now.maxima.isEmpty || s >= now.maxima.count ? [] : now.maxima[s])
     }
 
     func render(_ r: MonitorRecord, width: Int) -> String {
         senderRates(r)
+        let now = snapshot
         var lines: [String] = []
-        lines.append("\(config.title) live view   z re-zero  s solo next  a all  \(config.sceneNames.isEmpty ? "" : "n next scene  ")q quit")
-        var status = "solo: " + (r.solo < 0 ? "all mappings send" : "mapping \(r.solo + 1) only")
-        if !config.sceneNames.isEmpty {
-            let s = min(max(r.scene, 0), config.sceneNames.count - 1)
-            status = "scene: \(config.sceneNames[s]) (\(s + 1) of \(config.sceneNames.count))   " + status
+        lines.append("\(config.title) live view   z re-zero  s solo next  a all  \(now.sceneNames.isEmpty ? "" : "n next scene  ")\(config.calibrateKey ? "c calibrate  " : "")q quit")
+        var status = "solo: " + (r.solo < 0 ? "all mappings send" : "mapping \(r.solo + 1) only, the others held")
+        if !now.sceneNames.isEmpty {
+            let s = min(max(r.scene, 0), now.sceneNames.count - 1)
+            status = "scene: \(now.sceneNames[s]) (\(s + 1) of \(now.sceneNames.count))   " + status
         }
         lines.append(status)
-        lines.append("")
+        lines.append(now.message)
         lines.append("senders")
         if r.senderCount == 0 { lines.append("  (none yet)") }
         for s in (0..<r.senderCount).map(r.sender).sorted(by: { $0.name < $1.name }) {
@@ -229,10 +268,14 @@ public final class LiveView: @unchecked Sendable {
             let m = r.mapping(i)
             let name = i < names.count ? names[i] : "mapping \(i + 1)"
             let top = i < maxima.count ? maxima[i] : 127
-            let mark = r.solo < 0 ? " " : (r.solo == i ? "S" : "-")
+            let held = r.solo >= 0 && r.solo != i
+            let mark = r.solo < 0 ? " " : (held ? "H" : "S")
             let frac = m.output < 0 ? 0 : Double(m.output) / Double(max(top, 1))
             let filled = Int((min(max(frac, 0), 1) * Double(barWidth)).rounded())
-            let bar = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "]"
+            // a mapping soloed out keeps its last value: its bar says so instead of moving
+            let heldText = "-- held (solo \(r.solo + 1)) "
+            let bar = held ? "[" + String((heldText + String(repeating: "-", count: max(0, barWidth - heldText.count))).prefix(barWidth)) + "]"
+                : "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "]"
             lines.append("\(mark)\(lpad("\(i + 1)", 2)) " + pad(name, 38) + lpad(fmt(m.raw, 3), 9) + lpad(fmt(m.smoothed, 3), 9)
                          + lpad(m.output < 0 ? "-" : "\(m.output)", 6) + " " + bar)
         }
@@ -260,7 +303,7 @@ public final class LiveView: @unchecked Sendable {
             let m = r.mapping(i)
             parts.append("\(i < names.count ? names[i] : "mapping \(i + 1)") raw \(fmt(m.raw, 3)) out \(m.output < 0 ? "-" : "\(m.output)")")
         }
-        if r.solo >= 0 { parts.append("solo \(r.solo + 1)") }
+        if r.solo >= 0 { parts.append("solo \(r.solo + 1) (the others held)") }
         if let extra = config.extraLines { parts += extra() }
         if let l = config.latency?(), l.p50 >= 0 { parts.append("latency p50 \(l.p50) µs p99 \(l.p99) µs") }
         return "sensorwah monitor: " + parts.joined(separator: "; ")

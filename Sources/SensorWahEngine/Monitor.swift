@@ -6,6 +6,9 @@ import SensorWahRuntime
 /// (-1: every mapping sends). The pipeline reads it with one relaxed load per frame.
 public enum MonitorControl {
     public static let solo = ManagedAtomic<Int>(-1)
+    /// The `c` key: calibrate this mapping (1 = the first; 0: nothing asked). Taken by the
+    /// main thread of `listen --config`.
+    public static let calibrate = ManagedAtomic<Int>(0)
 }
 
 /// The fixed layout of one published picture of the data path, in 8-byte words.

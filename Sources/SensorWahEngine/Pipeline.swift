@@ -17,7 +17,9 @@ public struct Pipeline {
     @inline(__always)
     public mutating func process(_ frame: borrowing SensorFrame, sender: String? = nil) {
         let outs = outputs
-        mapper.solo = MonitorControl.solo.load(ordering: .relaxed)   // the live view's solo
+        // the live view's solo; one beyond the mappings (after a reload or a scene change) is none
+        let solo = MonitorControl.solo.load(ordering: .relaxed)
+        mapper.solo = solo < mapper.mappings.count ? solo : -1
         mapper.process(frame, sender: sender) { e in
             for o in outs { o.send(e) }
         }

@@ -333,6 +333,14 @@ public final class Listener: @unchecked Sendable {
         core.frameTap = tap
     }
 
+    /// Sets (or, with nil, removes) the frame tap while the listener runs, on the network
+    /// thread (the live view's calibrate key).
+    public func replaceFrameTap(_ tap: ((String, SensorFrame) -> Void)?) {
+        let core = self.core
+        nonisolated(unsafe) let t = tap
+        _ = try? core.loop.submit { core.frameTap = t }.wait()
+    }
+
     /// The rest orientation a sender captured most recently, with a version that changes on
     /// each capture (0: none yet). Safe from any thread.
     public var capturedRest: (version: Int, gravity: SIMD3<Double>) {

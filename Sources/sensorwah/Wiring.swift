@@ -87,12 +87,15 @@ enum Wiring {
     /// The live view (`--monitor`) for a run, or nil: each scene's mapping labels, the JACK
     /// client's lines when the outputs have one, the output thread's latency when there is one.
     static func liveView(_ o: MonitorOptions, title: String, output: OutputOptions, scenes: [[Mapping]],
-                         sceneNames: [String] = [], outputs: [any EventOutput], pump: OutputPump? = nil) -> LiveView? {
+                         sceneNames: [String] = [], outputs: [any EventOutput], pump: OutputPump? = nil,
+                         calibrateKey: Bool = false) -> LiveView? {
         guard let mode = o.mode(midiToStdout: output.destinations.contains(.stdout)) else { return nil }
         var c = LiveView.Configuration(title: "sensorwah \(title)", mode: mode,
-                                       labels: scenes.map { $0.map { "\($0.source) -> \($0.target)" } },
+                                       labels: scenes.map { $0.map(LiveView.label) },
                                        maxima: scenes.map { $0.map(\.target.maxValue) })
         c.sceneNames = sceneNames
+        c.calibrateKey = calibrateKey
+        MonitorControl.calibrate.store(0, ordering: .relaxed)
         if let (engine, wah) = JackSession.engine(in: outputs) { c.extraLines = { engine.monitorLines(wah: wah) } }
         if let pump {
             pump.publishLatency = true

@@ -92,6 +92,88 @@ final class MonitorCLITests: XCTestCase {
         XCTAssertTrue(end.contains("messages sent"), "no summary after the view:\n\(end)")
     }
 
+    /// A free TCP port on the loopback (bound, noted, closed).
+    static func freePort() -> Int {
+        let sock = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(sock) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(sock, $0, len) } }
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(sock, $0, &len) } }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    /// `listen --config --monitor` with a phone simulator streaming: soloing mapping 2 shows
+    /// mapping 1 as held; `c` traces mapping 2's range and writes it into the file; an edit
+    /// of the file shows its new mappings in the view.
+    func testCalibrateKeyHeldMarkAndReloadedLabels() throws {
+        guard Self.tmux != nil else { throw XCTSkip("tmux is not installed (tools/install-deps installs it)") }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sensorwah-monitor-cal-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let port = Self.freePort()
+        let rig = dir.appendingPathComponent("rig.yaml").path
+        let head = "# my rig\nlisten:\n  bind: 127.0.0.1\n  port: \(port)\nmappings:\n"
+        try (head + "  - accel.y cc=7   # volume\n  - accel.x cc=11 bipolar range=-2..2   # the wah\n")
+            .write(toFile: rig, atomically: true, encoding: .utf8)
+        let status = dir.appendingPathComponent("status").path
+        let cmd = "'\(CLI.binary.path)' listen --config '\(rig)' --monitor -q --midi stdout > /dev/null; echo $? > '\(status)'; sleep 30"
+        let t = Tmux()
+        defer { t.run(["kill-server"]) }
+        t.run(["new-session", "-d", "-s", "view", "-x", "120", "-y", "40", "-c", CLI.repo.path, cmd])
+        let first = t.waitFor("accel.x -> CC 11")
+        XCTAssertTrue(first.contains("c calibrate"), first)
+        let sender = try CLI.Running(["stream", CLI.recording("watch-sweeps.csv"), "--to", "127.0.0.1:\(port)", "--speed", "4", "--loop"])
+        defer { sender.interrupt(); _ = sender.wait(timeout: 10) }
+        XCTAssertFalse(t.waitFor("frames/s").contains("(none yet)"), t.screen())
+
+        // c with two mappings and no solo: which one? the view says how to choose
+        t.run(["send-keys", "-t", "view", "c"])
+        XCTAssertTrue(t.waitFor("choose the mapping first", seconds: 3).contains("choose the mapping first"), t.screen())
+
+        // s s: mapping 2 soloed, mapping 1 visibly held
+        t.run(["send-keys", "-t", "view", "s"])
+        t.run(["send-keys", "-t", "view", "s"])
+        let solo = t.waitFor("solo: mapping 2 only", seconds: 3)
+        let row1 = solo.split(separator: "\n").first { $0.contains("accel.y -> CC 7") }.map(String.init) ?? ""
+        XCTAssertTrue(row1.hasPrefix("H 1") && row1.contains("held (solo 2)"), "mapping 1 is not shown as held:\n\(solo)")
+        let row2 = solo.split(separator: "\n").first { $0.contains("accel.x -> CC 11") }.map(String.init) ?? ""
+        XCTAssertTrue(row2.hasPrefix("S 2") && !row2.contains("held"), solo)
+
+        // c: trace mapping 2 (rest pose, then the range), written into its line of the file
+        t.run(["send-keys", "-t", "view", "c"])
+        XCTAssertTrue(t.waitFor("calibrate mapping 2 (accel.x)", seconds: 3).contains("calibrate mapping 2"), t.screen())
+        let done = t.waitFor("written to", seconds: 20)
+        XCTAssertTrue(done.contains("calibrate mapping 2 (accel.x): range="), done)
+        let text = try String(contentsOfFile: rig, encoding: .utf8)
+        XCTAssertTrue(text.hasPrefix("# my rig") && text.contains("  - accel.y cc=7   # volume\n"), text)
+        let line = try XCTUnwrap(text.split(separator: "\n").first { $0.contains("cc=11") }.map(String.init))
+        XCTAssertTrue(line.contains("# the wah") && line.contains("centre="), line)
+        let r = try XCTUnwrap(line.range(of: #"range=(-?[0-9.]+)\.\.(-?[0-9.]+)"#, options: .regularExpression))
+        let ends = line[r].dropFirst("range=".count).components(separatedBy: "..").compactMap(Double.init)
+        XCTAssertEqual(ends.count, 2, line)
+        XCTAssertEqual(ends.first ?? 0, -0.9, accuracy: 0.2, line)
+        XCTAssertEqual(ends.last ?? 0, 0.9, accuracy: 0.2, line)
+
+        // an edit of the file: the view shows the new mappings, not the old labels
+        t.run(["send-keys", "-t", "view", "a"])
+        let edited = text.replacingOccurrences(of: "accel.y cc=7   # volume", with: "gyro.z cc=21   # volume now on the twist")
+            + "  - accel.z cc=12\n"
+        try edited.write(toFile: rig, atomically: true, encoding: .utf8)
+        let reloaded = t.waitFor("accel.z -> CC 12", seconds: 5)
+        XCTAssertTrue(reloaded.contains("gyro.z -> CC 21"), reloaded)
+        XCTAssertFalse(reloaded.contains("accel.y -> CC 7"), "stale label after the reload:\n\(reloaded)")
+        XCTAssertTrue(reloaded.contains(" 3 accel.z -> CC 12"), reloaded)
+
+        t.run(["send-keys", "-t", "view", "q"])
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: status) && Date() < deadline { usleep(50_000) }
+        usleep(100_000)
+        XCTAssertEqual(try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), "0")
+    }
+
     /// Without a terminal, `--monitor` prints a plain status line on stderr every 5 s.
     func testPlainStatusLineWithoutATerminal() throws {
         let run = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--monitor", "--midi", "stdout"])

@@ -71,4 +71,27 @@ final class MonitorBoardTests: XCTestCase {
         stop.signal()
         XCTAssertGreaterThan(good, 100)
     }
+
+    /// The view's solo reaches the pipeline; a solo beyond the mappings now running (the view
+    /// soloed mapping 3, then a reload left two) lets every mapping send instead of none.
+    func testASoloBeyondTheMappingsIsNone() throws {
+        defer { MonitorControl.solo.store(-1, ordering: .relaxed) }
+        let maps = [try Mapping(parsing: "accel.x cc=11 speed=none smooth=0"), try Mapping(parsing: "accel.y cc=12 speed=none smooth=0")]
+        let sent = PlotTrace(mappings: maps)
+        var pipeline = Pipeline(mappings: maps, outputs: [sent])
+        func frame(_ t: Double, _ v: Double) -> SensorFrame {
+            var f = SensorFrame()
+            f.newGroups = SensorGroup.accelerometer.bit
+            f.times[SensorGroup.accelerometer.rawValue] = t
+            f[.accelX] = v
+            f[.accelY] = v
+            return f
+        }
+        MonitorControl.solo.store(1, ordering: .relaxed)
+        pipeline.process(frame(0, 0.5))
+        XCTAssertEqual(sent.lanes.map(\.sent.count), [0, 1])
+        MonitorControl.solo.store(2, ordering: .relaxed)
+        pipeline.process(frame(0.01, -0.5))
+        XCTAssertEqual(sent.lanes.map(\.sent.count), [1, 2])
+    }
 }

@@ -142,7 +142,8 @@ struct Listen: ParsableCommand {
         let pump = OutputPump(queue: queue, outputs: detect ? [] : try Wiring.outputs(output, mappings: mappings, logger: logger))
         let view = detect ? nil : Wiring.liveView(monitor, title: "listen", output: output,
                                                   scenes: scenes.isEmpty ? [mappings] : config.scenes.map(\.mappings),
-                                                  sceneNames: scenes.map(\.name), outputs: pump.outputs, pump: pump)
+                                                  sceneNames: scenes.map(\.name), outputs: pump.outputs, pump: pump,
+                                                  calibrateKey: global.config != nil)
         pump.start()
         let listener = Listener(configuration: config, mappings: mappings, queue: queue, wake: pump.wake, logger: logger)
         if let v = view { listener.monitor = MonitorFeed(board: v.board) }
@@ -155,6 +156,8 @@ struct Listen: ParsableCommand {
         }
         view?.start()
         var watch = global.config.map { ConfigWatch(path: $0) }
+        var running = (mappings: mappings, scenes: !scenes.isEmpty)   // what the calibrate key may trace
+        var calibration: KeyCalibration?
         var savedRestVersion = 0
         if watch != nil { Shutdown.installReloadHandler() }
         if !scenes.isEmpty {
@@ -165,14 +168,23 @@ struct Listen: ParsableCommand {
             var ts = timespec(tv_sec: 0, tv_nsec: 50_000_000)
             nanosleep(&ts, nil)
             if Shutdown.nextSceneRequested.exchange(false, ordering: .relaxed) { listener.nextScene() }
+            if let v = view {
+                let asked = MonitorControl.calibrate.exchange(0, ordering: .relaxed)
+                if asked > 0, calibration == nil {
+                    calibration = KeyCalibration.start(asked, running: running.mappings, scenes: running.scenes,
+                                                       path: global.config, listener: listener, view: v, logger: logger)
+                }
+                if let c = calibration, !c.step() { calibration = nil }
+            }
             let rest = listener.capturedRest
             if rest.version != savedRestVersion {
                 savedRestVersion = rest.version
                 saveRest(rest.gravity, logger: logger)
             }
             guard let changed = watch?.poll(), changed || Shutdown.reloadRequested.exchange(false, ordering: .relaxed) else { continue }
-            reload(into: listener, logger: logger)
+            if let now = reload(into: listener, view: view, logger: logger) { running = now }
         }
+        calibration?.cancel()
         view?.stop()
         logger.info("stopping")
         let stats = listener.stop()
@@ -235,29 +247,34 @@ struct Listen: ParsableCommand {
     }
 
     /// The configuration file changed (or SIGHUP): its mappings take over without dropping a
-    /// connection; a broken edit is reported and the running configuration kept.
-    func reload(into listener: Listener, logger: Logger) {
+    /// connection, and the live view shows them; a broken edit is reported and the running
+    /// configuration kept. Returns the mappings now running (nil: unchanged).
+    func reload(into listener: Listener, view: LiveView?, logger: Logger) -> (mappings: [Mapping], scenes: Bool)? {
         let path = global.config ?? ""
         let config: ConfigArguments
         do { config = try ConfigArguments(argv: Array(CommandLine.arguments.dropFirst())) } catch {
             logger.error("\(error); the running configuration is kept")
-            return
+            return nil
         }
         do {
             let again = try Listen.parse(Array(config.arguments.dropFirst()))
             let (scenes, _) = try again.loadScenes()
             if !scenes.isEmpty {
                 listener.replaceScenes(scenes)
+                view?.setScenes(scenes.map(\.mappings), names: scenes.map(\.name))
                 logger.notice("\(path): reloaded, scenes \(scenes.map(\.name).joined(separator: ", "))")
-                return
+                return ([], true)
             }
             let mappings = try again.mapping.mappings() + again.output.jack.switchMappings()
             listener.replaceMappings(mappings)
+            view?.setScenes([mappings], names: [])
             logger.notice("\(path): reloaded, \(mappings.count) mapping\(mappings.count == 1 ? "" : "s") now active (other settings take effect at the next start)")
             for m in mappings { logger.info("mapping: \(m.summary)") }
+            return (mappings, false)
         } catch {
             let message = (error as? ConfigFile.Problem).map { "\($0)" } ?? Listen.message(for: error)
             logger.error("\(config.attribute(message) ?? message); the running configuration is kept")
+            return nil
         }
     }
 }
