@@ -184,19 +184,22 @@ final class PlotCLITests: XCTestCase {
         XCTAssertEqual(y(top.y), 9, accuracy: 0.01)
     }
 
-    /// The three knocks of the demo recording: a gesture line where replay plays each note.
+    /// The demo recording's three knocks and two flicks: a gesture line in every panel where
+    /// replay plays each gesture's note.
     func testGesturesAreMarkedWhereTheyFire() throws {
         let log = CLI.recording("wrist-wah-phone.csv")
-        let notes = try replay([log, "--map", knock], matching: "note_on")
-        XCTAssertEqual(notes.count, 3)
         let pic = try plot([log, "--map", knock, "--map", wah])
         let time = try pic.axis("tick-time", position: "x").toValue
-        let taps = pic.all("gesture").filter { $0.attributes["data-gesture"] == "tap" }
-        XCTAssertEqual(taps.count, 3 * 2, "a tap line in each of the two panels")
-        let drawn = Set(taps.map { (time(Double($0.attributes["x1"]!)!) * 1000).rounded() })
-        XCTAssertEqual(drawn.count, 3)
-        for (d, n) in zip(drawn.sorted(), notes) { XCTAssertEqual(d / 1000, n.t, accuracy: 0.005) }
-        XCTAssertTrue(pic.all("gesture-label").contains { $0.text == "tap" })
+        for (gesture, count) in [("tap", 3), ("flick", 2)] {
+            let notes = try replay([log, "--map", "\(gesture) note=40"], matching: "note_on")
+            XCTAssertEqual(notes.count, count, gesture)
+            let lines = pic.all("gesture").filter { $0.attributes["data-gesture"] == gesture }
+            XCTAssertEqual(lines.count, count * 2, "a \(gesture) line in each of the two panels")
+            let drawn = Set(lines.map { (time(Double($0.attributes["x1"]!)!) * 1000).rounded() })
+            XCTAssertEqual(drawn.count, count, gesture)
+            for (d, n) in zip(drawn.sorted(), notes) { XCTAssertEqual(d / 1000, n.t, accuracy: 0.005, gesture) }
+            XCTAssertTrue(pic.all("gesture-label").contains { $0.text == gesture })
+        }
     }
 
     /// An hour-long log is cut to a few points per pixel column; a single spike still shows.
