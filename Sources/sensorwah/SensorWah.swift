@@ -16,6 +16,7 @@ struct SensorWah: ParsableCommand {
           sensorwah replay FILE --fast --midi stdout             as fast as possible, one JSON line per message
           sensorwah replay FILE --wah                            the wah on JACK audio follows the recording
           sensorwah render --recording FILE in.wav out.wav       the same wah offline, no sound card needed
+          sensorwah plot FILE -o take.svg                        what each mapping makes of it, as a picture
           sensorwah mappings                                     how to write a mapping (--map)
 
         With no --map, wrist tilt on the accelerometer's X axis drives CC 11 on channel 1.
