@@ -21,6 +21,9 @@
  *     level, every strong retain/release and object allocation is seen, wherever in the process
  *     it comes from (inlined code, the standard library, the runtime itself). Also interposed:
  *     swift_beginAccess (dynamic exclusivity checks) and swift_once (lazy globals).
+ *     A Swift runtime linked statically into a shared object with its symbols hidden (the LV2
+ *     plugin) has the same hook pointers, local: sw_rtaudit_install_private finds them in that
+ *     object's ELF symbol table (lv2host.c); its swift_beginAccess/swift_once cannot be interposed.
  *  3. System calls, counted by the kernel: Syscall User Dispatch (Linux >= 5.11,
  *     prctl(PR_SET_SYSCALL_USER_DISPATCH)). During the audited region the thread's selector byte
  *     is BLOCK, so *any* system call instruction executed by that thread outside this library's
