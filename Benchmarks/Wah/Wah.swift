@@ -45,124 +45,101 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    func runC(_ st: inout wah_ref_state) {
+    func runC<R: CReference>(_ st: inout R) {
         input.withUnsafeBufferPointer { x in
             for b in 0..<blocks {
-                wah_ref_set_pedal(&st, pedals[b])
-                wah_ref_process(&st, x.baseAddress! + b * block, output + b * block, Int32(block))
+                st.setPedal(pedals[b])
+                st.process(x.baseAddress! + b * block, output + b * block, Int32(block))
             }
         }
     }
 
-    Benchmark("wah Swift, mono 48 kHz, sweeping") { benchmark in
-        var wah = WahProcessor()
-        wah.prepare(sampleRate: Double(rate))
-        benchmark.startMeasurement()
-        let t0 = now()
-        runSwift(&wah)
-        let ns = Double(now() - t0)
-        benchmark.stopMeasurement()
-        blackHole(output[rate - 1])
-        benchmark.measurement(psPerSample, Int(ns / samples * 1000))
-    }
-
-    Benchmark("wah C reference -O2, mono 48 kHz, sweeping") { benchmark in
-        var cs = wah_ref_settings()
-        wah_ref_default_settings(&cs)
-        var st = wah_ref_state()
-        wah_ref_prepare(&st, Double(rate), &cs)
-        benchmark.startMeasurement()
-        let t0 = now()
-        runC(&st)
-        let ns = Double(now() - t0)
-        benchmark.stopMeasurement()
-        blackHole(output[rate - 1])
-        benchmark.measurement(psPerSample, Int(ns / samples * 1000))
-    }
-
-    // Swift and C alternate inside each iteration (same caches, same frequency): the ratio of
-    // their times, x1000. Target: <= 1100.
-    Benchmark("wah Swift/C ratio, interleaved", configuration: .init(metrics: [ratioMetric, .mallocCountTotal])) { benchmark in
-        var wah = WahProcessor()
-        wah.prepare(sampleRate: Double(rate))
-        var cs = wah_ref_settings()
-        wah_ref_default_settings(&cs)
-        var st = wah_ref_state()
-        wah_ref_prepare(&st, Double(rate), &cs)
-        var swiftNs: UInt64 = 0, cNs: UInt64 = 0
-        benchmark.startMeasurement()
-        for round in 0..<6 {
-            if round % 2 == 0 {
-                var t = now(); runSwift(&wah); swiftNs += now() - t
-                t = now(); runC(&st); cNs += now() - t
-            } else {
-                var t = now(); runC(&st); cNs += now() - t
-                t = now(); runSwift(&wah); swiftNs += now() - t
-            }
+    /// Three benchmarks per voice: Swift, its C reference, and the two interleaved (the ratio).
+    func voice<R: CReference>(_ name: String, swift: @escaping () -> WahProcessor, c: @escaping () -> R) {
+        Benchmark("\(name) Swift, mono 48 kHz, sweeping") { benchmark in
+            var wah = swift()
+            benchmark.startMeasurement()
+            let t0 = now()
+            runSwift(&wah)
+            let ns = Double(now() - t0)
+            benchmark.stopMeasurement()
+            blackHole(output[rate - 1])
+            benchmark.measurement(psPerSample, Int(ns / samples * 1000))
         }
-        benchmark.stopMeasurement()
-        blackHole(output[rate - 1])
-        benchmark.measurement(ratioMetric, Int(Double(swiftNs) / Double(max(cNs, 1)) * 1000))
+
+        Benchmark("\(name) C reference -O2, mono 48 kHz, sweeping") { benchmark in
+            var st = c()
+            benchmark.startMeasurement()
+            let t0 = now()
+            runC(&st)
+            let ns = Double(now() - t0)
+            benchmark.stopMeasurement()
+            blackHole(output[rate - 1])
+            benchmark.measurement(psPerSample, Int(ns / samples * 1000))
+        }
+
+        // Swift and C alternate inside each iteration (same caches, same frequency): the ratio of
+        // their times, x1000. Target: <= 1100.
+        Benchmark("\(name) Swift/C ratio, interleaved", configuration: .init(metrics: [ratioMetric, .mallocCountTotal])) { benchmark in
+            var wah = swift()
+            var st = c()
+            var swiftNs: UInt64 = 0, cNs: UInt64 = 0
+            benchmark.startMeasurement()
+            for round in 0..<6 {
+                if round % 2 == 0 {
+                    var t = now(); runSwift(&wah); swiftNs += now() - t
+                    t = now(); runC(&st); cNs += now() - t
+                } else {
+                    var t = now(); runC(&st); cNs += now() - t
+                    t = now(); runSwift(&wah); swiftNs += now() - t
+                }
+            }
+            benchmark.stopMeasurement()
+            blackHole(output[rate - 1])
+            benchmark.measurement(ratioMetric, Int(Double(swiftNs) / Double(max(cNs, 1)) * 1000))
+        }
     }
+
+    voice("wah", swift: {
+        var wah = WahProcessor()
+        wah.prepare(sampleRate: Double(rate))
+        return wah
+    }, c: {
+        var cs = wah_ref_settings()
+        wah_ref_default_settings(&cs)
+        var st = wah_ref_state()
+        wah_ref_prepare(&st, Double(rate), &cs)
+        return st
+    })
 
     // The crybaby voice (Crybaby.swift) against its C reference (crybaby_ref.c), same protocol.
-    func runCrybabyC(_ st: inout crybaby_ref_state) {
-        input.withUnsafeBufferPointer { x in
-            for b in 0..<blocks {
-                crybaby_ref_set_pedal(&st, pedals[b])
-                crybaby_ref_process(&st, x.baseAddress! + b * block, output + b * block, Int32(block))
-            }
-        }
-    }
-    func crybabySwift() -> WahProcessor {
+    voice("wah crybaby", swift: {
         var wah = WahProcessor(settings: WahSettings(voice: .crybaby))
         wah.prepare(sampleRate: Double(rate))
         return wah
-    }
-    func crybabyC() -> crybaby_ref_state {
+    }, c: {
         var st = crybaby_ref_state()
         crybaby_ref_prepare(&st, Double(rate), 1, 1, WahSettings().smoothingTime)
         return st
-    }
+    })
+}
 
-    Benchmark("wah crybaby Swift, mono 48 kHz, sweeping") { benchmark in
-        var wah = crybabySwift()
-        benchmark.startMeasurement()
-        let t0 = now()
-        runSwift(&wah)
-        let ns = Double(now() - t0)
-        benchmark.stopMeasurement()
-        blackHole(output[rate - 1])
-        benchmark.measurement(psPerSample, Int(ns / samples * 1000))
-    }
+/// A C reference voice, as the benchmark drives it.
+protocol CReference {
+    mutating func setPedal(_ target: Float)
+    mutating func process(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ count: Int32)
+}
 
-    Benchmark("wah crybaby C reference -O2, mono 48 kHz, sweeping") { benchmark in
-        var st = crybabyC()
-        benchmark.startMeasurement()
-        let t0 = now()
-        runCrybabyC(&st)
-        let ns = Double(now() - t0)
-        benchmark.stopMeasurement()
-        blackHole(output[rate - 1])
-        benchmark.measurement(psPerSample, Int(ns / samples * 1000))
+extension wah_ref_state: CReference {
+    mutating func setPedal(_ target: Float) { wah_ref_set_pedal(&self, target) }
+    mutating func process(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ count: Int32) {
+        wah_ref_process(&self, input, output, count)
     }
+}
 
-    Benchmark("wah crybaby Swift/C ratio, interleaved", configuration: .init(metrics: [ratioMetric, .mallocCountTotal])) { benchmark in
-        var wah = crybabySwift()
-        var st = crybabyC()
-        var swiftNs: UInt64 = 0, cNs: UInt64 = 0
-        benchmark.startMeasurement()
-        for round in 0..<6 {
-            if round % 2 == 0 {
-                var t = now(); runSwift(&wah); swiftNs += now() - t
-                t = now(); runCrybabyC(&st); cNs += now() - t
-            } else {
-                var t = now(); runCrybabyC(&st); cNs += now() - t
-                t = now(); runSwift(&wah); swiftNs += now() - t
-            }
-        }
-        benchmark.stopMeasurement()
-        blackHole(output[rate - 1])
-        benchmark.measurement(ratioMetric, Int(Double(swiftNs) / Double(max(cNs, 1)) * 1000))
+extension crybaby_ref_state: CReference {
+    mutating func setPedal(_ target: Float) { crybaby_ref_set_pedal(&self, target) }
+    mutating func process(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ count: Int32) {
+        crybaby_ref_process(&self, input, output, count)
     }
 }

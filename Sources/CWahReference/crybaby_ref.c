@@ -1,10 +1,6 @@
 /* crybaby_ref.c - plain C reference of the crybaby voice. See crybaby_ref.h. */
 #include "crybaby_ref.h"
-
-#include <float.h>
-#include <math.h>
-#include <stdint.h>
-#include <string.h>
+#include "wah_common.h"
 
 #define PI 3.14159265358979323846
 /* CrybabyModel's constants */
@@ -17,23 +13,6 @@
 #define A3 (-0.00260259)
 #define HEEL_SLOPE 0.9294779
 #define HEADROOM 4.4
-
-static inline double fast_exp2(double y) {
-    const double magic = 6755399441055744.0;
-    double r = y + magic;
-    double n = r - magic;
-    double t = (y - n) * 0.6931471805599453;
-    double e = 1.0 + t * (1.0 + t * (1.0 / 2.0 + t * (1.0 / 6.0 + t * (1.0 / 24.0
-               + t * (1.0 / 120.0 + t * (1.0 / 720.0 + t * (1.0 / 5040.0)))))));
-    int64_t rb, mb;
-    uint64_t bits;
-    double scale;
-    memcpy(&rb, &r, sizeof rb);
-    memcpy(&mb, &magic, sizeof mb);
-    bits = (uint64_t)(rb - mb + 1023) << 52;
-    memcpy(&scale, &bits, sizeof scale);
-    return e * scale;
-}
 
 static inline double log2_frequency(double p) {
     return 8.6704348899e+00 + p * (2.3222015926e+00 + p * (-9.8858452204e-01 + p * (3.0139140040e+00
@@ -94,18 +73,8 @@ static inline double headroom_limit(double v) {
     return v / sqrt(sqrt(1.0 + r2 * r2));
 }
 
-static inline double smooth(double *p1, double *p2, double target, double a) {
-    const double snap = 1e-12;
-    double d1 = target - *p1, d2;
-    *p1 = fabs(d1) < snap ? target : *p1 + a * d1;
-    d2 = *p1 - *p2;
-    *p2 = fabs(d2) < snap ? *p1 : *p2 + a * d2;
-    return *p2;
-}
-
 static inline float sample(float input, const laws_t *l, crybaby_ref_state *st, const crybaby_ref_state *co) {
     const double flush = 1e-20;
-    const double limit = (double)FLT_MAX;
     double x = (double)input;
     double v = (x - st->c0) * co->input_g;
     double lp1 = v + st->c0;
@@ -121,7 +90,7 @@ static inline float sample(float input, const laws_t *l, crybaby_ref_state *st, 
     double lpo = vo + st->c1;
     double n1 = lpo + vo;
     double wet = collector - lpo;
-    double dry = x, effect, c, out;
+    double dry = x, effect;
     double total = fabs(n0) + fabs(n1) + fabs(st->s1) + fabs(st->s2) + fabs(st->t1) + fabs(st->t2)
                    + fabs(st->u1) + fabs(st->u2);
     if (!(total <= DBL_MAX)) {
@@ -139,23 +108,7 @@ static inline float sample(float input, const laws_t *l, crybaby_ref_state *st, 
         if (fabs(st->u2) < flush) st->u2 = 0;
     }
     effect = co->dry_gain * dry + co->wet_gain * wet;
-    c = st->crossfade;
-    if (c != co->crossfade_target) {
-        if (c < co->crossfade_target) {
-            c += co->crossfade_step;
-            if (c > co->crossfade_target) c = co->crossfade_target;
-        } else {
-            c -= co->crossfade_step;
-            if (c < co->crossfade_target) c = co->crossfade_target;
-        }
-        st->crossfade = c;
-    }
-    if (c == 1.0) out = effect;
-    else if (c == 0.0) out = dry;
-    else out = dry + c * (effect - dry);
-    if (out > limit) out = limit;
-    if (out < -limit) out = -limit;
-    return (float)out;
+    return crossfade_and_limit(effect, dry, &st->crossfade, co->crossfade_target, co->crossfade_step);
 }
 
 static double one_pole_g(double hz, double fs) {

@@ -1,10 +1,6 @@
 /* wah_ref.c - plain C reference of WahProcessor. See wah_ref.h. */
 #include "wah_ref.h"
-
-#include <float.h>
-#include <math.h>
-#include <stdint.h>
-#include <string.h>
+#include "wah_common.h"
 
 void wah_ref_default_settings(wah_ref_settings *s) {
     s->heel_frequency = 450.0;
@@ -87,35 +83,6 @@ void wah_ref_set_pedal(wah_ref_state *st, float target) {
 
 float wah_ref_pedal(const wah_ref_state *st) { return (float)st->p2; }
 
-/* 2^y for |y| < 2^50: round to nearest integer with 1.5*2^52, e^t (|t| <= ln2/2) by its Taylor
- * series to degree 7, 2^n from the exponent bits. Relative error < 1e-8. */
-static inline double fast_exp2(double y) {
-    const double magic = 6755399441055744.0;
-    double r = y + magic;
-    double n = r - magic;
-    double t = (y - n) * 0.6931471805599453;
-    double e = 1.0 + t * (1.0 + t * (1.0 / 2.0 + t * (1.0 / 6.0 + t * (1.0 / 24.0
-               + t * (1.0 / 120.0 + t * (1.0 / 720.0 + t * (1.0 / 5040.0)))))));
-    int64_t rb, mb;
-    uint64_t bits;
-    double scale;
-    memcpy(&rb, &r, sizeof rb);
-    memcpy(&mb, &magic, sizeof mb);
-    bits = (uint64_t)(rb - mb + 1023) << 52;
-    memcpy(&scale, &bits, sizeof scale);
-    return e * scale;
-}
-
-/* Pedal smoother: two one-poles, each snapping to its input when closer than 1e-12. */
-static inline double smooth(double *p1, double *p2, double target, double a) {
-    const double snap = 1e-12;
-    double d1 = target - *p1, d2;
-    *p1 = fabs(d1) < snap ? target : *p1 + a * d1;
-    d2 = *p1 - *p2;
-    *p2 = fabs(d2) < snap ? *p1 : *p2 + a * d2;
-    return *p2;
-}
-
 /* Laws at pedal p: a1 = cc/D, a2 = sc/D, a3 = ss/D (tan(w) = sn/cs), wet gain. */
 static inline void laws(const wah_ref_state *co, double p, double *a1, double *a2, double *a3,
                         double *wet) {
@@ -139,14 +106,13 @@ static inline void laws(const wah_ref_state *co, double p, double *a1, double *a
 static inline float filter(const wah_ref_state *co, float input, double a1, double a2, double a3,
                            double wet_gain, double *s1, double *s2, double *crossfade) {
     const double flush = 1e-20;
-    const double limit = (double)FLT_MAX;
     double x = (double)input;
     double v3 = x - *s2;
     double bp = a1 * *s1 + a2 * v3;
     double lp = *s2 + a2 * *s1 + a3 * v3;
     double n1 = (bp + bp) - *s1;
     double n2 = 2.0 * lp - *s2;
-    double dry = x, effect, c, y;
+    double dry = x, effect;
     if (!(fabs(n1) + fabs(n2) <= DBL_MAX)) {
         n1 = 0.0;
         n2 = 0.0;
@@ -157,27 +123,7 @@ static inline float filter(const wah_ref_state *co, float input, double a1, doub
     *s2 = fabs(n2) < flush ? 0.0 : n2;
 
     effect = co->dry_gain * dry + wet_gain * bp;
-    c = *crossfade;
-    if (c != co->crossfade_target) {
-        if (c < co->crossfade_target) {
-            c += co->crossfade_step;
-            if (c > co->crossfade_target) c = co->crossfade_target;
-        } else {
-            c -= co->crossfade_step;
-            if (c < co->crossfade_target) c = co->crossfade_target;
-        }
-        *crossfade = c;
-    }
-    if (c == 1.0) {
-        y = effect;
-    } else if (c == 0.0) {
-        y = dry;
-    } else {
-        y = dry + c * (effect - dry);
-    }
-    if (y > limit) y = limit;
-    if (y < -limit) y = -limit;
-    return (float)y;
+    return crossfade_and_limit(effect, dry, crossfade, co->crossfade_target, co->crossfade_step);
 }
 
 #define WAH_REF_CHUNK 8

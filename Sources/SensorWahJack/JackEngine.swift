@@ -99,6 +99,8 @@ public struct JackEngineStats: Sendable {
     public var periodFrames = 0
     public var timedCallbacks = 0
     public var worstCallbackNanos: UInt64 = 0
+    /// Which timed callback was the worst (1 = the first).
+    public var worstCallbackIndex = 0
     public var p99CallbackNanos: UInt64 = 0
     public var p999CallbackNanos: UInt64 = 0
     public var meanCallbackNanos: Double = 0
@@ -236,7 +238,7 @@ public final class JackEngine: @unchecked Sendable {
             line += " mean \(us(s.meanCallbackNanos)) (\(pct(s.meanCallbackNanos))),"
             line += " p99 \(us(Double(s.p99CallbackNanos))) (\(pct(Double(s.p99CallbackNanos)))),"
             line += " p99.9 \(us(Double(s.p999CallbackNanos))) (\(pct(Double(s.p999CallbackNanos)))),"
-            line += " worst \(us(Double(s.worstCallbackNanos))) (\(pct(Double(s.worstCallbackNanos))))"
+            line += " worst \(us(Double(s.worstCallbackNanos))) (\(pct(Double(s.worstCallbackNanos)))) at callback \(s.worstCallbackIndex)"
         }
         logger.info("\(line)")
     }
@@ -258,6 +260,7 @@ public final class JackEngine: @unchecked Sendable {
         // slightly torn snapshot (diagnostics only)
         s.timedCallbacks = p.timer.count
         s.worstCallbackNanos = p.timer.maxNanos
+        s.worstCallbackIndex = p.timer.maxAt
         s.p99CallbackNanos = p.timer.quantileNanos(0.99)
         s.p999CallbackNanos = p.timer.quantileNanos(0.999)
         s.meanCallbackNanos = p.timer.count > 0 ? Double(p.timer.totalNanos) / Double(p.timer.count) : 0

@@ -32,6 +32,8 @@ public struct CallbackTimer: @unchecked Sendable {
     let buckets: UnsafeMutablePointer<UInt32>
     public private(set) var count = 0
     public private(set) var maxNanos: UInt64 = 0
+    /// Which callback (1 = the first timed) took `maxNanos`: the first few are first touches.
+    public private(set) var maxAt = 0
     public private(set) var totalNanos: UInt64 = 0
 
     init() {
@@ -47,13 +49,17 @@ public struct CallbackTimer: @unchecked Sendable {
         buckets[b] &+= 1
         count &+= 1
         totalNanos &+= nanos
-        if nanos > maxNanos { maxNanos = nanos }
+        if nanos > maxNanos {
+            maxNanos = nanos
+            maxAt = count
+        }
     }
 
     mutating func clear() {
         buckets.update(repeating: 0, count: Self.bucketCount)
         count = 0
         maxNanos = 0
+        maxAt = 0
         totalNanos = 0
     }
 

@@ -60,45 +60,9 @@ final class JackIntegrationTests: XCTestCase {
         // spectral peak of out_1 vs the centre frequency of the pedal on stdout
         let (recRate, channels) = try JackTest.readWAV(outPath)
         XCTAssertEqual(recRate, rate)
-        let y = channels[0]
-        let n = 4096, hop = 1024
-        var times: [Double] = [], peaks: [Double] = []
-        var start = 0
-        while start + n <= y.count {
-            let frame = y[start..<(start + n)]
-            let rms = (frame.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(n)).squareRoot()
-            if rms > 1e-3 {
-                let mag = JackTest.spectrum(frame)
-                peaks.append(log2(JackTest.peakFrequency(mag, rate: recRate, n: n, lo: 250, hi: 4000)))
-                times.append(Double(start + n / 2) / Double(recRate))
-            }
-            start += hop
-        }
-        XCTAssertGreaterThan(times.count, 150, "the recording holds too little filtered audio")
-        func expectedLog2(at t: Double) -> Double {
-            var value = 64   // the default mapping's rest
-            for e in events where e.t <= t { value = e.value }
-            let p = Double(value) / 127
-            return log2(450 * pow(2200.0 / 450.0, p))
-        }
-        let lastEvent = events.last?.t ?? 0
-        var best = (r: -2.0, lag: 0.0, median: 1.0, count: 0)
-        for lagStep in 0...600 {
-            let lag = -1.0 + Double(lagStep) * 0.01
-            var a: [Double] = [], b: [Double] = []
-            for (i, t) in times.enumerated() {
-                let s = t - lag
-                if s < 0.1 || s > lastEvent { continue }
-                a.append(peaks[i]); b.append(expectedLog2(at: s))
-            }
-            guard a.count > 100 else { continue }
-            let r = JackTest.pearson(a, b)
-            if r > best.r {
-                let errors = zip(a, b).map { abs($0 - $1) }.sorted()
-                best = (r, lag, errors[errors.count / 2], a.count)
-            }
-        }
+        let best = JackTest.peakFollowsPedal(channels[0], rate: recRate, events: events)
         print("wah spectral check: r = \(best.r) at lag \(best.lag) s over \(best.count) windows, median error \(best.median) octave")
+        XCTAssertGreaterThan(best.windows, 150, "the recording holds too little filtered audio")
         XCTAssertGreaterThan(best.r, 0.9, "the spectral peak does not follow the gesture")
         XCTAssertLessThan(best.median, 0.25, "the spectral peak is off the expected centre frequency")
         XCTAssertTrue((-0.5...4).contains(best.lag), "implausible lag \(best.lag) s between replay and recording")

@@ -14,21 +14,6 @@ import XCTest
 /// forbidden work on that very thread.
 final class JackRealtimeTests: XCTestCase {
 
-    struct Audit {
-        var values: [String: String] = [:]
-        func int(_ k: String) -> Int { Int(values[k] ?? "") ?? -1 }
-    }
-
-    func parseAudit(_ stderr: String) -> Audit? {
-        guard let line = stderr.split(separator: "\n").first(where: { $0.hasPrefix("rt-audit: ") }) else { return nil }
-        var a = Audit()
-        for tok in line.dropFirst("rt-audit: ".count).split(separator: " ") {
-            let kv = tok.split(separator: "=", maxSplits: 1)
-            if kv.count == 2 { a.values[String(kv[0])] = String(kv[1]) }
-        }
-        return a
-    }
-
     func prerequisites() throws -> (binary: String, library: String) {
         try JackTest.requireJackTools(["jack-play", "jack_midi_dump", "jack_bufsize"])
         let binary = JackTest.releaseBinary
@@ -49,7 +34,7 @@ final class JackRealtimeTests: XCTestCase {
 
     /// Runs `sensorwah-jack-check` under the audit with noise (NaN/Inf/denormal bursts) on both inputs and
     /// a MIDI consumer on midi_out; changes the period half way. Returns the audit line and stderr.
-    func auditedRun(binary: String, library: String, mode: String, seconds: Double, period: Int, voice: String = "svf") throws -> (Audit?, String) {
+    func auditedRun(binary: String, library: String, mode: String, seconds: Double, period: Int, voice: String = "svf") throws -> (JackTest.Audit?, String) {
         let dir = try JackTest.tempDir("rt-input")
         defer { try? FileManager.default.removeItem(at: dir) }
         let rate = 48_000
@@ -89,7 +74,7 @@ final class JackRealtimeTests: XCTestCase {
         let messages = JackTest.dumpMessages(dump.stdout).count
         XCTAssertGreaterThan(messages, Int(seconds * 100), "too little MIDI reached midi_out (\(messages))")
         print("---- \(mode) run, \(voice) voice, period \(period) -> \(period * 2):\n\(sw.stderr.split(separator: "\n").filter { $0.contains("rt-audit") || $0.contains("JACK") }.joined(separator: "\n"))")
-        return (parseAudit(sw.stderr), sw.stderr)
+        return (JackTest.Audit(sw.stderr), sw.stderr)
     }
 
     func testProcessCallbackIsRealTimeSafeInReleaseBuild() throws {

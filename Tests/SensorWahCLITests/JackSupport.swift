@@ -1,5 +1,8 @@
 import Foundation
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What the JACK tests need: a dummy-backend server of their own (tools/jack-dummy), processes
 /// with output captured in files, WAV files, spectra, and the MIDI streams.
@@ -104,8 +107,11 @@ enum JackTest {
         let errURL: URL
         private let outHandle: FileHandle
         private let errHandle: FileHandle
+        private let stdinPipe: Pipe?
 
-        init(_ program: String, _ args: [String], env: [String: String] = [:], cwd: URL = JackTest.repo) throws {
+        /// `openStdin`: standard input is a pipe the test writes lines to (`send`) and closes
+        /// (`closeStdin`), instead of /dev/null.
+        init(_ program: String, _ args: [String], env: [String: String] = [:], cwd: URL = JackTest.repo, openStdin: Bool = false) throws {
             dir = try JackTest.tempDir("proc")
             outURL = dir.appendingPathComponent("stdout")
             errURL = dir.appendingPathComponent("stderr")
@@ -124,13 +130,15 @@ enum JackTest {
             var e = ProcessInfo.processInfo.environment
             for (k, v) in env { e[k] = v }
             process.environment = e
-            process.standardInput = FileHandle.nullDevice
+            stdinPipe = openStdin ? Pipe() : nil
+            process.standardInput = stdinPipe ?? FileHandle.nullDevice
             process.standardOutput = outHandle
             process.standardError = errHandle
             try process.run()
         }
 
         deinit {
+            closeStdin()
             if process.isRunning { process.terminate(); process.waitUntilExit() }
             try? outHandle.close()
             try? errHandle.close()
@@ -143,6 +151,16 @@ enum JackTest {
         var stderr: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
 
         func signal(_ s: Int32) { if process.isRunning { kill(process.processIdentifier, s) } }
+
+        /// Writes a line to standard input (`openStdin: true`); nothing if the process has gone.
+        func send(_ line: String) {
+            guard let p = stdinPipe, process.isRunning else { return }
+            Glibc.signal(SIGPIPE, SIG_IGN)   // a reader that just quit must not kill the test
+            try? p.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+        }
+
+        /// Ends standard input (`openStdin: true`): the process reads end of file.
+        func closeStdin() { try? stdinPipe?.fileHandleForWriting.close() }
 
         /// Waits for exit (SIGTERM after `timeout`, then SIGKILL); returns the status.
         @discardableResult
@@ -234,8 +252,25 @@ enum JackTest {
             return nil
         }
 
-        func run(_ program: String, _ args: [String], extraEnv: [String: String] = [:]) throws -> Proc {
-            try Proc(program, args, env: env.merging(extraEnv) { $1 })
+        func run(_ program: String, _ args: [String], extraEnv: [String: String] = [:], openStdin: Bool = false) throws -> Proc {
+            try Proc(program, args, env: env.merging(extraEnv) { $1 }, openStdin: openStdin)
+        }
+    }
+
+    // MARK: Real-time audit
+
+    /// The `rt-audit: key=value ...` line the audit library (tools/jack-rtaudit) prints.
+    struct Audit {
+        var values: [String: String] = [:]
+        func int(_ k: String) -> Int { Int(values[k] ?? "") ?? -1 }
+
+        /// The first `rt-audit: ` line of `stderr`, nil if there is none.
+        init?(_ stderr: String) {
+            guard let line = stderr.split(separator: "\n").first(where: { $0.hasPrefix("rt-audit: ") }) else { return nil }
+            for tok in line.dropFirst("rt-audit: ".count).split(separator: " ") {
+                let kv = tok.split(separator: "=", maxSplits: 1)
+                if kv.count == 2 { values[String(kv[0])] = String(kv[1]) }
+            }
         }
     }
 
@@ -367,6 +402,51 @@ enum JackTest {
             if s > bestV { bestV = s; best = k }
         }
         return Double(best) * binHz
+    }
+
+    /// How closely the spectral peak of `y` (the svf voice on noise) follows the centre frequency
+    /// `heel * (toe/heel)^(value/127)` of a stream of pedal events (in time order, seconds from the
+    /// stream's start; before the first event the pedal rests at `rest`): peaks of 4096-sample
+    /// Hann windows every 1024 samples where the output is not silent, in octaves, against the
+    /// expected centre, at the lag (-1...5 s, 10 ms steps) that correlates best. Returns the
+    /// correlation, that lag, the median error (octaves), the windows compared and the windows
+    /// with sound.
+    static func peakFollowsPedal(_ y: [Float], rate: Int, events: [Event], rest: Int = 64,
+                                 heel: Double = 450, toe: Double = 2200) -> (r: Double, lag: Double, median: Double, count: Int, windows: Int) {
+        let n = 4096, hop = 1024
+        var times: [Double] = [], peaks: [Double] = []
+        var start = 0
+        while start + n <= y.count {
+            let frame = y[start..<(start + n)]
+            let rms = (frame.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(n)).squareRoot()
+            if rms > 1e-3 {
+                let mag = spectrum(frame)
+                peaks.append(log2(peakFrequency(mag, rate: rate, n: n, lo: 250, hi: 4000)))
+                times.append(Double(start + n / 2) / Double(rate))
+            }
+            start += hop
+        }
+        let expected = (0...127).map { log2(heel * pow(toe / heel, Double($0) / 127)) }
+        let lastEvent = events.last?.t ?? 0
+        var best = (r: -2.0, lag: 0.0, median: 1.0, count: 0, windows: times.count)
+        for lagStep in 0...600 {
+            let lag = -1.0 + Double(lagStep) * 0.01
+            var a: [Double] = [], b: [Double] = []
+            var value = rest, next = 0   // the pedal at s: the last event at or before it
+            for (i, t) in times.enumerated() {
+                let s = t - lag
+                while next < events.count && events[next].t <= s { value = events[next].value; next += 1 }
+                if s < 0.1 || s > lastEvent { continue }
+                a.append(peaks[i]); b.append(expected[min(max(value, 0), 127)])
+            }
+            guard a.count > 100 else { continue }
+            let r = pearson(a, b)
+            if r > best.r {
+                let errors = zip(a, b).map { abs($0 - $1) }.sorted()
+                best = (r, lag, errors[errors.count / 2], a.count, times.count)
+            }
+        }
+        return best
     }
 
     static func pearson(_ a: [Double], _ b: [Double]) -> Double {

@@ -6,22 +6,14 @@ import XCTest
 /// lv2info, the Swift runtime linked in (no libswiftCore dependency), and `lv2apply` giving the
 /// same samples as `sensorwah render --pedal N` at every position, both voices.
 final class LV2PluginTests: XCTestCase {
-    let uri = "https://github.com/sensorwah/sensorwah#wah"
+    let uri = LV2Test.uri
 
     func testBundleValidatesAndRendersLikeSensorwahRender() throws {
         for t in ["lv2apply", "lv2info", "sord_validate", "sox"] where !JackTest.have(t) {
             throw XCTSkip("\(t) is not installed (tools/install-deps)")
         }
-        let release = URL(fileURLWithPath: JackTest.releaseBinary).deletingLastPathComponent()
-        let library = release.appendingPathComponent("libsensorwah_lv2.so").path
-        guard FileManager.default.fileExists(atPath: library) else {
-            XCTFail("no \(library): `swift build -c release --product sensorwah_lv2` (tools/test does)")
-            return
-        }
-        let dir = try JackTest.tempDir("lv2")
+        let dir = try LV2Test.bundle("lv2")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let bundle = try JackTest.sh(JackTest.repo.appendingPathComponent("tools/lv2-bundle").path, [dir.path], env: ["NO_BUILD": "1"], timeout: 120)
-        XCTAssertEqual(bundle.status, 0, bundle.err)
         let env = ["LV2_PATH": dir.path]
 
         // Turtle: valid against the schemas lv2-dev installs
@@ -75,23 +67,100 @@ final class LV2PluginTests: XCTestCase {
         }
     }
 
-    /// jalv hosts the plugin on a dummy-backend JACK server: its ports appear and it runs.
+    /// jalv hosts the plugin on a dummy-backend JACK server: its ports appear, the controls given
+    /// on its command line are taken, and it runs.
     func testJalvHostsThePlugin() throws {
         try JackTest.requireJackTools(["jalv"])
-        let release = URL(fileURLWithPath: JackTest.releaseBinary).deletingLastPathComponent()
-        guard FileManager.default.fileExists(atPath: release.appendingPathComponent("libsensorwah_lv2.so").path) else {
-            XCTFail("no release libsensorwah_lv2.so: `swift build -c release --product sensorwah_lv2` (tools/test does)")
-            return
-        }
-        let dir = try JackTest.tempDir("lv2-jalv")
+        let dir = try LV2Test.bundle("lv2-jalv")
         defer { try? FileManager.default.removeItem(at: dir) }
-        XCTAssertEqual(try JackTest.sh(JackTest.repo.appendingPathComponent("tools/lv2-bundle").path, [dir.path], env: ["NO_BUILD": "1"], timeout: 120).status, 0)
         let server = try JackTest.Server(period: 256)
         // jalv's console quits at the end of its standard input: keep it open for a while
-        let host = try server.run("sh", ["-c", "sleep 4 | exec jalv -c voice 1 -c mode 2 '\(uri)'"], extraEnv: ["LV2_PATH": dir.path])
+        let host = try server.run("sh", ["-c", "sleep 4 | exec jalv -c voice=1 -c mode=2 '\(uri)'"], extraEnv: ["LV2_PATH": dir.path])
         XCTAssertNotNil(server.waitForPort("^SensorWah:in$"), host.stderr)
         XCTAssertNotNil(server.waitForPort("^SensorWah:midi_in$"), host.stderr)
         _ = host.wait(timeout: 15)
         XCTAssertTrue((host.stdout + host.stderr).contains(uri), host.stdout + host.stderr)
+        XCTAssertTrue(host.stdout.contains("voice = 1.000000") && host.stdout.contains("mode = 2.000000"), host.stdout)
+    }
+
+    /// CC into the plugin's Atom MIDI input moves the pedal: jalv hosts sensorwah.lv2 on a dummy
+    /// JACK server, noise (jack-play) goes in, its output goes to jack-record, and SensorWah's own
+    /// JACK MIDI output (`sensorwah replay --midi jack`) plays a recorded wrist gesture into
+    /// midi_in. The recording's spectral peak must follow the centre frequency the replayed CC
+    /// values give (the svf voice's law, 450 Hz at 0 to 2.2 kHz at 127), as closely as the wah's
+    /// own JACK client does in JackIntegrationTests.
+    func testJackMIDIIntoTheAtomPortMovesThePedal() throws {
+        try JackTest.requireJackTools(["jalv", "jack-play", "jack-record"])
+        let dir = try LV2Test.bundle("lv2-cc")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rate = 48_000
+        let audio = try JackTest.tempDir("lv2-cc-audio")   // not in LV2_PATH: lilv reads every entry there
+        defer { try? FileManager.default.removeItem(at: audio) }
+        let noisePath = audio.appendingPathComponent("noise.wav").path
+        try JackTest.writeWAV(noisePath, rate: rate, channels: [JackTest.noise(rate * 40)])
+        let outPath = audio.appendingPathComponent("out.wav").path
+
+        let server = try JackTest.Server(period: 1024)
+        // jalv's console runs until the end of its standard input
+        let host = try server.run("jalv", [uri], extraEnv: ["LV2_PATH": dir.path], openStdin: true)
+        _ = try XCTUnwrap(server.waitForPort("^SensorWah:midi_in$"), "jalv has no midi_in: \(host.stderr)")
+        // a ring of 64k frames: a loaded machine stalls the recorder's disk thread (4096 overflows)
+        let recorder = try server.run("jack-record", ["-n", "1", "-b", "65536", "-t", "16", outPath])
+        let recPort = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"), "jack-record has no port")
+        let player = try server.run("jack-play", [noisePath])
+        let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"), "jack-play has no port")
+        for (from, to) in [(playPort, "SensorWah:in"), ("SensorWah:out", recPort)] {
+            let c = try JackTest.sh("jack_connect", [from, to], env: server.env)
+            XCTAssertEqual(c.status, 0, "jack_connect \(from) \(to): \(c.err)")
+        }
+
+        let sw = try server.run(JackTest.debugBinary, [
+            "replay", JackIntegrationTests.recording, "--midi", "jack", "--midi", "stdout",
+            "--jack-connect", "midi_out=SensorWah:midi_in",
+        ])
+        let status = sw.wait(timeout: 60)
+        XCTAssertEqual(status.status, 0, sw.stderr)
+        XCTAssertTrue(sw.stderr.contains("1 connection made"), sw.stderr)
+        XCTAssertEqual(recorder.wait(timeout: 30).status, 0, "jack-record: \(recorder.stderr)")
+        player.signal(SIGTERM)
+        player.wait(timeout: 5)
+        host.closeStdin()
+        XCTAssertEqual(host.wait(timeout: 15).status, 0, host.stderr)
+
+        let events = JackTest.jsonEvents(sw.stdout)
+        XCTAssertGreaterThan(events.count, 100, "too few messages on stdout")
+        XCTAssertTrue(events.allSatisfy { $0.type == "cc" && $0.cc == 11 }, "the default mapping sends CC 11, the plugin's default")
+        XCTAssertGreaterThan(Set(events.map(\.value)).count, 40, "the gesture must move the pedal over much of its range")
+        let (recRate, channels) = try JackTest.readWAV(outPath)
+        XCTAssertEqual(recRate, rate)
+        // before the first CC the pedal is the plugin's pedal control (0)
+        let best = JackTest.peakFollowsPedal(channels[0], rate: recRate, events: events, rest: 0)
+        print("lv2 midi_in spectral check: r = \(best.r) at lag \(best.lag) s over \(best.count) windows, median error \(best.median) octave")
+        XCTAssertGreaterThan(best.windows, 150, "the recording holds too little filtered audio")
+        XCTAssertGreaterThan(best.r, 0.9, "the plugin's spectral peak does not follow the CC")
+        XCTAssertLessThan(best.median, 0.25, "the plugin's spectral peak is off the centre frequency the CC gives")
+        XCTAssertTrue((-0.5...4).contains(best.lag), "implausible lag \(best.lag) s between replay and recording")
+    }
+}
+
+/// The bundle under test: tools/lv2-bundle run on the release build of the sensorwah_lv2 product
+/// (the shipped binary, nothing added) into a temporary LV2_PATH directory.
+enum LV2Test {
+    static let uri = "https://github.com/sensorwah/sensorwah#wah"
+
+    static var releaseLibrary: String {
+        URL(fileURLWithPath: JackTest.releaseBinary).deletingLastPathComponent().appendingPathComponent("libsensorwah_lv2.so").path
+    }
+
+    /// A temporary directory holding sensorwah.lv2 (the caller removes it).
+    static func bundle(_ label: String) throws -> URL {
+        guard FileManager.default.fileExists(atPath: releaseLibrary) else {
+            XCTFail("no \(releaseLibrary): `swift build -c release --product sensorwah_lv2` (tools/test does)")
+            throw XCTSkip("no release libsensorwah_lv2.so")
+        }
+        let dir = try JackTest.tempDir(label)
+        let r = try JackTest.sh(JackTest.repo.appendingPathComponent("tools/lv2-bundle").path, [dir.path], env: ["NO_BUILD": "1"], timeout: 120)
+        XCTAssertEqual(r.status, 0, r.err)
+        return dir
     }
 }

@@ -21,6 +21,9 @@
  *     level, every strong retain/release and object allocation is seen, wherever in the process
  *     it comes from (inlined code, the standard library, the runtime itself). Also interposed:
  *     swift_beginAccess (dynamic exclusivity checks) and swift_once (lazy globals).
+ *     A Swift runtime linked statically into a shared object with its symbols hidden (the LV2
+ *     plugin) has the same hook pointers, local: sw_rtaudit_install_private finds them in that
+ *     object's ELF symbol table (lv2host.c); its swift_beginAccess/swift_once cannot be interposed.
  *  3. System calls, counted by the kernel: Syscall User Dispatch (Linux >= 5.11,
  *     prctl(PR_SET_SYSCALL_USER_DISPATCH)). During the audited region the thread's selector byte
  *     is BLOCK, so *any* system call instruction executed by that thread outside this library's
@@ -286,38 +289,63 @@ static uintptr_t private_symbol(const void *anchor, const char *name) {
 /* swift_retain, swizzled, jumps through this pointer with the object unmasked */
 static void *hook_retain_adapter(void *o) { COUNT(C_RETAIN); return orig_retain(o); }
 
-/* Installs the SIGSYS handler and the Swift hooks. Returns 0 when all is in place, -1 when the
- * Swift runtime hooks are missing (not a Swift process), -2 when SIGSYS cannot be handled, -3 when
- * the private retain adapter is not in libswiftCore's symbol table. */
-EXPORT int sw_rtaudit_install(void) {
+/* A symbol of the Swift runtime: exported (dlsym), or, with an anchor, private to the shared object
+ * holding the anchor (a runtime linked statically into a plugin whose symbols are hidden). */
+static void *runtime_symbol(const void *anchor, const char *name) {
+    return anchor ? (void *)private_symbol(anchor, name) : dlsym(RTLD_DEFAULT, name);
+}
+
+/* Installs the SIGSYS handler and the hooks of the Swift runtime: the process's libswiftCore
+ * (anchor NULL) or the one linked statically into the shared object holding `anchor`. Returns 0
+ * when all is in place, -1 when the Swift runtime hooks are missing (not a Swift process, or a
+ * stripped plugin), -2 when SIGSYS cannot be handled, -3 when the private retain adapter is not in
+ * the runtime's symbol table. */
+static int install(const void *anchor) {
     if (atomic_exchange(&installed, 1)) return 0;
     if (install_sigsys() != 0) return -2;
     atomic_store(&sigsys_ready, 1);
-    void **p_retain = dlsym(RTLD_DEFAULT, "_swift_retain");
+    void **p_retain = runtime_symbol(anchor, "_swift_retain");
     void **p_adapter = p_retain ? (void **)private_symbol(p_retain, "_ZL21_swift_retain_adapter") : NULL;
-    void **p_release = dlsym(RTLD_DEFAULT, "_swift_release");
-    void **p_retain_n = dlsym(RTLD_DEFAULT, "_swift_retain_n");
-    void **p_release_n = dlsym(RTLD_DEFAULT, "_swift_release_n");
-    void **p_try = dlsym(RTLD_DEFAULT, "_swift_tryRetain");
-    void **p_alloc = dlsym(RTLD_DEFAULT, "_swift_allocObject");
-    bool *enable = dlsym(RTLD_DEFAULT, "_swift_enableSwizzlingOfAllocationAndRefCountingFunctions_forInstrumentsOnly");
-    if (!p_retain || !p_release || !p_retain_n || !p_release_n || !p_try || !p_alloc || !enable) return -1;
+    void **p_release = runtime_symbol(anchor, "_swift_release");
+    void **p_retain_n = runtime_symbol(anchor, "_swift_retain_n");
+    void **p_release_n = runtime_symbol(anchor, "_swift_release_n");
+    void **p_try = runtime_symbol(anchor, "_swift_tryRetain");
+    void **p_alloc = runtime_symbol(anchor, "_swift_allocObject");
+    bool *enable = runtime_symbol(anchor, "_swift_enableSwizzlingOfAllocationAndRefCountingFunctions_forInstrumentsOnly");
+    if (!p_retain || !p_release || !enable) return -1;
+    /* libswiftCore has them all; a runtime linked into a plugin keeps only the entry points the
+     * plugin uses (the linker drops the rest with their hook pointers) */
+    if (!anchor && (!p_retain_n || !p_release_n || !p_try || !p_alloc)) return -1;
     if (!p_adapter) return -3;
     orig_retain = (retain_fn)*p_retain;
     orig_release = (release_fn)*p_release;
-    orig_retain_n = (retain_n_fn)*p_retain_n;
-    orig_release_n = (release_n_fn)*p_release_n;
-    orig_try_retain = (retain_fn)*p_try;
-    orig_alloc = (alloc_fn)*p_alloc;
     (void)hook_retain;                 /* _swift_retain itself stays: it is reached only through the adapter */
     *p_adapter = (void *)hook_retain_adapter;
     *p_release = (void *)hook_release;
-    *p_retain_n = (void *)hook_retain_n;
-    *p_release_n = (void *)hook_release_n;
-    *p_try = (void *)hook_try_retain;
-    *p_alloc = (void *)hook_alloc;
+    if (p_retain_n) { orig_retain_n = (retain_n_fn)*p_retain_n; *p_retain_n = (void *)hook_retain_n; }
+    if (p_release_n) { orig_release_n = (release_n_fn)*p_release_n; *p_release_n = (void *)hook_release_n; }
+    if (p_try) { orig_try_retain = (retain_fn)*p_try; *p_try = (void *)hook_try_retain; }
+    if (p_alloc) { orig_alloc = (alloc_fn)*p_alloc; *p_alloc = (void *)hook_alloc; }
     atomic_thread_fence(memory_order_seq_cst);
     *enable = true;
+    return 0;
+}
+
+EXPORT int sw_rtaudit_install(void) { return install(NULL); }
+
+/* The same for a Swift runtime linked statically into the shared object holding `anchor` (an LV2
+ * plugin): its hooks are found in the object's ELF symbol table. */
+EXPORT int sw_rtaudit_install_private(const void *anchor) { return install(anchor); }
+
+/* The canary's Swift object, retain and release from the runtime linked into the shared object
+ * holding `anchor`: the runtime's own empty-array singleton (immortal; retaining it changes
+ * nothing, but every retain still passes the hooks). 0 when found. */
+EXPORT int sw_rtaudit_set_private_canary(const void *anchor) {
+    void *object = (void *)private_symbol(anchor, "_swiftEmptyArrayStorage");
+    canary_swift_retain = (void *(*)(void *))private_symbol(anchor, "swift_retain");
+    canary_swift_release = (void (*)(void *))private_symbol(anchor, "swift_release");
+    if (!object || !canary_swift_retain || !canary_swift_release) return -1;
+    canary_object = object;
     return 0;
 }
 

@@ -198,30 +198,7 @@ extension WahProcessor {
             if abs(st.u2) < flush { st.u2 = 0 }
         }
 
-        let effect = co.dryGain * dry + co.cbWetGain * wet
-        var c = st.crossfade
-        if c != co.crossfadeTarget {
-            if c < co.crossfadeTarget {
-                c += co.crossfadeStep
-                if c > co.crossfadeTarget { c = co.crossfadeTarget }
-            } else {
-                c -= co.crossfadeStep
-                if c < co.crossfadeTarget { c = co.crossfadeTarget }
-            }
-            st.crossfade = c
-        }
-        var out: Double
-        if c == 1.0 {
-            out = effect
-        } else if c == 0.0 {
-            out = dry
-        } else {
-            out = dry + c * (effect - dry)
-        }
-        let limit = Double(Float.greatestFiniteMagnitude)
-        if out > limit { out = limit }
-        if out < -limit { out = -limit }
-        return Float(out)
+        return crossfadeAndLimit(co.dryGain * dry + co.cbWetGain * wet, dry, &st.crossfade, co)
     }
 
     /// The crybaby block loop: pedal smoother, laws recomputed only when the smoothed pedal

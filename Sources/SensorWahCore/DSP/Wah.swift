@@ -476,7 +476,14 @@ public struct WahProcessor: Sendable {
         s1 = abs(n1) < flush ? 0 : n1
         s2 = abs(n2) < flush ? 0 : n2
 
-        let effect = co.dryGain * dry + wetGain * bp
+        return crossfadeAndLimit(co.dryGain * dry + wetGain * bp, dry, &crossfade, co)
+    }
+
+    /// The end of every voice's sample: one step of the 5 ms bypass crossfade from `dry` to
+    /// `effect` (the voice's wet signal mixed with the dry one), then the output clamped to the
+    /// finite Float range.
+    @inlinable @inline(__always)
+    static func crossfadeAndLimit(_ effect: Double, _ dry: Double, _ crossfade: inout Double, _ co: Coefficients) -> Float {
         var c = crossfade
         if c != co.crossfadeTarget {
             if c < co.crossfadeTarget {
