@@ -178,6 +178,14 @@ final class JackRenderTests: XCTestCase {
             let steps = (edge - 2000..<edge + 2000).map { abs(y[$0] - y[$0 - 1]) }
             XCTAssertLessThanOrEqual(steps.max()!, sineStep * 1.05, "a step at the switch near \(Double(edge) / Double(rate)) s")
         }
+        // the same from a configuration file (`jack:` keys that need a JACK client are not render's)
+        let config = dir.appendingPathComponent("wah.yaml").path
+        try "jack:\n  wah: true\n  wah-switch: flick\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let fromFile = dir.appendingPathComponent("from-file.wav").path
+        let c = try JackTest.sh(binary, ["render", "--config", config, "--recording", "Recordings/wrist-wah-phone.csv", input, fromFile])
+        XCTAssertEqual(c.status, 0, c.err)
+        XCTAssertTrue(c.err.contains("wah switched by flick: 2 switches"), c.err)
+        XCTAssertEqual(try JackTest.readWAV(fromFile).channels[0], y)
         // without the switch, the same render is engaged from the start
         let plain = dir.appendingPathComponent("plain.wav").path
         XCTAssertEqual(try JackTest.sh(binary, ["render", "--recording", "Recordings/wrist-wah-phone.csv", input, plain]).status, 0)
