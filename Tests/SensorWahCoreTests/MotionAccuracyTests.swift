@@ -34,7 +34,8 @@ final class MotionAccuracyTests: XCTestCase {
         print("accuracy field recording sensorlog-iphone-82col-waterways-excerpt.csv (ran): \(c)")
         XCTAssertGreaterThan(c.frames, 1400)
         // Measured 3.0° (4.0° with the earlier filter, which averaged unit vectors in the world
-        // frame and left out readings 0.35 G from 1 G: half of every stride).
+        // frame and left out readings 0.35 G from 1 G: a quarter of them, the same phases of
+        // every stride).
         XCTAssertLessThan(c.gravityRMS, 3)
         XCTAssertLessThan(c.pitchRMS, 2.5)
     }
