@@ -8,8 +8,10 @@ import Darwin
 public struct EstimatorSettings: Sendable, Equatable {
     /// Time constant of each of the two first-order stages of the accelerometer's low-pass:
     /// how long the gyro alone is trusted. Larger is calmer during fast moves, smaller forgets
-    /// gyro errors sooner. Measured on a real 16.8 Hz walking log: 3.00° RMS at 0.5 s, 2.99° at
-    /// 0.6 s, 3.03° at 0.7 s (a Butterworth of the same reach, as VQF uses: 3.07°).
+    /// gyro errors sooner. Measured on a real 16.8 Hz walking phone log: 3.10° RMS at 0.4 s,
+    /// 2.98° at 0.5-0.6 s, 3.09° at 0.8 s; the synthetic 100 Hz wrist log 0.55-0.70° and the 30 Hz
+    /// watch log 0.35-0.29° over 0.5-0.8 s. (A prototype with VQF's second-order Butterworth
+    /// instead did no better on the walking log: 3.07° at its best.)
     public var accelTimeConstant = 0.6
     /// Start-up: the time constant ramps from `startTimeConstant` to `accelTimeConstant` over
     /// `startDuration` seconds (a high gain at first, so the first second is already right).
@@ -19,7 +21,7 @@ public struct EstimatorSettings: Sendable, Equatable {
     /// knock or a shock, not a hand's swing. Hand accelerations of a few tenths of a G are kept,
     /// because the raw readings average to gravity in an inertial frame (a tighter bound left
     /// out the same phases of every walking stride and biased the average: on the walking log
-    /// 3.0° RMS from 1 G up, 3.5° at 0.5 G, 4.0° at 0.35 G).
+    /// 2.98-3.00° RMS from 1 G up, 3.47° at 0.5 G, 4.05° at 0.35 G).
     public var accelRejection = 2.0
     /// Rest detection for gyro-bias learning: rotation below `restRate`, acceleration within
     /// `restAccel` of its short average, for `restTime` seconds.
