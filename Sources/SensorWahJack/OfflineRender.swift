@@ -170,6 +170,8 @@ public struct OfflineRenderResult: Sendable {
     public var sampleRate = 0
     /// Breakpoints that fell inside the audio.
     public var pedalChanges = 0
+    /// Engage-switch changes (`--wah-switch`) that fell inside the audio.
+    public var switchChanges = 0
     public var elapsedSeconds = 0.0
     public var outputFormat: SoundSampleFormat = .pcm24
     public var audioSeconds: Double { sampleRate > 0 ? Double(frames) / Double(sampleRate) : 0 }
@@ -178,7 +180,8 @@ public struct OfflineRenderResult: Sendable {
 
 /// Runs `WahProcessor`s (one per channel, same settings, same pedal) over `input` into a new file
 /// `output`. The pedal target changes at each breakpoint's exact sample; the processors smooth
-/// it as they do in real time. `sampleFormat` nil: the input's encoding where the output container
+/// it as they do in real time. The engage switch (`automation.switches`) changes at its exact
+/// sample too, with the wah's 5 ms crossfade. `sampleFormat` nil: the input's encoding where the output container
 /// holds it, else 24-bit PCM.
 public func renderWah(input: SoundFile, output path: String, settings: WahSettings, automation: PedalAutomation,
                       sampleFormat: SoundSampleFormat? = nil, blockFrames: Int = 4096,
@@ -189,7 +192,9 @@ public func renderWah(input: SoundFile, output path: String, settings: WahSettin
     if sampleFormat == nil && chosen == .float && SoundFileContainer(path: path) == .flac { chosen = .pcm24 }
     let output = try SoundFile.create(path, sampleRate: input.sampleRate, channels: channels, sampleFormat: chosen)
 
-    var wahs = [WahProcessor](repeating: WahProcessor(settings: settings), count: channels)
+    var startSettings = settings
+    if automation.initialBypassed { startSettings.bypass = true }   // a switched wah starts off
+    var wahs = [WahProcessor](repeating: WahProcessor(settings: startSettings), count: channels)
     for c in 0..<channels {
         wahs[c].setPedal(automation.initialPedal)
         wahs[c].prepare(sampleRate: Double(input.sampleRate))
@@ -200,7 +205,9 @@ public func renderWah(input: SoundFile, output path: String, settings: WahSettin
     defer { interleaved.deallocate(); planar.deallocate() }
 
     let points = automation.breakpoints
+    let switches = automation.switches
     var next = 0            // next breakpoint to apply
+    var nextSwitch = 0      // next engage-switch change to apply
     var position = 0        // frame index of the block start
     var result = OfflineRenderResult()
     result.channels = channels
@@ -223,8 +230,15 @@ public func renderWah(input: SoundFile, output path: String, settings: WahSettin
                 next += 1
                 result.pedalChanges += 1
             }
+            while nextSwitch < switches.count && switches[nextSwitch].frame <= position + offset {
+                // the wah's own 5 ms crossfade, as on JACK
+                for c in 0..<channels { wahs[c].setBypass(switches[nextSwitch].pedal == 0) }
+                nextSwitch += 1
+                result.switchChanges += 1
+            }
             var end = n
             if next < points.count && points[next].frame < position + n { end = points[next].frame - position }
+            if nextSwitch < switches.count && switches[nextSwitch].frame < position + end { end = switches[nextSwitch].frame - position }
             for c in 0..<channels {
                 let p = planar + c * block + offset
                 wahs[c].process(p, p, count: end - offset)

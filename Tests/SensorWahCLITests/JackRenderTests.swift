@@ -128,6 +128,8 @@ final class JackRenderTests: XCTestCase {
             (["render", "--pedal", "1", dir.appendingPathComponent("missing.wav").path, out], "cannot read"),
             (["render", "--recording", "Recordings/wrist-wah-phone.csv", "--pedal-map", "2", input, out], "--pedal-map 2"),
             (["render", "--pedal", "1", "--sample-format", "float", input, dir.appendingPathComponent("o.flac").path], "FLAC"),
+            (["render", "--pedal", "1", "--wah-switch", "flick", input, out], "--wah-switch needs --recording"),
+            (["render", "--recording", "Recordings/wrist-wah-phone.csv", "--wah-switch", "wink", input, out], "flick, shake or tap"),
         ]
         for (args, message) in cases {
             let r = try JackTest.sh(binary, args)
@@ -135,5 +137,59 @@ final class JackRenderTests: XCTestCase {
             XCTAssertTrue(r.err.contains(message), "\(args): expected '\(message)' in:\n\(r.err)")
             XCTAssertFalse(r.err.contains("Fatal error") || r.err.contains("crashed"), r.err)
         }
+    }
+
+    /// `--wah-switch flick`: the wah starts bypassed (the output is the input, sample for
+    /// sample), the recording's first flick (6.28 s) engages it and the second (6.98 s) bypasses
+    /// it again, at the flicks' own samples, with the 5 ms crossfade: no step in the output
+    /// larger than the sine's own.
+    func testRenderHonoursTheWahSwitch() throws {
+        let binary = JackTest.debugBinary
+        let dir = try JackTest.tempDir("render-switch")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rate = 44_100
+        // 300 Hz: far below the toe's band, so the engaged wah is clearly quieter than the input
+        let x = (0..<(rate * 10)).map { Float(0.25 * sin(2 * Double.pi * 300 * Double($0) / Double(rate))) }
+        let input = dir.appendingPathComponent("sine.wav").path
+        try JackTest.writeWAV(input, rate: rate, channels: [x])
+        let out = dir.appendingPathComponent("switched.wav").path
+        let r = try JackTest.sh(binary, ["render", "--recording", "Recordings/wrist-wah-phone.csv", "--wah-switch", "flick", input, out])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertTrue(r.err.contains("wah switched by flick: 2 switches, starts bypassed"), r.err)
+        XCTAssertTrue(r.err.contains(", 2 switches"), r.err)
+        let y = try JackTest.readWAV(out).channels[0]
+        XCTAssertEqual(y.count, x.count)
+        let changed = (0..<y.count).filter { abs(y[$0] - x[$0]) > 1e-4 }
+        let first = try XCTUnwrap(changed.first, "the wah was never engaged")
+        let last = try XCTUnwrap(changed.last)
+        // the flicks, from `replay --map "flick cc=20"`: 6.282 s and 6.980 s, plus the 5 ms fade out
+        XCTAssertEqual(Double(first) / Double(rate), 6.282, accuracy: 0.002)
+        XCTAssertEqual(Double(last) / Double(rate), 6.985, accuracy: 0.003)
+        func rms(_ from: Double, _ to: Double) -> Double {
+            let s = y[Int(from * Double(rate))..<Int(to * Double(rate))]
+            return (s.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(s.count)).squareRoot()
+        }
+        XCTAssertEqual(rms(1, 6), 0.25 / 2.0.squareRoot(), accuracy: 1e-3, "bypassed before the first flick")
+        XCTAssertLessThan(rms(6.35, 6.9), 0.05, "engaged between the flicks")
+        XCTAssertEqual(rms(7.1, 9.9), 0.25 / 2.0.squareRoot(), accuracy: 1e-3, "bypassed after the second flick")
+        // no click: the largest step near each switch is no larger than the sine's own
+        let sineStep = (1..<x.count).map { abs(x[$0] - x[$0 - 1]) }.max()!
+        for edge in [first, last] {
+            let steps = (edge - 2000..<edge + 2000).map { abs(y[$0] - y[$0 - 1]) }
+            XCTAssertLessThanOrEqual(steps.max()!, sineStep * 1.05, "a step at the switch near \(Double(edge) / Double(rate)) s")
+        }
+        // the same from a configuration file (`jack:` keys that need a JACK client are not render's)
+        let config = dir.appendingPathComponent("wah.yaml").path
+        try "jack:\n  wah: true\n  wah-switch: flick\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let fromFile = dir.appendingPathComponent("from-file.wav").path
+        let c = try JackTest.sh(binary, ["render", "--config", config, "--recording", "Recordings/wrist-wah-phone.csv", input, fromFile])
+        XCTAssertEqual(c.status, 0, c.err)
+        XCTAssertTrue(c.err.contains("wah switched by flick: 2 switches"), c.err)
+        XCTAssertEqual(try JackTest.readWAV(fromFile).channels[0], y)
+        // without the switch, the same render is engaged from the start
+        let plain = dir.appendingPathComponent("plain.wav").path
+        XCTAssertEqual(try JackTest.sh(binary, ["render", "--recording", "Recordings/wrist-wah-phone.csv", input, plain]).status, 0)
+        let z = try JackTest.readWAV(plain).channels[0]
+        XCTAssertGreaterThan(abs(z[rate] - x[rate]) + abs(z[rate + 37] - x[rate + 37]) + abs(z[rate + 91] - x[rate + 91]), 1e-3)
     }
 }

@@ -25,18 +25,72 @@ final class MotionAccuracyTests: XCTestCase {
     }
 
     /// A real iPhone log (walking, ~16.8 Hz) with raw sensors and Core Motion's attitude.
-    func testRealIPhoneLog() throws {
+    func testRealIPhoneLogWithin3Degrees() throws {
         let url = fieldRecordings.appendingPathComponent("sensorlog-iphone-82col-waterways-excerpt.csv")
-        guard FileManager.default.fileExists(atPath: url.path) else { throw XCTSkip("field recording not present at \(url.path)") }
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw XCTSkip("field recording not present at \(url.path): the real-log check did not run")
+        }
         let c = try compareWithDevice(path: url.path)
         print("accuracy field recording sensorlog-iphone-82col-waterways-excerpt.csv (ran): \(c)")
         XCTAssertGreaterThan(c.frames, 1400)
-        // Measured 4.0° RMS: the goal of 3° is missed on this log. It is logged at 16.8 Hz while
-        // walking (rotation 1.8 rad/s RMS, |a| varying ±0.35 G), so the gyro is sampled far
-        // below the motion's bandwidth: integrating it alone differs from Core Motion's 100 Hz
-        // attitude by a median 1° per sample. The bound guards against regressions.
-        XCTAssertLessThan(c.gravityRMS, 4.5)
-        XCTAssertLessThan(c.pitchRMS, 3)
+        // Measured 3.0° (4.0° with the earlier filter, which averaged unit vectors in the world
+        // frame and left out readings 0.35 G from 1 G: a quarter of them, the same phases of
+        // every stride).
+        XCTAssertLessThan(c.gravityRMS, 3)
+        XCTAssertLessThan(c.pitchRMS, 2.5)
+    }
+
+    /// The Android logs among the field recordings (HyperIMU), against Android's own fusion:
+    /// its gravity sensor, or the accelerometer minus its linear acceleration. Printed for the
+    /// README; bounded a little above what was measured, against regressions.
+    func testAndroidFieldRecordings() throws {
+        let logs: [(name: String, skip: Double, bound: Double, what: String)] = [
+            // Android's gravity swings 20° during the push while the gyro turns 3°: the
+            // reference, not the fusion, follows the push there (elsewhere within 1°)
+            ("hyperimu-2017-y-impulse.csv", 1, 4.5, "phone on a table, pushed (MPL gravity, 43 Hz)"),
+            ("hyperimu-2017-with-timestamp.csv", 0.5, 32, "phone spun by hand up to 23 rad/s (accelerometer - linear, 18 Hz)"),
+            ("hyperimu-2014-filetest.csv", 0.2, 1.5, "phone still, no gyroscope (accelerometer - linear, 10 Hz)"),
+        ]
+        var ran = 0
+        for log in logs {
+            let url = fieldRecordings.appendingPathComponent(log.name)
+            guard FileManager.default.fileExists(atPath: url.path) else { continue }
+            let c = try compareWithDevice(path: url.path, skip: log.skip)
+            print("accuracy field recording \(log.name), \(log.what) (ran): \(c)")
+            XCTAssertGreaterThan(c.frames, 10, log.name)
+            XCTAssertLessThan(c.gravityRMS, log.bound, log.name)
+            ran += 1
+        }
+        if ran == 0 { throw XCTSkip("field recordings not present at \(fieldRecordings.path): the Android checks did not run") }
+    }
+
+    /// What the real walking log showed, synthesised so that it runs everywhere: a phone in a
+    /// pocket at 16.8 Hz (gyro sampled 10 ms before the accelerometer), swinging with the stride
+    /// (0.9 Hz and harmonics, 1.8 rad/s RMS) and shaken by the steps (±0.3 G bounce, ±0.2 G
+    /// sideways and fore-aft). The earlier filter measured 2.6° RMS here.
+    func testSynthesisedWalkingAt17Hz() {
+        let f = 0.9, w = 2 * Double.pi * f
+        let s = MotionScript(attitude: { t in
+            Quaternion.attitude(pitch: -1.3 + 0.12 * sin(w * t) + 0.06 * sin(2 * w * t + 0.5) + 0.03 * sin(4 * w * t + 1.1),
+                                roll: 0.9 * sin(2 * .pi * 0.05 * t) + 0.25 * sin(w * t + 1) + 0.08 * sin(3 * w * t + 0.3) + 0.04 * sin(5 * w * t),
+                                yaw: 0.03 * t + 0.2 * sin(w * t))
+        }, worldAccel: { t in
+            Vector3(0.15 * sin(w * t + 0.2) + 0.1 * sin(2 * w * t + 1.3),
+                    0.2 * sin(2 * w * t + 0.7) + 0.08 * sin(4 * w * t),
+                    0.3 * sin(2 * w * t) + 0.1 * sin(4 * w * t + 0.4))
+        })
+        var stage = MotionStage()
+        var squares = 0.0, n = 0
+        for var frame in s.frames(rate: 16.8, duration: 90, gyroNoise: 0.01, accelNoise: 0.01, gyroLead: 0.01) {
+            stage.process(&frame)
+            let t = frame.latestTime
+            guard t >= 3 else { continue }
+            let e = angleDegrees(s.attitude(t).gravity, Vector3(frame[.tiltX], frame[.tiltY], frame[.tiltZ]))
+            squares += e * e; n += 1
+        }
+        let rms = (squares / Double(n)).squareRoot()
+        print("accuracy synthesised walking at 16.8 Hz: \(n) frames, gravity direction \(String(format: "%.2f", rms))° RMS")
+        XCTAssertLessThan(rms, 1)
     }
 
     /// Conventions: with `device` as the tilt source, tilt.pitch / tilt.roll are the log's own

@@ -24,9 +24,10 @@ struct MotionScript {
         return q.unrotate(Vector3(0, 0, -1) + worldAccel(t))
     }
 
-    /// Frames at `rate` Hz for `duration` s; gyro bias and noise optional.
+    /// Frames at `rate` Hz for `duration` s; gyro bias and noise optional. `gyroLead`: the gyro is
+    /// sampled that long before the accelerometer on each frame (a real iPhone log: 10 ms).
     func frames(rate hz: Double, duration: Double, bias: Vector3 = .zero, gyroNoise: Double = 0, accelNoise: Double = 0,
-                seed: UInt64 = 1, accelOnly: Bool = false) -> [SensorFrame] {
+                seed: UInt64 = 1, accelOnly: Bool = false, gyroLead: Double = 0) -> [SensorFrame] {
         var rng = SeededRandom(seed: seed)
         func gauss() -> Double {
             let u1 = max(Double(rng.next() % 1_000_000) / 1_000_000, 1e-9), u2 = Double(rng.next() % 1_000_000) / 1_000_000
@@ -42,9 +43,9 @@ struct MotionScript {
             f.times[SensorGroup.accelerometer.rawValue] = t
             f.newGroups = SensorGroup.accelerometer.bit
             if !accelOnly {
-                let w = rate(t) + bias + Vector3(gauss(), gauss(), gauss()) * gyroNoise
+                let w = rate(t - gyroLead) + bias + Vector3(gauss(), gauss(), gauss()) * gyroNoise
                 f[.gyroX] = w.x; f[.gyroY] = w.y; f[.gyroZ] = w.z
-                f.times[SensorGroup.gyro.rawValue] = t
+                f.times[SensorGroup.gyro.rawValue] = t - gyroLead
                 f.newGroups |= SensorGroup.gyro.bit
             }
             out.append(f)
@@ -81,8 +82,23 @@ struct AttitudeComparison: CustomStringConvertible {
     }
 }
 
+/// The device's own gravity direction on a frame (the reference the fusion is compared with):
+/// its attitude quaternion (SensorLog), else its gravity vector (Android's `MPL_Gravity`), else
+/// the accelerometer minus its user acceleration (Android's linear acceleration). Nil when the
+/// frame carries none. Its sign follows the log's accelerometer, as the fused tilt does.
+func deviceGravity(_ f: SensorFrame) -> Vector3? {
+    guard f.has(.motion) else { return nil }
+    let q = Quaternion(w: f[.quatW], x: f[.quatX], y: f[.quatY], z: f[.quatZ])
+    if q.w.isFinite && q.x.isFinite && q.y.isFinite && q.z.isFinite { return q.normalized.gravity }
+    let g = Vector3(f[.gravityX], f[.gravityY], f[.gravityZ])
+    if g.isFiniteVector && g.length > 0.5 { return g / g.length }
+    let u = Vector3(f[.userX], f[.userY], f[.userZ]), a = Vector3(f[.accelX], f[.accelY], f[.accelZ])
+    if f.has(.accelerometer) && u.isFiniteVector && a.isFiniteVector && (a - u).length > 0.5 { return (a - u) / (a - u).length }
+    return nil
+}
+
 /// Runs a log through the parser and a motion stage; compares the fused tilt with the
-/// device's attitude (its quaternion) on every frame with a new motion sample, after `skip` s.
+/// device's own (`deviceGravity`) on every frame with a new motion sample, after `skip` s.
 func compareWithDevice(path: String, settings: MotionSettings = .init(), skip: Double = 3) throws -> AttitudeComparison {
     let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
     let (_, frames) = parseBytes(bytes, chunks: [])
@@ -91,10 +107,7 @@ func compareWithDevice(path: String, settings: MotionSettings = .init(), skip: D
     let t0 = frames.first?.latestTime ?? 0
     for var f in frames {
         stage.process(&f)
-        guard f.has(.motion), f.has(.derived), f.latestTime - t0 >= skip else { continue }
-        let q = Quaternion(w: f[.quatW], x: f[.quatX], y: f[.quatY], z: f[.quatZ])
-        guard q.w.isFinite else { continue }
-        let dev = q.normalized.gravity
+        guard f.has(.derived), f.latestTime - t0 >= skip, let dev = deviceGravity(f) else { continue }
         // the estimate at the motion sample's own time (a few ms after the gyro's)
         let fused = settings.tiltSource == .device ? Vector3(f[.tiltX], f[.tiltY], f[.tiltZ])
             : stage.estimator.attitude(at: f.time(.motion)).gravity
@@ -102,10 +115,11 @@ func compareWithDevice(path: String, settings: MotionSettings = .init(), skip: D
         c.frames += 1
         c.gravitySquares += e * e
         c.worst = max(c.worst, e)
-        let dp = TiltAngles.pitch(fused) * 180 / .pi - f[.pitch] * 180 / .pi
+        let devPitch = TiltAngles.pitch(dev) * 180 / .pi, devRoll = TiltAngles.roll(dev) * 180 / .pi
+        let dp = TiltAngles.pitch(fused) * 180 / .pi - devPitch
         c.pitchSquares += dp * dp
-        if abs(f[.pitch]) < 60 * .pi / 180 {
-            let dr = wrapDegrees(TiltAngles.roll(fused) * 180 / .pi - f[.roll] * 180 / .pi)
+        if abs(devPitch) < 60 {
+            let dr = wrapDegrees(TiltAngles.roll(fused) * 180 / .pi - devRoll)
             c.rollSquares += dr * dr
             c.rollFrames += 1
         }

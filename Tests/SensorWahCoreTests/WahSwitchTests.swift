@@ -53,4 +53,22 @@ final class WahSwitchTests: XCTestCase {
         XCTAssertEqual(events.map(\.kind), [.wahSwitch, .wahSwitch, .wahSwitch])
         XCTAssertEqual(events.map(\.value), [1, 0, 1])
     }
+
+    /// Offline render's side: the switch events land in `PedalAutomation.switches` at their own
+    /// frames, apart from the pedal's breakpoints; before the first, the wah is as `initialBypassed` says.
+    func testPedalAutomationKeepsTheSwitchChanges() {
+        var a = PedalAutomation(target: .controlChange(channel: 0, controller: 11), sampleRate: 1000)
+        a.initialBypassed = true
+        a.add(MIDIEvent(target: .controlChange(channel: 0, controller: 11), value: 127, time: 0.5))
+        a.add(MIDIEvent(target: .wahSwitch, value: 1, time: 1.0))
+        a.add(MIDIEvent(target: .wahSwitch, value: 0, time: 2.0))
+        a.add(MIDIEvent(target: .wahSwitch, value: 1, time: 1.5))   // stamped early: at the last one's frame, replacing it
+        a.add(MIDIEvent(target: .wahSwitch, value: 0, time: -.nan))
+        XCTAssertEqual(a.breakpoints, [PedalBreakpoint(frame: 500, pedal: 1)])
+        XCTAssertEqual(a.switches, [PedalBreakpoint(frame: 1000, pedal: 1), PedalBreakpoint(frame: 2000, pedal: 1)])
+        XCTAssertEqual(a.ignored, 1)
+        XCTAssertTrue(a.bypassed(atFrame: 999))
+        XCTAssertFalse(a.bypassed(atFrame: 1000))
+        XCTAssertFalse(a.bypassed(atFrame: 5000))
+    }
 }

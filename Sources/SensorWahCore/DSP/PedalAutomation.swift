@@ -22,12 +22,20 @@ public struct PedalBreakpoint: Sendable, Equatable, CustomStringConvertible {
 ///   same frame replaces the first.
 /// - Before the first breakpoint the pedal sits at `initialPedal` (the mapping's rest value unless
 ///   given).
-/// The smoothing happens in the wah itself (`WahProcessor`), exactly as in real time.
+/// - The wah's engage switch (`--wah-switch`: `wahSwitch` events, 1 engaged, 0 bypassed) is
+///   kept the same way in `switches`, frame by frame; before the first one the wah is bypassed
+///   when `initialBypassed` (a switched wah starts off, like the pedal).
+/// The smoothing and the switch's crossfade happen in the wah itself (`WahProcessor`), exactly
+/// as in real time.
 public struct PedalAutomation: Sendable, Equatable {
     public let target: Target
     public let sampleRate: Double
     public var initialPedal: Float
     public private(set) var breakpoints: [PedalBreakpoint] = []
+    /// Engage-switch changes: from `frame` on the wah is engaged (`pedal` 1) or bypassed (0).
+    public private(set) var switches: [PedalBreakpoint] = []
+    /// Whether the wah starts bypassed (a `--wah-switch` render).
+    public var initialBypassed = false
     /// Messages for other targets, and messages with unusable times.
     public private(set) var ignored = 0
 
@@ -75,18 +83,35 @@ public struct PedalAutomation: Sendable, Equatable {
     }
 
     public mutating func add(_ e: MIDIEvent) {
-        guard let p = Self.pedal(of: e, for: target), var f = Self.frame(at: e.time, sampleRate: sampleRate) else {
+        if e.kind == .wahSwitch {
+            guard let f = Self.frame(at: e.time, sampleRate: sampleRate) else { ignored += 1; return }
+            Self.append(PedalBreakpoint(frame: f, pedal: e.value == 0 ? 0 : 1), to: &switches)
+            return
+        }
+        guard let p = Self.pedal(of: e, for: target), let f = Self.frame(at: e.time, sampleRate: sampleRate) else {
             ignored += 1
             return
         }
-        if let last = breakpoints.last {
-            if f < last.frame { f = last.frame }
-            if f == last.frame {
-                breakpoints[breakpoints.count - 1].pedal = p
+        Self.append(PedalBreakpoint(frame: f, pedal: p), to: &breakpoints)
+    }
+
+    /// In frame order: an earlier frame takes the last one's, a second change at a frame replaces the first.
+    static func append(_ b: PedalBreakpoint, to list: inout [PedalBreakpoint]) {
+        var b = b
+        if let last = list.last {
+            if b.frame < last.frame { b.frame = last.frame }
+            if b.frame == last.frame {
+                list[list.count - 1].pedal = b.pedal
                 return
             }
         }
-        breakpoints.append(PedalBreakpoint(frame: f, pedal: p))
+        list.append(b)
+    }
+
+    /// Whether the wah is bypassed at `frame` (the switch in force there).
+    public func bypassed(atFrame frame: Int) -> Bool {
+        guard let last = switches.last(where: { $0.frame <= frame }) else { return initialBypassed }
+        return last.pedal == 0
     }
 
     public mutating func add<S: Sequence>(contentsOf events: S) where S.Element == MIDIEvent {

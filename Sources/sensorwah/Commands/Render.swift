@@ -26,6 +26,7 @@ struct Render: ParsableCommand {
           sensorwah render --wah-mode envelope --voice crybaby guitar.wav auto.wav
           sensorwah render --wah-mode both --pedal 20 --sensitivity 4 guitar.wav touch.wav
           sensorwah render --recording take.csv --map "pitch cc14=1" --sample-format float in.wav out.wav
+          sensorwah render --recording take.csv --map "tilt.x zero cc=11" --wah-switch flick in.wav out.wav
         """
     )
 
@@ -35,6 +36,8 @@ struct Render: ParsableCommand {
     var pedal: Int?
     @Option(name: .customLong("pedal-map"), help: ArgumentHelp("Which --map drives the pedal, 1 = the first.", valueName: "INDEX"))
     var pedalMap = 1
+    @Option(name: .customLong("wah-switch"), help: ArgumentHelp("A gesture in the recording that engages and bypasses the wah, like a wah pedal's toe switch (5 ms crossfade, no click); the wah starts bypassed.", valueName: "flick|shake|tap"))
+    var wahSwitch: String?
     @Option(help: ArgumentHelp("Output encoding: pcm16, pcm24 or float (default: as the input when the output format holds it, else pcm24).", valueName: "FORMAT"))
     var sampleFormat: SoundSampleFormat?
     @Argument(help: "Input audio file (WAV, FLAC, AIFF).")
@@ -53,6 +56,10 @@ struct Render: ParsableCommand {
         default: break
         }
         if let p = pedal, !(0...127).contains(p) { throw ValidationError("--pedal must be 0...127") }
+        if let w = wahSwitch {
+            guard Gesture(name: w) != nil else { throw ValidationError("--wah-switch '\(w)': flick, shake or tap") }
+            guard recording != nil else { throw ValidationError("--wah-switch needs --recording LOG (the gesture comes from the log)") }
+        }
         guard (1...1000).contains(pedalMap) else { throw ValidationError("--pedal-map counts from 1") }
         guard SoundFileContainer(path: output) != nil else {
             throw ValidationError("'\(output)': the output format comes from the extension: .wav, .flac, .aif or .aiff")
@@ -80,8 +87,11 @@ struct Render: ParsableCommand {
                 throw ValidationError("--pedal-map \(pedalMap): there \(mappings.count == 1 ? "is 1 mapping" : "are \(mappings.count) mappings")")
             }
             let m = mappings[pedalMap - 1]
-            let collect = PedalAutomationOutput(PedalAutomation(mapping: m, sampleRate: rate))
-            var pipeline = Pipeline(mappings: mappings, outputs: [collect])
+            var start = PedalAutomation(mapping: m, sampleRate: rate)
+            start.initialBypassed = wahSwitch != nil
+            let collect = PedalAutomationOutput(start)
+            // the switch's mapping goes after the user's, as with JACK (--pedal-map counts are unchanged)
+            var pipeline = Pipeline(mappings: mappings + wahSwitchMappings(wahSwitch), outputs: [collect])
             guard let paths = FileReplay.expand(recording!), !paths.isEmpty else {
                 throw RuntimeFailure("cannot read '\(recording!)': no such file, or a folder without .csv files")
             }
@@ -97,6 +107,9 @@ struct Render: ParsableCommand {
             automation = collect.automation
             let end = automation.breakpoints.last.map { Double($0.frame) / rate } ?? 0
             how = "gesture \(recording!): \(read.parser.frames) frames, \(automation.breakpoints.count) pedal changes over \(fmt(end, 2)) s from mapping \(pedalMap) (\(m.target))"
+            if let w = wahSwitch {
+                how += "; wah switched by \(w): \(automation.switches.count) switch\(automation.switches.count == 1 ? "" : "es"), starts bypassed"
+            }
         }
 
         let result: OfflineRenderResult
@@ -112,6 +125,7 @@ struct Render: ParsableCommand {
         text += "  \(result.frames) frames x \(result.channels) channel\(result.channels == 1 ? "" : "s") at \(result.sampleRate) Hz = \(fmt(result.audioSeconds, 3)) s of audio\n"
         text += "  \(how)"
         if recording != nil { text += "; \(result.pedalChanges) applied within the audio" }
+        if wahSwitch != nil { text += ", \(result.switchChanges) switch\(result.switchChanges == 1 ? "" : "es")" }
         text += "\n  wah: \(tone.summary)\n"
         text += "  rendered in \(fmt(result.elapsedSeconds, 3)) s = \(fmt(result.realTimeFactor, 0))x real time"
         printError(text)

@@ -33,6 +33,8 @@ enum ConfigSchema {
         var commands: Set<String>
     }
 
+    /// The commands that run a JACK client (`render` reads only `wah-switch` from `jack:`).
+    static let jackCommands: Set<String> = ["replay", "listen", "learn"]
     static let mappingsKey = "mappings"
     static let scenesKey = "scenes"
     static let sceneKey = "scene"
@@ -56,9 +58,10 @@ enum ConfigSchema {
             Key("midi", .list), Key("alsa-client", .text), Key("alsa-port", .text), Key("alsa-connect", .list),
         ], commands: ["replay", "listen", "learn"]),
         Section(name: "jack", keys: [
-            Key("wah", .flag), Key("channels", .number), Key("jack-connect", .list), Key("jack-server", .text),
-            Key("wah-map", .number), Key("wah-switch", .text),
-        ], commands: ["replay", "listen", "learn"]),
+            Key("wah", .flag, only: jackCommands), Key("channels", .number, only: jackCommands),
+            Key("jack-connect", .list, only: jackCommands), Key("jack-server", .text, only: jackCommands),
+            Key("wah-map", .number, only: jackCommands), Key("wah-switch", .text),
+        ], commands: ["replay", "listen", "learn", "render"]),
         Section(name: "motion", keys: [
             Key("tilt-source", .text), Key("zero-gesture", .text, only: ["replay", "listen", "render", "calibrate", "plot"]),
             Key("rest-gravity", .text, only: ["replay", "listen", "render", "calibrate", "plot"]),

@@ -21,12 +21,7 @@ struct JackOptions: ParsableArguments {
     @OptionGroup var tone: WahToneOptions
 
     /// The internal mapping `--wah-switch` adds after the user's (so --wah-map counts are unchanged).
-    func switchMappings() -> [Mapping] {
-        guard let text = wahSwitch, let g = Gesture(name: text) else { return [] }
-        var m = Mapping(source: .axis(g.quantity), target: .wahSwitch)
-        m.smoothing = 0
-        return [m]
-    }
+    func switchMappings() -> [Mapping] { wahSwitchMappings(wahSwitch) }
 
     func validate() throws {
         guard channels == 1 || channels == 2 else { throw ValidationError("--channels must be 1 or 2") }
@@ -47,4 +42,13 @@ struct JackOptions: ParsableArguments {
         }
         return out
     }
+}
+
+/// The internal mapping `--wah-switch GESTURE` adds after the user's, for JACK (`listen`,
+/// `replay`) and for `render` alike: each gesture flips the wah's engage switch.
+func wahSwitchMappings(_ gesture: String?) -> [Mapping] {
+    guard let text = gesture, let g = Gesture(name: text) else { return [] }
+    var m = Mapping(source: .axis(g.quantity), target: .wahSwitch)
+    m.smoothing = 0
+    return [m]
 }
