@@ -13,11 +13,12 @@ public final class ALSAMIDIOutput: EventOutput {
     private var lastService = 0.0
     private var sendsSinceCheck = 0
 
-    public init(clientName: String = "SensorWah", portName: String = "out", connect specs: [String] = [],
-         logger: Logger) throws {
+    public init(clientName: String = "SensorWah", portName: String = "out", controlPort: String? = nil,
+                connect specs: [String] = [], logger: Logger) throws {
         self.logger = logger
-        sequencer = try ALSASequencerOutput(clientName: clientName, portName: portName, logger: logger)
+        sequencer = try ALSASequencerOutput(clientName: clientName, portName: portName, controlPortName: controlPort, logger: logger)
         logger.info("ALSA: sending as \(clientName):\(portName) (\(sequencer.address))")
+        if let name = programChangeInputName { logger.info("ALSA: Program Change selects the scene on \(name)") }
         for spec in specs {
             do {
                 if try sequencer.connect(spec) {
@@ -43,8 +44,25 @@ public final class ALSAMIDIOutput: EventOutput {
         if sendsSinceCheck >= 32 { sendsSinceCheck = 0; serviceIfDue() }
     }
 
-    /// Also reads sequencer announcements, at most every 100 ms (connects late destinations).
-    public func flush() { serviceIfDue() }
+    /// Also reads sequencer announcements, at most every 100 ms (connects late destinations);
+    /// with a control port, every time (Program Change should not wait).
+    public func flush() {
+        if sequencer.controlPort >= 0 {
+            lastService = monotonicSeconds()
+            sequencer.serviceAnnouncements()
+        } else {
+            serviceIfDue()
+        }
+    }
+
+    public var programChangeInputName: String? {
+        guard sequencer.controlPort >= 0, let name = sequencer.controlPortName else { return nil }
+        return "ALSA \(sequencer.clientName):\(name) (\(sequencer.address.client):\(sequencer.controlPort))"
+    }
+
+    public func takeProgramChanges(_ body: (_ channel: UInt8, _ program: UInt8) -> Void) {
+        sequencer.takeProgramChanges(body)
+    }
 
     private func serviceIfDue() {
         let now = monotonicSeconds()
