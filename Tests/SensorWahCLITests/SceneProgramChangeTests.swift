@@ -7,6 +7,21 @@ import XCTest
 /// controllers, and jack_midi_dump recording `midi_out`. (The ALSA input is tested in the
 /// qemu guest: tools/alsa-guest-test, case `scenes`.)
 final class SceneProgramChangeTests: XCTestCase {
+    /// A channel outside 1-16 is refused in one line, pointing at the file's line when it came
+    /// from there.
+    func testSceneChannelOutOfRangeIsOneClearError() throws {
+        let r = try CLI.run(["listen", "--scene-channel", "17"])
+        XCTAssertEqual(r.status, 64, r.stderr)
+        XCTAssertTrue(r.stderr.contains("--scene-channel 17: a MIDI channel is 1 to 16"), r.stderr)
+        let dir = try JackTest.tempDir("scene-channel")
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("rig.yaml").path
+        try "listen:\n  port: 0\n  scene-channel: 0\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let f = try CLI.run(["listen", "--config", path])
+        XCTAssertEqual(f.status, 64, f.stderr)
+        XCTAssertTrue(f.stderr.contains("\(path):3: listen.scene-channel: --scene-channel 0: a MIDI channel is 1 to 16"), f.stderr)
+    }
+
     func testProgramChangeOnControlInSwitchesSceneAndRestsTheOldOne() throws {
         try JackTest.requireJackTools(["jack_midi_dump"])
         let dir = try JackTest.tempDir("scene-pc")
