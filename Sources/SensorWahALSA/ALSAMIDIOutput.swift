@@ -7,7 +7,9 @@ import SensorWahEngine
 /// appear. Throws `ALSAError` (one line: what is missing, what to do) without a sequencer; a
 /// destination that cannot be parsed or connected is logged as an error and skipped (check
 /// the specs up front with `ALSAAddressSpec(parsing:)` to turn that into a usage error).
-public final class ALSAMIDIOutput: EventOutput {
+///
+/// With `controlPort` (`listen` with scenes: "control in") it is also a Program Change input.
+public final class ALSAMIDIOutput: EventOutput, ProgramChangeInput {
     public let sequencer: ALSASequencerOutput
     private let logger: Logger
     private var lastService = 0.0
@@ -18,7 +20,6 @@ public final class ALSAMIDIOutput: EventOutput {
         self.logger = logger
         sequencer = try ALSASequencerOutput(clientName: clientName, portName: portName, controlPortName: controlPort, logger: logger)
         logger.info("ALSA: sending as \(clientName):\(portName) (\(sequencer.address))")
-        if let name = programChangeInputName { logger.info("ALSA: Program Change selects the scene on \(name)") }
         for spec in specs {
             do {
                 if try sequencer.connect(spec) {
