@@ -77,6 +77,10 @@ public final class ALSAMIDIOutput: EventOutput, ProgramChangeInput {
         if sequencer.failed > 0 {
             logger.warning("ALSA: \(sequencer.failed) of \(sequencer.sent + sequencer.failed) messages did not reach every subscriber (last error \(sequencer.lastError))")
         }
+        if sequencer.controlPort >= 0 {
+            let dropped = sequencer.programChangesDropped
+            logger.info("ALSA: Program Change received on '\(sequencer.controlPortName ?? "")' \(sequencer.programChangesReceived)\(dropped > 0 ? " (\(dropped) dropped)" : "")")
+        }
         if sequencer.flowWaits > 0 {
             logger.debug("ALSA: waited \(sequencer.flowWaits) times for a slow subscriber")
         }
