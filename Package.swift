@@ -47,7 +47,7 @@ let package = Package(
         // Thin adapters around C libraries.
         .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .target(name: "SensorWahALSA", dependencies: [
-            "SensorWahCore", "SensorWahEngine", "CALSA",
+            "SensorWahCore", "SensorWahRuntime", "SensorWahEngine", "CALSA",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .systemLibrary(name: "CJack", path: "Sources/CJack", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),

@@ -84,6 +84,7 @@ static inline int sensorwah_seq_ev_type(const snd_seq_event_t *ev) { return ev->
 static inline int sensorwah_seq_ev_channel(const snd_seq_event_t *ev) { return ev->data.control.channel; }
 static inline int sensorwah_seq_ev_param(const snd_seq_event_t *ev) { return (int)ev->data.control.param; }
 static inline int sensorwah_seq_ev_value(const snd_seq_event_t *ev) { return ev->data.control.value; }
+static inline int sensorwah_seq_ev_dest_port(const snd_seq_event_t *ev) { return ev->dest.port; }
 /* Announcements (CLIENT_START/EXIT, PORT_START/EXIT/CHANGE): the address concerned. */
 static inline int sensorwah_seq_ev_addr_client(const snd_seq_event_t *ev) { return ev->data.addr.client; }
 static inline int sensorwah_seq_ev_addr_port(const snd_seq_event_t *ev) { return ev->data.addr.port; }

@@ -7,16 +7,18 @@ import SensorWahEngine
 /// appear. Throws `ALSAError` (one line: what is missing, what to do) without a sequencer; a
 /// destination that cannot be parsed or connected is logged as an error and skipped (check
 /// the specs up front with `ALSAAddressSpec(parsing:)` to turn that into a usage error).
-public final class ALSAMIDIOutput: EventOutput {
+///
+/// With `controlPort` (`listen` with scenes: "control in") it is also a Program Change input.
+public final class ALSAMIDIOutput: EventOutput, ProgramChangeInput {
     public let sequencer: ALSASequencerOutput
     private let logger: Logger
     private var lastService = 0.0
     private var sendsSinceCheck = 0
 
-    public init(clientName: String = "SensorWah", portName: String = "out", connect specs: [String] = [],
-         logger: Logger) throws {
+    public init(clientName: String = "SensorWah", portName: String = "out", controlPort: String? = nil,
+                connect specs: [String] = [], logger: Logger) throws {
         self.logger = logger
-        sequencer = try ALSASequencerOutput(clientName: clientName, portName: portName, logger: logger)
+        sequencer = try ALSASequencerOutput(clientName: clientName, portName: portName, controlPortName: controlPort, logger: logger)
         logger.info("ALSA: sending as \(clientName):\(portName) (\(sequencer.address))")
         for spec in specs {
             do {
@@ -43,8 +45,25 @@ public final class ALSAMIDIOutput: EventOutput {
         if sendsSinceCheck >= 32 { sendsSinceCheck = 0; serviceIfDue() }
     }
 
-    /// Also reads sequencer announcements, at most every 100 ms (connects late destinations).
-    public func flush() { serviceIfDue() }
+    /// Also reads sequencer announcements, at most every 100 ms (connects late destinations);
+    /// with a control port, every time (Program Change should not wait).
+    public func flush() {
+        if sequencer.controlPort >= 0 {
+            lastService = monotonicSeconds()
+            sequencer.serviceAnnouncements()
+        } else {
+            serviceIfDue()
+        }
+    }
+
+    public var programChangeInputName: String? {
+        guard sequencer.controlPort >= 0, let name = sequencer.controlPortName else { return nil }
+        return "ALSA \(sequencer.clientName):\(name) (\(sequencer.address.client):\(sequencer.controlPort))"
+    }
+
+    public func takeProgramChanges(_ body: (_ channel: UInt8, _ program: UInt8) -> Void) {
+        sequencer.takeProgramChanges(body)
+    }
 
     private func serviceIfDue() {
         let now = monotonicSeconds()
@@ -57,6 +76,10 @@ public final class ALSAMIDIOutput: EventOutput {
         guard sequencer.isOpen else { return }
         if sequencer.failed > 0 {
             logger.warning("ALSA: \(sequencer.failed) of \(sequencer.sent + sequencer.failed) messages did not reach every subscriber (last error \(sequencer.lastError))")
+        }
+        if sequencer.controlPort >= 0 {
+            let dropped = sequencer.programChangesDropped
+            logger.info("ALSA: Program Change received on '\(sequencer.controlPortName ?? "")' \(sequencer.programChangesReceived)\(dropped > 0 ? " (\(dropped) dropped)" : "")")
         }
         if sequencer.flowWaits > 0 {
             logger.debug("ALSA: waited \(sequencer.flowWaits) times for a slow subscriber")

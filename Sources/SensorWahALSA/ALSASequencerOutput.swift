@@ -1,6 +1,7 @@
 import CALSA
 import Logging
 import SensorWahCore
+import SensorWahRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,6 +20,12 @@ import Glibc
 /// read. A subscriber that reads nothing for `stallTimeout` seconds is left behind (logged,
 /// and waited for again once it has caught up) so that one hung client cannot stop the rest.
 /// Kernel clients (Midi Through, hardware ports) have no FIFO and are not waited for.
+///
+/// With a control port (`controlPortName`, e.g. "control in": WRITE|SUBS_WRITE, a second
+/// port of the same client) the client also receives: the kernel is told to deliver only
+/// Program Change (and the announcements the output needs), so clock, notes or controllers a
+/// DAW sends there never reach our FIFO. `serviceAnnouncements` reads them on the sending
+/// thread and `takeProgramChanges` hands them to one other thread. Nothing received is sent on.
 public final class ALSASequencerOutput: @unchecked Sendable {
     public let clientName: String
     public let portName: String
@@ -65,12 +72,23 @@ public final class ALSASequencerOutput: @unchecked Sendable {
     private var announceFailed = false
     private var lastPendingScan = 0.0
 
+    /// The control port's number (-1: none), and the Program Change received on it (channel in
+    /// the high byte, program in the low one), from the sending thread to one reader.
+    public private(set) var controlPort: Int32 = -1
+    public let controlPortName: String?
+    private let programs = SPSCQueue<UInt16>(capacity: 64)
+    /// Program Change messages received on the control port, and dropped because nobody took
+    /// them in time.
+    public private(set) var programChangesReceived = 0
+    public var programChangesDropped: Int { programs.dropped.load(ordering: .relaxed) }
+
     /// Opens the sequencer and creates the client and its port.
     /// Throws `ALSAError` (one line: what is missing and what to do) when there is no sequencer.
-    public init(clientName: String = "SensorWah", portName: String = "out",
+    public init(clientName: String = "SensorWah", portName: String = "out", controlPortName: String? = nil,
                 logger: Logger = Logger(label: "sensorwah.alsa")) throws(ALSAError) {
         self.clientName = clientName
         self.portName = portName
+        self.controlPortName = controlPortName
         self.logger = logger
         let seq = try Sequencer.open()
         var r = snd_seq_set_client_name(seq, clientName)
@@ -86,6 +104,19 @@ public final class ALSASequencerOutput: @unchecked Sendable {
             throw ALSAError(.openFailed, code: r, "ALSA sequencer: cannot create the port '\(portName)' (\(alsaMessage(r)))")
         }
         let port = r
+        var control: Int32 = -1
+        if let name = controlPortName {
+            // only Program Change and the announcements `serviceAnnouncements` handles come in
+            for t in Self.announcementTypes + [SND_SEQ_EVENT_PGMCHANGE] {
+                snd_seq_set_client_event_filter(seq, Int32(t.rawValue))
+            }
+            let caps = UInt32(SND_SEQ_PORT_CAP_WRITE) | UInt32(SND_SEQ_PORT_CAP_SUBS_WRITE)
+            control = snd_seq_create_simple_port(seq, name, caps, type)
+            if control < 0 {
+                snd_seq_close(seq)
+                throw ALSAError(.openFailed, code: control, "ALSA sequencer: cannot create the port '\(name)' (\(alsaMessage(control)))")
+            }
+        }
         let client = snd_seq_client_id(seq)
         var q: OpaquePointer?
         guard snd_seq_query_subscribe_malloc(&q) >= 0, let q else {
@@ -99,6 +130,7 @@ public final class ALSASequencerOutput: @unchecked Sendable {
         self.seq = seq
         self.fd = sensorwah_seq_fd(seq)
         self.address = ALSAAddress(client: client, port: port)
+        self.controlPort = control
         self.subsQuery = q
         self.stalled = .allocate(capacity: Self.maxTracked)
         self.event = .allocate(capacity: 1)
@@ -277,20 +309,22 @@ public final class ALSASequencerOutput: @unchecked Sendable {
 
     /// Call every ~100 ms from the sending thread: reads pending announcements (never
     /// blocks) and connects remembered specs whose client has (re)appeared.
+    /// Also reads Program Change arriving on the control port (see `takeProgramChanges`).
     public func serviceAnnouncements() {
-        guard let seq, !remembered.isEmpty else { return }
-        if !announceSubscribed {
-            guard subscribeAnnouncements(seq) else {
+        guard let seq else { return }
+        if !remembered.isEmpty && !announceSubscribed {
+            if subscribeAnnouncements(seq) {
+                reconnectPending(seq, onlyClient: nil)
+            } else {
                 // no announcements to be had: look for missing destinations once a second
                 let now = monotonicNow()
                 if now - lastPendingScan >= 1, remembered.contains(where: { $0.connected == nil }) {
                     lastPendingScan = now
                     reconnectPending(seq, onlyClient: nil)
                 }
-                return
             }
-            reconnectPending(seq, onlyClient: nil)
         }
+        guard announceSubscribed || controlPort >= 0 else { return }
         var budget = 256
         while budget > 0 {
             budget -= 1
@@ -303,9 +337,26 @@ public final class ALSASequencerOutput: @unchecked Sendable {
                 continue
             }
             guard r >= 0, let ev else { return }
+            if sensorwah_seq_ev_type(ev) == Int32(SND_SEQ_EVENT_PGMCHANGE.rawValue) {
+                if sensorwah_seq_ev_dest_port(ev) == controlPort {
+                    programChangesReceived &+= 1
+                    let ch = UInt16(sensorwah_seq_ev_channel(ev) & 0x0F), program = UInt16(sensorwah_seq_ev_value(ev) & 0x7F)
+                    programs.push(ch << 8 | program)
+                }
+                continue
+            }
             handleAnnouncement(seq, ev)
         }
     }
+
+    /// Hands every Program Change the control port received (read by `serviceAnnouncements`
+    /// on the sending thread) to `body`: channel 0-15, program 0-127. One consumer thread.
+    public func takeProgramChanges(_ body: (_ channel: UInt8, _ program: UInt8) -> Void) {
+        while let p = programs.pop() { body(UInt8(p >> 8), UInt8(p & 0x7F)) }
+    }
+
+    static let announcementTypes = [SND_SEQ_EVENT_CLIENT_EXIT, SND_SEQ_EVENT_PORT_START, SND_SEQ_EVENT_PORT_EXIT,
+                                    SND_SEQ_EVENT_PORT_CHANGE, SND_SEQ_EVENT_PORT_UNSUBSCRIBED]
 
     private func handleAnnouncement(_ seq: SeqHandle, _ ev: UnsafeMutablePointer<snd_seq_event_t>) {
         let type = sensorwah_seq_ev_type(ev)
@@ -361,10 +412,7 @@ public final class ALSASequencerOutput: @unchecked Sendable {
         if announceSubscribed { return true }
         if announceFailed { return false }
         // only announcements are of interest to this client
-        for t in [SND_SEQ_EVENT_CLIENT_EXIT, SND_SEQ_EVENT_PORT_START, SND_SEQ_EVENT_PORT_EXIT,
-                  SND_SEQ_EVENT_PORT_CHANGE, SND_SEQ_EVENT_PORT_UNSUBSCRIBED] {
-            snd_seq_set_client_event_filter(seq, Int32(t.rawValue))
-        }
+        for t in Self.announcementTypes { snd_seq_set_client_event_filter(seq, Int32(t.rawValue)) }
         let caps = UInt32(SND_SEQ_PORT_CAP_WRITE) | UInt32(SND_SEQ_PORT_CAP_NO_EXPORT)
         let port = snd_seq_create_simple_port(seq, "announce-listener", caps, UInt32(SND_SEQ_PORT_TYPE_APPLICATION))
         guard port >= 0 else {

@@ -357,6 +357,26 @@ public final class Listener: @unchecked Sendable {
         _ = try? core.loop.submit { core.switchScene(to: core.sceneIndex + 1) }.wait()
     }
 
+    /// A Program Change selects scene `program` (0: the first in the file), on the network
+    /// thread. One out of range, or the scene already running, is logged and changes nothing.
+    public func selectScene(program: Int, channel: Int) {
+        let core = self.core
+        _ = try? core.loop.submit {
+            guard !core.scenes.isEmpty else { return }
+            guard core.scenes.indices.contains(program) else {
+                let names = core.scenes.enumerated().map { "\($0.offset) \($0.element.name)" }.joined(separator: ", ")
+                core.logger.warning("Program Change \(program) (channel \(channel)): there is no scene \(program) (the scenes are \(names)); scene '\(core.scenes[core.sceneIndex].name)' stays")
+                return
+            }
+            guard program != core.sceneIndex else {
+                core.logger.info("Program Change \(program) (channel \(channel)): scene '\(core.scenes[program].name)' is already running")
+                return
+            }
+            core.logger.info("Program Change \(program) (channel \(channel))")
+            core.switchScene(to: program)
+        }.wait()
+    }
+
     /// New scenes from a reloaded configuration: the running scene continues if it is still
     /// there (with its new mappings), else the first one starts.
     public func replaceScenes(_ scenes: [Scene]) {

@@ -15,7 +15,7 @@ public enum JackConnection: Sendable, Equatable, CustomStringConvertible {
     /// in_N <- the N-th physical capture port, out_N -> the N-th physical playback port (a mono
     /// client feeds the first two playback ports).
     case system
-    /// `local` is one of our ports (`in_1`, `in_2`, `out_1`, `out_2`, `midi_out`); `peer` a full
+    /// `local` is one of our ports (`in_1`, `in_2`, `out_1`, `out_2`, `midi_out`, `control_in`); `peer` a full
     /// JACK port name (`client:port`). Direction follows from the local port.
     case port(local: String, peer: String)
 
@@ -31,8 +31,8 @@ public enum JackConnection: Sendable, Equatable, CustomStringConvertible {
             }
             let local = String(item[..<eq]).trimmingCharacters(in: " \t")
             let peer = String(item[item.index(after: eq)...]).trimmingCharacters(in: " \t")
-            guard ["in_1", "in_2", "out_1", "out_2", "midi_out"].contains(local) else {
-                throw JackConnectionSyntaxError(message: "'\(local)' is not a sensorwah port (in_1, in_2, out_1, out_2, midi_out)")
+            guard ["in_1", "in_2", "out_1", "out_2", "midi_out", "control_in"].contains(local) else {
+                throw JackConnectionSyntaxError(message: "'\(local)' is not a sensorwah port (in_1, in_2, out_1, out_2, midi_out, control_in)")
             }
             guard peer.contains(":") else {
                 throw JackConnectionSyntaxError(message: "'\(peer)': a JACK port name is CLIENT:PORT")
@@ -71,6 +71,9 @@ public struct JackEngineConfiguration: Sendable {
     public var channels = 1
     /// Register `midi_out`.
     public var midiOut = false
+    /// Register `control_in`, a MIDI input whose Program Change messages `takeProgramChanges`
+    /// hands over (scene switching).
+    public var controlIn = false
     public var wah = WahSettings()
     /// Pedal before the first value arrives (0...1).
     public var initialPedal: Float = 0
@@ -95,6 +98,10 @@ public struct JackEngineStats: Sendable {
     public var midiDroppedFull = 0
     public var midiDroppedOffline = 0
     public var midiDeferred = 0
+    /// Program Change messages received on `control_in`, and those dropped because nobody
+    /// took them in time (the control ring was full).
+    public var programChanges = 0
+    public var programChangesDropped = 0
     public var sampleRate = 0
     public var periodFrames = 0
     public var timedCallbacks = 0
@@ -142,6 +149,7 @@ public final class JackEngine: @unchecked Sendable {
         state.initialize(to: RTState(midiCapacity: c.midiCapacity))
         state.pointee.channels = c.channels
         state.pointee.hasMIDI = c.midiOut
+        state.pointee.hasControl = c.controlIn
         state.pointee.wah1 = WahProcessor(settings: c.wah)
         state.pointee.wah2 = WahProcessor(settings: c.wah)
         state.pointee.hooks = c.hooks
@@ -189,6 +197,13 @@ public final class JackEngine: @unchecked Sendable {
 
     public var isConnected: Bool { connected.load(ordering: .acquiring) }
 
+    /// Hands over every Program Change `control_in` received since the last call (channel
+    /// 0-15, program 0-127), oldest first. Single consumer; never blocks.
+    public func takeProgramChanges(_ body: (_ channel: UInt8, _ program: UInt8) -> Void) {
+        guard configuration.controlIn else { return }
+        while let e = state.pointee.controlRing.pop() { body(e.byte(0) & 0x0F, e.byte(1)) }
+    }
+
     // MARK: Life cycle
 
     /// Tries to connect once (logging one clear error if no server runs), then leaves
@@ -230,6 +245,10 @@ public final class JackEngine: @unchecked Sendable {
             if s.midiDroppedOffline > 0 { line += ", \(s.midiDroppedOffline) dropped while disconnected" }
             if s.midiDroppedFull > 0 { line += ", \(s.midiDroppedFull) dropped (queue full)" }
         }
+        if configuration.controlIn {
+            line += ", Program Change received \(s.programChanges)"
+            if s.programChangesDropped > 0 { line += " (\(s.programChangesDropped) dropped)" }
+        }
         if configuration.measureCallbackTime && s.timedCallbacks > 0 && s.sampleRate > 0 && s.periodFrames > 0 {
             let periodNanos = 1e9 * Double(s.periodFrames) / Double(s.sampleRate)
             func us(_ n: Double) -> String { fmt1(n / 1000) + " µs" }
@@ -254,6 +273,8 @@ public final class JackEngine: @unchecked Sendable {
         s.midiDroppedFull = p.ring.dropped.load(ordering: .relaxed)
         s.midiDroppedOffline = droppedOffline.load(ordering: .relaxed)
         s.midiDeferred = p.midiDeferred.load(ordering: .relaxed)
+        s.programChanges = p.programChanges.load(ordering: .relaxed)
+        s.programChangesDropped = p.controlRing.dropped.load(ordering: .relaxed)
         s.sampleRate = sampleRateNow.load(ordering: .relaxed)
         s.periodFrames = Int(p.periodFrames.load(ordering: .relaxed))
         // the timer is written by the process thread: read it when no client runs, or accept a
@@ -335,7 +356,7 @@ public final class JackEngine: @unchecked Sendable {
         }
         var failed: String? = nil
         state.pointee.in1 = nil; state.pointee.in2 = nil; state.pointee.out1 = nil; state.pointee.out2 = nil
-        state.pointee.midiPort = nil
+        state.pointee.midiPort = nil; state.pointee.controlPort = nil
         if c.channels >= 1 {
             state.pointee.in1 = register("in_1", sw_jack_audio_type(), sw_jack_input_flags())
             state.pointee.out1 = register("out_1", sw_jack_audio_type(), sw_jack_output_flags())
@@ -349,6 +370,10 @@ public final class JackEngine: @unchecked Sendable {
         if c.midiOut {
             state.pointee.midiPort = register("midi_out", sw_jack_midi_type(), sw_jack_output_flags())
             if state.pointee.midiPort == nil { failed = "cannot register midi_out" }
+        }
+        if c.controlIn {
+            state.pointee.controlPort = register("control_in", sw_jack_midi_type(), sw_jack_input_flags())
+            if state.pointee.controlPort == nil { failed = "cannot register control_in" }
         }
         let rate = jack_get_sample_rate(jc)
         let period = jack_get_buffer_size(jc)
@@ -394,6 +419,7 @@ public final class JackEngine: @unchecked Sendable {
         if c.channels >= 1 { ports += ["in_1", "out_1"] }
         if c.channels >= 2 { ports += ["in_2", "out_2"] }
         if c.midiOut { ports.append("midi_out") }
+        if c.controlIn { ports.append("control_in") }
         let how = first || connectCount.load(ordering: .relaxed) == 1 ? "connected to" : "reconnected to"
         var line = "JACK: \(how) server '\(serverLabel)' as '\(actualName)' (\(rate) Hz, \(period) frames; ports \(ports.joined(separator: ", "))"
         if madeConnections > 0 { line += "; \(madeConnections) connection\(madeConnections == 1 ? "" : "s") made" }
@@ -451,13 +477,14 @@ public final class JackEngine: @unchecked Sendable {
                 case "in_2": mine = p.in2
                 case "out_1": mine = p.out1
                 case "out_2": mine = p.out2
+                case "control_in": mine = p.controlPort
                 default: mine = p.midiPort
                 }
                 guard let name = full(mine) else {
                     logger.warning("JACK: --jack-connect \(local)=\(peer): this run has no port \(local)")
                     continue
                 }
-                if local.hasPrefix("in_") { connect(peer, name) } else { connect(name, peer) }
+                if local.hasPrefix("in_") || local == "control_in" { connect(peer, name) } else { connect(name, peer) }
             }
         }
         return made

@@ -39,11 +39,19 @@ public final class JackSession {
 /// `--midi jack`: the CC stream on the JACK MIDI port `midi_out`. `send` stamps each message
 /// with the JACK time and hands it to the process callback through a lock-free ring; the
 /// callback writes it at the frame offset that matches its arrival time, one period later.
-public final class JackMIDIOutput: EventOutput {
+///
+/// With `JackEngineConfiguration.controlIn` it is also the Program Change input `control_in`.
+public final class JackMIDIOutput: EventOutput, ProgramChangeInput {
     let session: JackSession
     private var closed = false
     init(session: JackSession) { self.session = session }
     public var name: String { "jack" }
+    public var programChangeInputName: String? {
+        session.engine.configuration.controlIn ? "JACK \(session.engine.configuration.clientName):control_in" : nil
+    }
+    public func takeProgramChanges(_ body: (_ channel: UInt8, _ program: UInt8) -> Void) {
+        session.engine.takeProgramChanges(body)
+    }
     public func send(_ e: MIDIEvent) { if e.kind != .wahSwitch { session.engine.send(e) } }
     public func flush() {}
     public func close() {

@@ -101,6 +101,8 @@ struct RTState {
     var out1: OpaquePointer? = nil
     var out2: OpaquePointer? = nil
     var midiPort: OpaquePointer? = nil
+    /// `control_in`: Program Change for scene switching (nil: not registered).
+    var controlPort: OpaquePointer? = nil
     var channels = 0
     var wah1 = WahProcessor()
     var wah2 = WahProcessor()
@@ -124,6 +126,11 @@ struct RTState {
     let midiWritten: UnsafeAtomic<Int>
     var hasMIDI = false
     let ring: MIDIRing
+    /// Program Change received on `control_in` (status and program in the packed bytes),
+    /// for the main thread; and how many arrived (dropped ones included).
+    var hasControl = false
+    let controlRing: MIDIRing
+    let programChanges: UnsafeAtomic<Int>
 
     var hooks: RTHooks? = nil
     var measure = false
@@ -140,6 +147,8 @@ struct RTState {
         midiDeferred = .create(0)
         midiWritten = .create(0)
         ring = MIDIRing(capacity: midiCapacity)
+        controlRing = MIDIRing(capacity: 64)
+        programChanges = .create(0)
         timer = CallbackTimer()
     }
 
@@ -154,6 +163,8 @@ struct RTState {
         midiDeferred.destroy()
         midiWritten.destroy()
         ring.destroy()
+        controlRing.destroy()
+        programChanges.destroy()
         timer.destroy()
     }
 }
@@ -224,6 +235,26 @@ func rtCycle(_ s: UnsafeMutablePointer<RTState>, _ nframes: jack_nframes_t) {
         }
     }
     if s.pointee.hasMIDI { rtMIDI(s, nframes) }
+    if s.pointee.hasControl { rtControl(s, nframes) }
+}
+
+/// `control_in`: copies each Program Change (status 0xC0-0xCF and its program) into the
+/// control ring; everything else (clock, notes, controllers, SysEx) is left where it is.
+/// A full ring drops the message and counts it (`controlRing.dropped`).
+@inline(__always)
+func rtControl(_ s: UnsafeMutablePointer<RTState>, _ nframes: jack_nframes_t) {
+    guard let port = s.pointee.controlPort, let buffer = jack_port_get_buffer(port, nframes) else { return }
+    let count = jack_midi_get_event_count(buffer)
+    let ring = s.pointee.controlRing
+    var event = jack_midi_event_t()
+    var i: UInt32 = 0
+    while i < count {
+        if jack_midi_event_get(&event, buffer, i) == 0, event.size == 2, let b = event.buffer, b[0] & 0xF0 == 0xC0 {
+            ring.push(MIDIRingEntry(arrival: 0, packed: UInt64(b[0]) | UInt64(b[1] & 0x7F) << 8 | 2 << 56))
+            s.pointee.programChanges.wrappingIncrement(ordering: .relaxed)
+        }
+        i &+= 1
+    }
 }
 
 @inline(__always)

@@ -9,31 +9,38 @@ import SensorWahJack
 /// Builds the parts a command asked for from its parsed options.
 enum Wiring {
     /// Every output asked for. One that cannot start (no sequencer, no JACK server) logs one
-    /// error line and the others run in full.
-    static func outputs(_ o: OutputOptions, mappings: [Mapping], logger: Logger) throws -> [any EventOutput] {
+    /// error line and the others run in full. `controlIn` (listen with scenes) also opens the
+    /// Program Change inputs: the ALSA port `control in` and the JACK port `control_in`.
+    static func outputs(_ o: OutputOptions, mappings: [Mapping], controlIn: Bool = false, logger: Logger) throws -> [any EventOutput] {
         var outs: [any EventOutput] = []
         for d in o.destinations {
             switch d {
             case .stdout: outs.append(JSONOutput())
             case .alsa:
-                do { outs.append(try ALSAMIDIOutput(clientName: o.alsaClient, portName: o.alsaPort, connect: o.alsaConnect, logger: logger)) }
+                do { outs.append(try ALSAMIDIOutput(clientName: o.alsaClient, portName: o.alsaPort, controlPort: controlIn ? "control in" : nil,
+                                                  connect: o.alsaConnect, logger: logger)) }
                 catch { logger.error("\(error)") }
             case .jack:
                 break   // below, with the wah: one JACK client serves both
             }
         }
-        outs += try jackOutputs(o.jack, midi: o.destinations.contains(.jack), mappings: mappings, logger: logger)
+        outs += try jackOutputs(o.jack, midi: o.destinations.contains(.jack), controlIn: controlIn, mappings: mappings, logger: logger)
         return outs
     }
 
+    /// The outputs that also receive Program Change (see `outputs(controlIn:)`).
+    static func programChangeInputs(_ outputs: [any EventOutput]) -> [any ProgramChangeInput] {
+        outputs.compactMap { $0 as? any ProgramChangeInput }.filter { $0.programChangeInputName != nil }
+    }
+
     /// The JACK outputs (`--midi jack`, `--wah`), sharing one client; empty when neither is asked for.
-    static func jackOutputs(_ j: JackOptions, midi: Bool, mappings: [Mapping], logger: Logger) throws -> [any EventOutput] {
+    static func jackOutputs(_ j: JackOptions, midi: Bool, controlIn: Bool = false, mappings: [Mapping], logger: Logger) throws -> [any EventOutput] {
         guard midi || j.wah else { return [] }
         if j.wah && j.wahMap > mappings.count {
             throw ValidationError("--wah-map \(j.wahMap): there \(mappings.count == 1 ? "is 1 mapping" : "are \(mappings.count) mappings")")
         }
         let pedalMapping = mappings[min(j.wahMap, mappings.count) - 1]
-        let session = JackSession(engine: JackEngine(configuration: try jackConfiguration(j, midi: midi, pedalMapping: pedalMapping),
+        let session = JackSession(engine: JackEngine(configuration: try jackConfiguration(j, midi: midi, controlIn: controlIn, pedalMapping: pedalMapping),
                                                      logger: logger), logger: logger)
         let outs = session.start(midi: midi, wahTarget: j.wah ? pedalMapping.target : nil)
         if j.wah {
@@ -42,11 +49,12 @@ enum Wiring {
         return outs
     }
 
-    static func jackConfiguration(_ j: JackOptions, midi: Bool, pedalMapping: Mapping) throws -> JackEngineConfiguration {
+    static func jackConfiguration(_ j: JackOptions, midi: Bool, controlIn: Bool = false, pedalMapping: Mapping) throws -> JackEngineConfiguration {
         var c = JackEngineConfiguration()
         c.serverName = j.jackServer
         c.channels = j.wah ? j.channels : 0
         c.midiOut = midi
+        c.controlIn = midi && controlIn
         c.wah = j.tone.settings()
         c.connections = try j.connections()
         c.initialPedal = PedalAutomation.pedal(value: pedalMapping.rest, of: pedalMapping.target)

@@ -64,7 +64,9 @@ final class ALSAGuestTests: XCTestCase {
     // MARK: - in the guest
 
     /// aseqdump (connected by sensorwah) and a DAW-like client that subscribes itself must
-    /// both receive exactly what `--midi stdout` prints; see tools/alsa-guest-test.
+    /// both receive exactly what `--midi stdout` prints; and `listen` with scenes switches on a
+    /// Program Change that aplaymidi sends to SensorWah:control in (case `scenes`). See
+    /// tools/alsa-guest-test.
     func testSequencerOutputInGuestMatchesStdout() throws {
         let binary = releaseBinary
         guard FileManager.default.isExecutableFile(atPath: binary) else {
@@ -83,6 +85,7 @@ final class ALSAGuestTests: XCTestCase {
             .first { $0.hasPrefix("alsa-guest-test: PASS events=") }
             .flatMap { Int($0.split(separator: "=").last ?? "") } ?? 0
         XCTAssertGreaterThan(events, 100, "too few events compared")
+        XCTAssertTrue(r.stdout.contains("case scenes: Program Change 1 on channel 2 switched verse -> solo"), "the scenes case did not pass:\n\(r.stdout)")
     }
 
     // MARK: - on this host (no sequencer)

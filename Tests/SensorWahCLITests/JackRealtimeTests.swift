@@ -55,13 +55,19 @@ final class JackRealtimeTests: XCTestCase {
         let player = try server.run("jack-play", [inPath])
         let p1 = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"))
         let p2 = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_2$"))
+        let sender = try JackTest.buildMIDISender(dir)
         let sw = try server.run(binary, [
             "--seconds", String(seconds), "--rate", "1000", "--sweep-period", "0.5",
-            "--wah", "--channels", "2", "--midi-jack", "--voice", voice,
+            "--wah", "--channels", "2", "--midi-jack", "--control-in", "--voice", voice,
             "--wah-mode", voice == "crybaby" ? "both" : "sensor",
             "--jack-connect", "in_1=\(p1),in_2=\(p2),out_1=system:playback_1,out_2=system:playback_2,midi_out=\(dumpName):input",
         ], extraEnv: ["LD_PRELOAD": library, "SENSORWAH_RT_AUDIT": mode])
         XCTAssertTrue(sw.waitForStderr("JACK: connected", seconds: 15), sw.stderr)
+        // control_in hears what a DAW sends: Program Change among clock and controllers, 25 times
+        // a second, over the first half (its control ring fills up: the drop path runs too)
+        let burst = ["c0 01", "f8", "b0 07 40", "f8", "+40"]
+        let control = try server.run(sender, ["rtpc\(getpid())", "sensorwah:control_in"]
+            + Array(repeating: burst, count: Int(seconds * 0.5 * 25) - 2).flatMap { $0 })
         usleep(UInt32(seconds * 0.5 * 1e6))
         let resize = try server.setPeriod(period * 2)
         XCTAssertEqual(resize.status, 0, "jack_bufsize failed: \(resize.err)")
@@ -71,6 +77,9 @@ final class JackRealtimeTests: XCTestCase {
         dump.wait(timeout: 5)
         player.signal(SIGTERM)
         player.wait(timeout: 5)
+        XCTAssertEqual(control.wait(timeout: 10).status, 0, control.stderr)
+        let programs = Int(sw.stderr.firstCapture("Program Change received (\\d+)") ?? "") ?? 0
+        XCTAssertGreaterThan(programs, Int(seconds * 5), "too few Program Changes reached control_in:\n\(sw.stderr)")
         let messages = JackTest.dumpMessages(dump.stdout).count
         XCTAssertGreaterThan(messages, Int(seconds * 100), "too little MIDI reached midi_out (\(messages))")
         print("---- \(mode) run, \(voice) voice, period \(period) -> \(period * 2):\n\(sw.stderr.split(separator: "\n").filter { $0.contains("rt-audit") || $0.contains("JACK") }.joined(separator: "\n"))")

@@ -81,6 +81,17 @@ enum JackTest {
         }
     }
 
+    /// Builds Tests/Tools/jack-midi-send.c (a JACK MIDI client playing raw messages into a
+    /// port) into `dir`; returns its path.
+    static func buildMIDISender(_ dir: URL) throws -> String {
+        let out = dir.appendingPathComponent("jack-midi-send").path
+        let src = repo.appendingPathComponent("Tests/Tools/jack-midi-send.c").path
+        let cc = have("cc") ? "cc" : "/opt/swift/usr/bin/clang"
+        let r = try sh(cc, ["-O2", "-Wall", "-o", out, src, "-ljack"], timeout: 60)
+        XCTAssertEqual(r.status, 0, "cannot build jack-midi-send: \(r.err)")
+        return out
+    }
+
     static func uniqueName(_ prefix: String) -> String {
         "\(prefix)\(getpid())x\(UInt32.random(in: 0..<UInt32.max))"
     }

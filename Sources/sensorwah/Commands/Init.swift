@@ -86,6 +86,8 @@ struct Init: ParsableCommand {
           idle-timeout: \(n(listen.idleTimeout))                 # seconds without data before a connection is closed (0: never)
           rest-after: \(n(listen.restAfter))                    # seconds of silence before controllers go to rest (0: never)
           # record: Recordings             # record every sender into this folder
+          # scene-gesture: shake            # a gesture that moves to the next scene
+          # scene-channel: 1                # only Program Change on this channel selects a scene (default: any)
 
         output:
           midi: \(list(out.midi.map(\.rawValue)))                         # stdout, alsa, jack (none: stdout, unless the wah runs)

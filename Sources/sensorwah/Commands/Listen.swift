@@ -59,6 +59,8 @@ struct Listen: ParsableCommand {
     var scene: String?
     @Option(help: ArgumentHelp("A gesture that moves to the next scene.", valueName: "flick|shake|tap"))
     var sceneGesture: String?
+    @Option(help: ArgumentHelp("With scenes and --midi alsa or jack: only Program Change on this MIDI channel (1-16) selects a scene on the control input (default: any channel).", valueName: "CHANNEL"))
+    var sceneChannel: Int?
     @Flag(help: "Pair with the first sender: every other address is ignored until restart (a stage on shared Wi-Fi).")
     var pair = false
     @Option(help: ArgumentHelp("Pair with this sender's address only (implies --pair).", valueName: "ADDRESS"))
@@ -82,6 +84,7 @@ struct Listen: ParsableCommand {
     func validate() throws {
         for a in allow where a != "any" && CIDR(a) == nil { throw ValidationError("--allow '\(a)' is not an address or address block (or 'any')") }
         if let g = sceneGesture, Gesture(name: g) == nil { throw ValidationError("--scene-gesture '\(g)': flick, shake or tap") }
+        if let c = sceneChannel, !(1...16).contains(c) { throw ValidationError("--scene-channel \(c): a MIDI channel is 1 to 16") }
         if let p = pairWith, CIDR(p) == nil || p.contains("/") { throw ValidationError("--pair-with '\(p)' is not an address") }
         for c in connect where Endpoint(parsing: c) == nil { throw ValidationError("--connect '\(c)' must be HOST:PORT") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
@@ -139,7 +142,8 @@ struct Listen: ParsableCommand {
         let config = try Wiring.listenerConfiguration(self, scenes: scenes, startScene: startScene)
 
         let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 16)
-        let pump = OutputPump(queue: queue, outputs: detect ? [] : try Wiring.outputs(output, mappings: mappings, logger: logger))
+        let pump = OutputPump(queue: queue, outputs: detect ? [] : try Wiring.outputs(output, mappings: mappings, controlIn: !scenes.isEmpty, logger: logger))
+        let controls = Wiring.programChangeInputs(pump.outputs)
         let view = detect ? nil : Wiring.liveView(monitor, title: "listen", output: output,
                                                   scenes: scenes.isEmpty ? [mappings] : config.scenes.map(\.mappings),
                                                   sceneNames: scenes.map(\.name), outputs: pump.outputs, pump: pump,
@@ -163,9 +167,14 @@ struct Listen: ParsableCommand {
         if !scenes.isEmpty {
             Shutdown.installSceneSignal()
             logger.notice("scene '\(scenes[startScene].name)' of \(scenes.map(\.name).joined(separator: ", ")); next scene: kill -USR2 \(getpid())\(sceneGesture.map { " or a \($0)" } ?? "")")
+            for c in controls {
+                let channel = sceneChannel.map { "channel \($0)" } ?? "any channel"
+                logger.notice("Program Change (\(channel)) on \(c.programChangeInputName ?? "") selects a scene: 0 \(scenes[0].name)\(scenes.count > 1 ? ", 1 \(scenes[1].name)" : "")\(scenes.count > 2 ? ", ..." : "")")
+            }
         }
         while !Shutdown.isRequested {
-            var ts = timespec(tv_sec: 0, tv_nsec: 50_000_000)
+            // with a Program Change input, look every 10 ms (a foot switch should not lag)
+            var ts = timespec(tv_sec: 0, tv_nsec: controls.isEmpty ? 50_000_000 : 10_000_000)
             nanosleep(&ts, nil)
             if Shutdown.nextSceneRequested.exchange(false, ordering: .relaxed) { listener.nextScene() }
             if let v = view {
@@ -175,6 +184,15 @@ struct Listen: ParsableCommand {
                                                        path: global.config, listener: listener, view: v, logger: logger)
                 }
                 if let c = calibration, !c.step() { calibration = nil }
+            }
+            for c in controls {
+                c.takeProgramChanges { channel, program in
+                    if let want = sceneChannel, want != Int(channel) + 1 {
+                        logger.debug("Program Change \(program) on channel \(Int(channel) + 1) ignored (--scene-channel \(want))")
+                        return
+                    }
+                    listener.selectScene(program: Int(program), channel: Int(channel) + 1)
+                }
             }
             let rest = listener.capturedRest
             if rest.version != savedRestVersion {

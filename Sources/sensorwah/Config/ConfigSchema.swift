@@ -51,7 +51,7 @@ enum ConfigSchema {
             Key("port", .number), Key("no-tcp", .flag), Key("bind", .text), Key("connect", .list), Key("udp", .list),
             Key("osc", .list), Key("osc-tcp", .list), Key("http", .list), Key("http-max-body", .number),
             Key("phyphox", .list), Key("phyphox-interval", .number),
-            Key("scene-gesture", .text), Key("allow", .list), Key("pair", .flag), Key("pair-with", .text), Key("max-connections", .number), Key("idle-timeout", .number),
+            Key("scene-gesture", .text), Key("scene-channel", .number), Key("allow", .list), Key("pair", .flag), Key("pair-with", .text), Key("max-connections", .number), Key("idle-timeout", .number),
             Key("rest-after", .number), Key("record", .text),
         ], commands: ["listen"]),
         Section(name: "output", keys: [

@@ -9,7 +9,7 @@ struct JackOptions: ParsableArguments {
     @Option(help: "Audio channels through the wah: 1 or 2.")
     var channels = 1
     @Option(name: .customLong("jack-connect"), help: ArgumentHelp(
-        "Connect ports whenever the client (re)connects: 'system' (physical capture -> in_N, out_N -> playback), or PORT=PEER pairs, e.g. out_1=system:playback_1,in_1=system:capture_1 (repeatable).",
+        "Connect ports whenever the client (re)connects: 'system' (physical capture -> in_N, out_N -> playback), or PORT=PEER pairs, e.g. out_1=system:playback_1,in_1=system:capture_1 (repeatable; ports in_1, in_2, out_1, out_2, midi_out, and control_in for listen with scenes).",
         valueName: "CONNECTIONS"))
     var jackConnect: [String] = []
     @Option(name: .customLong("jack-server"), help: ArgumentHelp("JACK server name (default: $JACK_DEFAULT_SERVER or 'default').", valueName: "NAME"))

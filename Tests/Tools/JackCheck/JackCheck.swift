@@ -30,6 +30,8 @@ struct JackCheck: ParsableCommand {
     var hold: Int?
     @Flag(help: "Send the stream to the JACK MIDI port midi_out.")
     var midiJack = false
+    @Flag(help: "Register control_in, the Program Change input of `listen` with scenes (what arrives is counted, not taken).")
+    var controlIn = false
     @Flag(help: "Also print the stream as JSON lines on stdout.")
     var midiStdout = false
     @Flag(help: "Run the wah on JACK audio.")
@@ -71,6 +73,7 @@ struct JackCheck: ParsableCommand {
         c.serverName = jackServer
         c.channels = wah ? channels : 0
         c.midiOut = midiJack
+        c.controlIn = controlIn
         c.wah.voice = WahVoice(rawValue: voice) ?? .svf
         c.wah.mode = WahMode(rawValue: wahMode) ?? .sensor
         c.connections = connections
