@@ -25,6 +25,10 @@ public final class OutputPump: @unchecked Sendable {
     /// and `arriving(false)`), and the CPU it runs on.
     private let expecting = ManagedAtomic<Bool>(false)
     private let producerCPU = ManagedAtomic<Int>(-1)
+    /// When the last read began (network thread only), and the gap below which reads count as
+    /// dense and get no early wake-up.
+    private let lastArrival = ManagedAtomic<UInt64>(0)
+    public var denseNanos: UInt64 = 2_000_000
     /// The CPU the output thread last went to sleep on (-1: unknown).
     private let pumpCPU = ManagedAtomic<Int>(-1)
     /// The longest busy wait for an expected message (ns): a line takes the network thread
@@ -59,6 +63,12 @@ public final class OutputPump: @unchecked Sendable {
     public var arriving: @Sendable (Bool) -> Void {
         { [self] starting in
             if starting {
+                // reads closer together than `denseNanos` (a flood of senders): the thread is
+                // busy or soon woken by a push anyway, and an early wake per read would cost the
+                // network thread a syscall each time
+                let now = monotonicNanos()
+                let previous = lastArrival.exchange(now, ordering: .relaxed)
+                guard now &- previous >= denseNanos else { return }
                 // a real-time thread wakes on the CPU it last ran on: when that is this one, an
                 // early wake-up would only take the CPU from the parsing; the wake after the push
                 // does then
