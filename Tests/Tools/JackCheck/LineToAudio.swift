@@ -45,10 +45,11 @@ enum LineToAudio {
         c.channels = channels
         c.initialPedal = 0.5
         c.hooks = RTHooks(enter: hook, exit: noop)
-        let session = JackSession(engine: JackEngine(configuration: c, logger: logger), logger: logger)
+        let jack = JackEngine(configuration: c, logger: logger)
+        engine = jack   // before the first cycle: the hook only reads it
+        lastBits.store(jack.pedal.bitPattern, ordering: .relaxed)
+        let session = JackSession(engine: jack, logger: logger)
         let outputs = session.start(midi: false, wahTarget: mapping.target)
-        engine = session.engine
-        lastBits.store(session.engine.pedal.bitPattern, ordering: .relaxed)
         for _ in 0..<200 where !session.engine.isConnected { usleep(10_000) }
         guard session.engine.isConnected else { throw RuntimeError("no JACK server") }
 
@@ -111,7 +112,6 @@ enum LineToAudio {
                      q(0.5), q(0.5) / periodMicros, q(0.99), q(0.99) / periodMicros, q(1.0), q(1.0) / periodMicros,
                      within, latencies.count, missed, st.xruns))
         print(String(format: "  line read off the socket -> handed to the wah (output thread): p50 %d us, p99 %d us", pump.latency.percentile(0.5), pump.latency.percentile(0.99)))
-        engine = nil
     }
 }
 
