@@ -27,10 +27,12 @@ let package = Package(
             "SensorWahCore",
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
+        // The CPU's spin-wait hint (PAUSE/YIELD) for the output thread's short busy wait.
+        .target(name: "CSpinHint"),
         // The running program: the pipeline (frames -> mapper -> every output), the output
         // protocol, the output thread, clocks and the end-of-run summary. No system libraries.
         .target(name: "SensorWahEngine", dependencies: [
-            "SensorWahCore", "SensorWahRuntime",
+            "SensorWahCore", "SensorWahRuntime", "CSpinHint",
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
         // Inputs and plain outputs: network (SwiftNIO listener, phone simulator, recorder),

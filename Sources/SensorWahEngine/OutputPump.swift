@@ -6,6 +6,7 @@ import Glibc
 import Foundation
 import SensorWahCore
 import SensorWahRuntime
+import CSpinHint
 
 /// The output thread: takes mapped events off the lock-free queue and hands them to every
 /// output, so a slow output never stalls the network thread. Records the latency from the
@@ -16,9 +17,30 @@ public final class OutputPump: @unchecked Sendable {
     private let signal = DispatchSemaphore(value: 0)
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
-    private var running = true
+    private let running = ManagedAtomic<Bool>(true)
+    /// The output thread is about to wait on `signal` (or waits): a producer must signal it.
+    /// While false the thread is awake and will look at the queue again, so no syscall is made.
+    private let sleeping = ManagedAtomic<Bool>(false)
+    /// The network thread is reading bytes that may become messages (between `arriving(true)`
+    /// and `arriving(false)`), and the CPU it runs on.
+    private let expecting = ManagedAtomic<Bool>(false)
+    private let producerCPU = ManagedAtomic<Int>(-1)
+    /// When the last read began (network thread only), and the gap below which reads count as
+    /// dense and get no early wake-up.
+    private let lastArrival = ManagedAtomic<UInt64>(0)
+    public var denseNanos: UInt64 = 2_000_000
+    /// The CPU the output thread last went to sleep on (-1: unknown).
+    private let pumpCPU = ManagedAtomic<Int>(-1)
+    /// The longest busy wait for an expected message (ns): a line takes the network thread
+    /// ~5-40 µs from socket to queue, so the wait rarely reaches this.
+    public var spinLimitNanos: UInt64 = 300_000
     public private(set) var latency = LatencyHistogram()
+    /// From queued by the network thread to taken off the queue by the output thread.
+    public private(set) var wakeLatency = LatencyHistogram()
     public private(set) var delivered = 0
+    /// Busy waits begun, and the time they took (ns), for the CPU cost at rest and at 100 Hz.
+    public private(set) var spins = 0
+    public private(set) var spinNanos: UInt64 = 0
     /// For the live view (set before `start`): the output thread publishes the latency's p50
     /// and p99 (µs, -1: no message yet) into these atomics at most five times a second.
     public var publishLatency = false
@@ -30,8 +52,42 @@ public final class OutputPump: @unchecked Sendable {
         self.outputs = outputs
     }
 
-    /// Called by the producer after pushing; cheap when the pump is already awake.
-    public var wake: @Sendable () -> Void { { [signal] in signal.signal() } }
+    /// Called by the producer after pushing: a syscall only when the output thread sleeps.
+    public var wake: @Sendable () -> Void { { [self] in ring() } }
+
+    /// Called by the network thread as bytes arrive (`true`, before they are parsed) and when
+    /// they are done (`false`). The first call wakes the output thread at once, so its wake-up
+    /// (a futex wake and a context switch, tens of µs on a busy machine) overlaps the parsing
+    /// and mapping instead of following it; the thread then waits for the message in a short
+    /// busy loop. At rest nothing arrives and nothing spins.
+    public var arriving: @Sendable (Bool) -> Void {
+        { [self] starting in
+            if starting {
+                // reads closer together than `denseNanos` (a flood of senders): the thread is
+                // busy or soon woken by a push anyway, and an early wake per read would cost the
+                // network thread a syscall each time
+                let now = monotonicNanos()
+                let previous = lastArrival.exchange(now, ordering: .relaxed)
+                guard now &- previous >= denseNanos else { return }
+                // a real-time thread wakes on the CPU it last ran on: when that is this one, an
+                // early wake-up would only take the CPU from the parsing; the wake after the push
+                // does then
+                let cpu = Int(sensorwah_current_cpu())
+                guard cpu != pumpCPU.load(ordering: .relaxed) else { return }
+                producerCPU.store(cpu, ordering: .relaxed)
+                expecting.store(true, ordering: .sequentiallyConsistent)
+                ring()
+            } else {
+                expecting.store(false, ordering: .releasing)
+            }
+        }
+    }
+
+    @inline(__always)
+    private func ring() {
+        // a read-modify-write (a full fence), so the push before it cannot be seen after it
+        if sleeping.exchange(false, ordering: .sequentiallyConsistent) { signal.signal() }
+    }
 
     public func start() {
         let t = Thread { [self] in
@@ -39,7 +95,13 @@ public final class OutputPump: @unchecked Sendable {
             var nextPublish: UInt64 = 0
             var publishedTotal = 0
             while true {
-                _ = signal.wait(timeout: .now() + .milliseconds(100))
+                pumpCPU.store(Int(sensorwah_current_cpu()), ordering: .relaxed)
+                sleeping.store(true, ordering: .sequentiallyConsistent)
+                if queue.isEmpty && !expecting.load(ordering: .sequentiallyConsistent) && running.load(ordering: .acquiring) {
+                    _ = signal.wait(timeout: .now() + .milliseconds(100))
+                }
+                sleeping.store(false, ordering: .sequentiallyConsistent)
+                spinForExpected()
                 drain()
                 for o in outputs { o.flush() }
                 if publishLatency, latency.total != publishedTotal, monotonicNanos() >= nextPublish {
@@ -48,13 +110,30 @@ public final class OutputPump: @unchecked Sendable {
                     publishedTotal = latency.total
                     nextPublish = monotonicNanos() &+ 200_000_000
                 }
-                if !running && queue.isEmpty { break }
+                if !running.load(ordering: .acquiring) && queue.isEmpty { break }
             }
             done.signal()
         }
         t.name = "sensorwah-output"
         t.start()
         thread = t
+    }
+
+    /// Bytes are being parsed on the network thread: wait for their message here rather than
+    /// go back to sleep, up to `spinLimitNanos`. Not when this thread shares the network
+    /// thread's CPU (a real-time spinner would only keep the producer off it).
+    @inline(__always)
+    private func spinForExpected() {
+        guard queue.isEmpty, expecting.load(ordering: .acquiring),
+              Int(sensorwah_current_cpu()) != producerCPU.load(ordering: .relaxed) else { return }
+        let start = monotonicNanos()
+        var now = start
+        while queue.isEmpty && expecting.load(ordering: .acquiring) && now &- start < spinLimitNanos {
+            for _ in 0..<16 { sensorwah_spin_pause() }
+            now = monotonicNanos()
+        }
+        spins &+= 1
+        spinNanos &+= now &- start
     }
 
     /// The output thread wakes for each message; SCHED_FIFO (when allowed) keeps that wake-up
@@ -67,6 +146,8 @@ public final class OutputPump: @unchecked Sendable {
 
     private func drain() {
         while let q = queue.pop() {
+            let taken = monotonicNanos()
+            wakeLatency.record(nanos: taken > q.queuedNanos ? taken &- q.queuedNanos : 0)
             for o in outputs { o.send(q.event) }
             latency.record(nanos: monotonicNanos() &- q.receivedNanos)
             delivered += 1
@@ -75,7 +156,8 @@ public final class OutputPump: @unchecked Sendable {
 
     /// Sends what is queued, then stops the thread and closes the outputs.
     public func stop() {
-        running = false
+        running.store(false, ordering: .releasing)
+        sleeping.store(false, ordering: .sequentiallyConsistent)
         signal.signal()
         done.wait()
         for o in outputs { o.close() }

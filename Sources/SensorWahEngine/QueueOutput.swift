@@ -17,7 +17,7 @@ public final class QueueOutput: EventOutput {
 
     @inline(__always)
     public func send(_ e: MIDIEvent) {
-        queue.push(QueuedEvent(event: e, receivedNanos: receivedNanos))
+        queue.push(QueuedEvent(event: e, receivedNanos: receivedNanos, queuedNanos: monotonicNanos()))
         pushed &+= 1
     }
     public func flush() {}

@@ -163,6 +163,9 @@ final class ListenerCore: @unchecked Sendable {
     let handoff: QueueOutput
     var queue: SPSCQueue<QueuedEvent> { handoff.queue }
     let wake: @Sendable () -> Void
+    /// Told when a read begins (true) and ends (false), so the output thread can wake while
+    /// the bytes are parsed (see `OutputPump.arriving`).
+    let arriving: @Sendable (Bool) -> Void
     var sessions: [ObjectIdentifier: SenderSession] = [:]
     /// Closed sessions whose controllers still wait for their rest values.
     var departed: [SenderSession] = []
@@ -175,7 +178,8 @@ final class ListenerCore: @unchecked Sendable {
     var monitor: MonitorFeed?
 
     init(config: ListenerConfiguration, mappings: [Mapping], loop: EventLoop, queue: SPSCQueue<QueuedEvent>,
-         wake: @escaping @Sendable () -> Void, logger: Logger) {
+         wake: @escaping @Sendable () -> Void, arriving: @escaping @Sendable (Bool) -> Void = { _ in },
+         logger: Logger) {
         self.config = config
         self.loop = loop
         self.logger = logger
@@ -194,6 +198,7 @@ final class ListenerCore: @unchecked Sendable {
             self.pipeline = Pipeline(mappings: sets[0], outputs: [handoff])
         }
         self.wake = wake
+        self.arriving = arriving
         if config.oscDetect { detect = OSCDetect() }
     }
 

@@ -30,6 +30,8 @@ final class StreamHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let received = monotonicNanos()
+        core.arriving(true)
+        defer { core.arriving(false) }
         let buf = unwrapInboundIn(data)
         guard let s = session else { return }
         let keep = buf.withUnsafeReadableBytes { core.feed(s, $0, received: received) }
@@ -73,6 +75,8 @@ final class DatagramHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let received = monotonicNanos()
+        core.arriving(true)
+        defer { core.arriving(false) }
         let env = unwrapInboundIn(data)
         let addr = env.remoteAddress
         var session = peers[addr]
@@ -121,9 +125,11 @@ public final class Listener: @unchecked Sendable {
     public private(set) var boundAddresses: [String] = []
 
     public init(configuration: ListenerConfiguration, mappings: [Mapping], queue: SPSCQueue<QueuedEvent>,
-                wake: @escaping @Sendable () -> Void, logger: Logger) {
+                wake: @escaping @Sendable () -> Void, arriving: @escaping @Sendable (Bool) -> Void = { _ in },
+                logger: Logger) {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        core = ListenerCore(config: configuration, mappings: mappings, loop: group.next(), queue: queue, wake: wake, logger: logger)
+        core = ListenerCore(config: configuration, mappings: mappings, loop: group.next(), queue: queue, wake: wake,
+                            arriving: arriving, logger: logger)
     }
 
     /// Opens every socket; throws if a port cannot be bound.

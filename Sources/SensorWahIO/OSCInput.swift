@@ -147,6 +147,8 @@ final class OSCDatagramHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let received = monotonicNanos()
+        core.arriving(true)
+        defer { core.arriving(false) }
         let env = unwrapInboundIn(data)
         let addr = env.remoteAddress
         let key = OSCPeerKey(addr)
@@ -204,6 +206,8 @@ final class OSCStreamHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let received = monotonicNanos()
+        core.arriving(true)
+        defer { core.arriving(false) }
         let buf = unwrapInboundIn(data)
         let tooLongBefore = slip.tooLong, malformedBefore = slip.malformed
         buf.withUnsafeReadableBytes { bytes in

@@ -1,13 +1,16 @@
 import Atomics
 import SensorWahCore
 
-/// A MIDI event with the monotonic time (ns) its line was read off the socket.
+/// A MIDI event with the monotonic times (ns) its line was read off the socket and it was
+/// queued for the output thread.
 public struct QueuedEvent: Sendable {
     public var event: MIDIEvent
     public var receivedNanos: UInt64
-    public init(event: MIDIEvent, receivedNanos: UInt64) {
+    public var queuedNanos: UInt64
+    public init(event: MIDIEvent, receivedNanos: UInt64, queuedNanos: UInt64 = 0) {
         self.event = event
         self.receivedNanos = receivedNanos
+        self.queuedNanos = queuedNanos
     }
 }
 

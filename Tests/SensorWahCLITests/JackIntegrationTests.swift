@@ -172,4 +172,22 @@ final class JackIntegrationTests: XCTestCase {
         XCTAssertEqual(sw.stdout, reference.out, "the stdout stream is not complete")
         XCTAssertTrue(sw.stderr.contains("server lost 1x"), sw.stderr)
     }
+
+    /// The line-to-audio measurement (tools/jack-bench line-to-audio) sees every pedal change:
+    /// lines over loopback TCP to the real listener, and a hook at the start of each process
+    /// cycle that notes the first cycle whose pedal moved. Its timing is the benchmark's; here
+    /// only that it works: every line's change reaches the wah, none is missed.
+    func testLineToAudioSeesEveryPedalChange() throws {
+        try JackTest.requireJackTools()
+        let server = try JackTest.Server(period: 256)
+        let check = try server.run(JackTest.checkTool(release: false), ["--line-to-audio", "--seconds", "3"])
+        let r = check.wait(timeout: 30)
+        XCTAssertEqual(r.status, 0, check.stderr)
+        let out = check.stdout
+        let re = try NSRegularExpression(pattern: #"line-to-audio, 256 frames at 48000 Hz .*: (\d+) pedal changes, p50 \d+ us .* missed (\d+);"#)
+        let m = try XCTUnwrap(re.firstMatch(in: out, range: NSRange(out.startIndex..., in: out)), out + check.stderr)
+        let changes = Int(out[Range(m.range(at: 1), in: out)!])!
+        XCTAssertGreaterThan(changes, 100, out)
+        XCTAssertEqual(out[Range(m.range(at: 2), in: out)!], "0", out)
+    }
 }

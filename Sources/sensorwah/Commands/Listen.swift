@@ -149,7 +149,8 @@ struct Listen: ParsableCommand {
                                                   sceneNames: scenes.map(\.name), outputs: pump.outputs, pump: pump,
                                                   calibrateKey: global.config != nil)
         pump.start()
-        let listener = Listener(configuration: config, mappings: mappings, queue: queue, wake: pump.wake, logger: logger)
+        let listener = Listener(configuration: config, mappings: mappings, queue: queue, wake: pump.wake,
+                                arriving: pump.arriving, logger: logger)
         if let v = view { listener.monitor = MonitorFeed(board: v.board) }
         do {
             try listener.start()
@@ -237,6 +238,11 @@ struct Listen: ParsableCommand {
         if latency {
             let q = stats.handoff
             text += "\n  latency socket->queued (network thread): p50 \(q.percentile(0.5)) us, p99 \(q.percentile(0.99)) us, max \(q.maxNanos / 1000) us over \(q.total) lines with messages"
+            let w = pump.wakeLatency
+            text += "\n  latency queued->taken by the output thread: p50 \(w.percentile(0.5)) us, p99 \(w.percentile(0.99)) us, max \(w.maxNanos / 1000) us"
+            if pump.spins > 0 {
+                text += "\n  output thread busy waits for an expected message: \(pump.spins), \(pump.spinNanos / 1000) us in all"
+            }
             let h = pump.latency
             text += "\n  latency socket->output: p50 \(h.percentile(0.5)) us, p99 \(h.percentile(0.99)) us, max \(h.maxNanos / 1000) us over \(h.total) messages"
             let busy = Double(stats.lastDataNanos &- stats.firstDataNanos) / 1e9

@@ -46,6 +46,8 @@ struct JackCheck: ParsableCommand {
     var voice = WahVoice.svf.rawValue
     @Option(name: .customLong("wah-mode"), help: "What moves the pedal: sensor, envelope or both.")
     var wahMode = WahMode.sensor.rawValue
+    @Flag(help: "Measure line-to-audio instead of sweeping: lines over loopback TCP to the real listener, the first process cycle that sees each pedal change (see LineToAudio.swift); runs --seconds.")
+    var lineToAudio = false
     @Option(name: .customLong("map"), help: "The mapping whose target is swept (default: sensorwah's default mapping).")
     var map: String?
 
@@ -68,6 +70,10 @@ struct JackCheck: ParsableCommand {
             do { connections += try JackConnection.parse(text) } catch { throw ValidationError("--jack-connect: \(error.message)") }
         }
         Shutdown.installHandlers()
+        if lineToAudio {
+            try LineToAudio.run(server: jackServer, seconds: seconds, channels: channels, logger: logger)
+            return
+        }
 
         var c = JackEngineConfiguration()
         c.serverName = jackServer

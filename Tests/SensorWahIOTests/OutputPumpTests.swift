@@ -1,0 +1,129 @@
+import Foundation
+import Logging
+import XCTest
+@testable import SensorWahCore
+@testable import SensorWahEngine
+@testable import SensorWahIO
+import SensorWahRuntime
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The output thread's hand-off as `listen` wires it: the listener wakes it as bytes arrive
+/// (`arriving`), it waits briefly for their message, then hands it to the outputs.
+final class OutputPumpTests: XCTestCase {
+    /// Collects what the output thread hands over (read only after `stop`, which joins it).
+    final class Collect: EventOutput {
+        var events: [MIDIEvent] = []
+        var flushes = 0
+        var closed = false
+        var name: String { "collect" }
+        func send(_ e: MIDIEvent) { events.append(e) }
+        func flush() { flushes += 1 }
+        func close() { closed = true }
+    }
+
+    /// Rows over real loopback TCP, one every 3 ms as a phone sends them: every message
+    /// reaches the outputs, in order, and each has its latency recorded.
+    func testLinesOverLoopbackReachTheOutputsInOrderThroughTheEarlyWake() throws {
+        let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 12)
+        let out = Collect()
+        let pump = OutputPump(queue: queue, outputs: [out])
+        pump.start()
+        var c = ListenerConfiguration()
+        c.bindHost = "127.0.0.1"
+        c.tcpPort = 0
+        c.restAfter = 0
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let mapping = try Mapping(parsing: "accel.x cc=11 smooth=0 speed=none")
+        let listener = Listener(configuration: c, mappings: [mapping],
+                                queue: queue, wake: pump.wake, arriving: pump.arriving, logger: logger)
+        try listener.start()
+        let port = Int(listener.boundAddresses.first { $0.hasPrefix("tcp") }!.split(separator: ":").last!)!
+        let fd = try Self.connect(port)
+        Self.write(fd, ListenerTests.header + "\n")
+        let rows = ListenerTests.rows(128)
+        for r in rows {
+            Self.write(fd, r + "\n")
+            usleep(3000)
+        }
+        close(fd)
+        usleep(200_000)
+        _ = listener.stop()
+        pump.stop()
+        // a sweep from -1 to 1 G over 0..1: the first rows clamp at 0, then every row moves;
+        // the sender's departure sends the rest value last
+        let values = out.events.map(\.value)
+        XCTAssertGreaterThan(values.count, 60, "messages handed to the outputs: \(values.count)")
+        XCTAssertEqual(values.last.map(Int.init), mapping.rest)
+        let sweep = Array(values.dropLast())
+        XCTAssertEqual(sweep, sweep.sorted(), "out of order: \(values)")
+        XCTAssertEqual(sweep.last, 127)
+        XCTAssertEqual(pump.delivered, values.count)
+        XCTAssertEqual(pump.latency.total, values.count)
+        XCTAssertEqual(queue.dropped.load(ordering: .relaxed), 0)
+        XCTAssertTrue(out.closed)
+    }
+
+    /// With nothing arriving, the output thread sleeps: no busy wait at all.
+    func testAtRestTheOutputThreadNeverBusyWaits() {
+        let queue = SPSCQueue<QueuedEvent>(capacity: 64)
+        let pump = OutputPump(queue: queue, outputs: [Collect()])
+        pump.start()
+        usleep(400_000)
+        pump.stop()
+        XCTAssertEqual(pump.spins, 0)
+        XCTAssertEqual(pump.spinNanos, 0)
+        XCTAssertEqual(pump.delivered, 0)
+    }
+
+    /// Bytes that give no message (a header, a bad row) end the busy wait when their read ends,
+    /// not at the limit; a message after them still arrives.
+    func testAReadWithoutAMessageEndsTheBusyWait() {
+        let queue = SPSCQueue<QueuedEvent>(capacity: 64)
+        let out = Collect()
+        let pump = OutputPump(queue: queue, outputs: [out])
+        pump.spinLimitNanos = 50_000_000   // 50 ms: a wait that ran to the limit would show
+        pump.start()
+        let producer = Thread {
+            for _ in 0..<20 {
+                pump.arriving(true)
+                usleep(1000)
+                pump.arriving(false)
+                usleep(5000)
+            }
+            pump.arriving(true)
+            queue.push(QueuedEvent(event: MIDIEvent(time: 0, kind: .controlChange, channel: 0, controller: 11, value: 42),
+                                   receivedNanos: monotonicNanos(), queuedNanos: monotonicNanos()))
+            pump.wake()
+            pump.arriving(false)
+        }
+        producer.start()
+        let deadline = Date().addingTimeInterval(10)
+        while !producer.isFinished && Date() < deadline { usleep(10_000) }
+        usleep(100_000)
+        pump.stop()
+        XCTAssertEqual(out.events.map(\.value), [42])
+        // each wait lasts about the 1 ms read (more on a loaded machine), never the 50 ms limit
+        XCTAssertLessThan(pump.spinNanos, UInt64(max(pump.spins, 1)) * 20_000_000,
+                          "\(pump.spins) busy waits took \(pump.spinNanos / 1000) us")
+    }
+
+    static func connect(_ port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var sa = sockaddr_in()
+        sa.sin_family = sa_family_t(AF_INET)
+        sa.sin_port = in_port_t(UInt16(port).bigEndian)
+        sa.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let rc = withUnsafePointer(to: &sa) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard rc == 0 else { throw NSError(domain: "connect", code: Int(errno)) }
+        return fd
+    }
+
+    static func write(_ fd: Int32, _ s: String) {
+        _ = s.withCString { Glibc.write(fd, $0, strlen($0)) }
+    }
+}
