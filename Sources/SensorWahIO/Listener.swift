@@ -118,6 +118,9 @@ final class SenderSession {
     /// The rest orientation last published for saving (`ListenerCore.savedRest`).
     var publishedRest: Vector3?
     var recorder: StreamRecorder?
+    /// `--record`: the folder this sender's file goes to once its first byte arrives (a
+    /// connection that never sends leaves no empty file behind).
+    var recordDirectory: String?
     /// OSC senders: packets to frames, the device id that picked this session, and the
     /// decoded frames' recording (`--record`).
     var osc: OSCFrameBuilder?
@@ -145,9 +148,7 @@ final class SenderSession {
         parser = SensorParser(options: config.parser)
         motion = MotionStage(settings: config.motion)
         lastDataNanos = monotonicNanos()
-        if verbatimRecording, let dir = config.recordDirectory {
-            recorder = StreamRecorder(directory: dir, peer: peer, logger: logger)
-        }
+        if verbatimRecording { recordDirectory = config.recordDirectory }
     }
 }
 
@@ -321,7 +322,6 @@ final class ListenerCore: @unchecked Sendable {
         let peer = address.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "unknown"
         let s = SenderSession(name: name, peer: peer, config: config, logger: logger)
         sessions[ObjectIdentifier(s)] = s
-        if let r = s.recorder { stats.recordings.append(r.path) }
         return s
     }
 
@@ -334,6 +334,7 @@ final class ListenerCore: @unchecked Sendable {
         if stats.firstDataNanos == 0 { stats.firstDataNanos = received }
         stats.lastDataNanos = received
         stats.bytes &+= bytes.count
+        if let dir = s.recordDirectory, bytes.count > 0 { startRecording(s, in: dir) }
         s.recorder?.append(bytes)
         var pushed = false
         s.framer.feed(bytes) { line in
@@ -351,6 +352,13 @@ final class ListenerCore: @unchecked Sendable {
             return false
         }
         return true
+    }
+
+    /// The sender's first bytes: its recording file is created now.
+    private func startRecording(_ s: SenderSession, in dir: String) {
+        s.recordDirectory = nil
+        s.recorder = StreamRecorder(directory: dir, peer: s.peer, logger: logger)
+        if let r = s.recorder { stats.recordings.append(r.path) }
     }
 
     @inline(__always)
