@@ -33,12 +33,34 @@ public enum Shutdown {
         signal(SIGHUP, handler)
     }
 
-    /// SIGINT/SIGTERM request a stop; a closed pipe is an error on write, not a signal.
-    public static func installHandlers() {
-        let handler: @convention(c) (Int32) -> Void = { _ in Shutdown.requested.store(true, ordering: .relaxed) }
+    /// The signal that asked for the stop (0: none, or a stop from inside, like `q` in the view).
+    public static let stopSignal = ManagedAtomic<Int32>(0)
+
+    /// SIGINT/SIGTERM request a stop (and SIGHUP, with `hangupStops`: a closed terminal ends a
+    /// run that has no configuration file to reload, cleanly, like SIGTERM); a closed pipe is
+    /// an error on write, not a signal; a file-size limit (`ulimit -f`) is a write error
+    /// (EFBIG) the recorder reports, not a signal that kills the process.
+    public static func installHandlers(hangupStops: Bool = false) {
+        let handler: @convention(c) (Int32) -> Void = { sig in
+            Shutdown.stopSignal.store(sig, ordering: .relaxed)
+            Shutdown.requested.store(true, ordering: .relaxed)
+        }
         signal(SIGINT, handler)
         signal(SIGTERM, handler)
+        if hangupStops { signal(SIGHUP, handler) }
         signal(SIGPIPE, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)
+    }
+
+    /// "SIGTERM", "SIGINT", "SIGHUP" for the stop's log line, nil when no signal asked for it.
+    public static var stopSignalName: String? {
+        switch stopSignal.load(ordering: .relaxed) {
+        case SIGINT: return "SIGINT"
+        case SIGTERM: return "SIGTERM"
+        case SIGHUP: return "SIGHUP"
+        case 0: return nil
+        case let n: return "signal \(n)"
+        }
     }
 
     /// "Set forward" requested (SIGUSR1, a key, an OSC message): the inputs poll it and make
