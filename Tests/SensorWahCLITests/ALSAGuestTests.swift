@@ -64,7 +64,8 @@ final class ALSAGuestTests: XCTestCase {
     // MARK: - in the guest
 
     /// aseqdump (connected by sensorwah) and a DAW-like client that subscribes itself must
-    /// both receive exactly what `--midi stdout` prints; see tools/alsa-guest-test.
+    /// both receive exactly what `--midi stdout` prints; and when aseqdump is killed while
+    /// `listen` runs (case `gone`), the other keeps getting every event; see tools/alsa-guest-test.
     func testSequencerOutputInGuestMatchesStdout() throws {
         let binary = releaseBinary
         guard FileManager.default.isExecutableFile(atPath: binary) else {
@@ -83,6 +84,7 @@ final class ALSAGuestTests: XCTestCase {
             .first { $0.hasPrefix("alsa-guest-test: PASS events=") }
             .flatMap { Int($0.split(separator: "=").last ?? "") } ?? 0
         XCTAssertGreaterThan(events, 100, "too few events compared")
+        XCTAssertTrue(r.stdout.contains("alsa-guest-test: case gone: aseqdump killed after"), "the subscriber-gone case did not pass")
     }
 
     // MARK: - on this host (no sequencer)
