@@ -23,12 +23,14 @@ public enum Shutdown {
 
     /// SIGUSR2 asks for the next scene (a foot switch script, a stage manager's remote).
     public static func installSceneSignal() {
+        _ = nextSceneRequested.load(ordering: .relaxed)   // initialised here, never in the handler
         let handler: @convention(c) (Int32) -> Void = { _ in Shutdown.nextSceneRequested.store(true, ordering: .relaxed) }
         signal(SIGUSR2, handler)
     }
 
     /// SIGHUP asks for a reload instead of ending the process.
     public static func installReloadHandler() {
+        _ = reloadRequested.load(ordering: .relaxed)   // initialised here, never in the handler
         let handler: @convention(c) (Int32) -> Void = { _ in Shutdown.reloadRequested.store(true, ordering: .relaxed) }
         signal(SIGHUP, handler)
     }
@@ -41,6 +43,10 @@ public enum Shutdown {
     /// an error on write, not a signal; a file-size limit (`ulimit -f`) is a write error
     /// (EFBIG) the recorder reports, not a signal that kills the process.
     public static func installHandlers(hangupStops: Bool = false) {
+        // a global is made on first use (swift_once, which allocates): a signal handler that
+        // made it could deadlock on the allocator's lock, so each is made here, before
+        _ = stopSignal.load(ordering: .relaxed)
+        _ = requested.load(ordering: .relaxed)
         let handler: @convention(c) (Int32) -> Void = { sig in
             Shutdown.stopSignal.store(sig, ordering: .relaxed)
             Shutdown.requested.store(true, ordering: .relaxed)
@@ -77,6 +83,7 @@ public enum Shutdown {
 
     /// SIGUSR1 requests a re-zero (`kill -USR1 <pid>` while `listen` or `replay` runs).
     public static func installRezeroSignal() {
+        _ = rezero.load(ordering: .relaxed)   // initialised here, never in the handler
         let handler: @convention(c) (Int32) -> Void = { _ in Shutdown.rezero.store(true, ordering: .relaxed) }
         signal(SIGUSR1, handler)
     }

@@ -47,7 +47,6 @@ public struct FileReplay {
             switch self {
             case .empty(let p, let n):
                 return "'\(p)' is empty (\(n == 0 ? "0 bytes" : "only blank lines")): nothing to play; check that the app finished writing it, or pick another file"
-
             case .unreadable(let p, let why): return "cannot read '\(p)': \(why)"
             case .notUnderstood(let p, let m): return "'\(p)': \(m)"
             case .nothingToPlay(let m): return m

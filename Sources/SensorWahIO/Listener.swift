@@ -241,6 +241,9 @@ final class ListenerCore: @unchecked Sendable {
     /// capture, then the pipeline. True when it sent events (its latency is recorded).
     @inline(__always)
     func deliver(_ frame: inout SensorFrame, from s: SenderSession, received: UInt64) -> Bool {
+        // after the rest values at exit nothing more is sent (a connection still open delivers
+        // until its channel closes)
+        guard !finished else { return false }
         s.lastFrameNanos = received
         s.rested = false
         s.motion.process(&frame)
@@ -330,6 +333,7 @@ final class ListenerCore: @unchecked Sendable {
     /// (a sender that never ends its lines would otherwise keep the connection busy forever).
     @discardableResult
     func feed(_ s: SenderSession, _ bytes: UnsafeRawBufferPointer, received: UInt64, datagram: Bool = false) -> Bool {
+        guard !finished else { return false }
         s.lastDataNanos = received
         if stats.firstDataNanos == 0 { stats.firstDataNanos = received }
         stats.lastDataNanos = received
@@ -473,6 +477,7 @@ final class ListenerCore: @unchecked Sendable {
     func stepGlides() {
         glideScheduled = true
         loop.scheduleTask(in: .milliseconds(10)) { [self] in
+            guard !finished else { glideScheduled = false; return }
             let now = monotonicNanos()
             let before = handoff.pushed
             handoff.receivedNanos = now
@@ -495,7 +500,11 @@ final class ListenerCore: @unchecked Sendable {
         return seconds >= 9.2e6 ? 9_200_000_000 : Int64(seconds * 1000)
     }
 
+    /// Set by `stopAll`: the rest values went out; no frame reaches the pipeline any more.
+    var finished = false
+
     func stopAll() {
+        finished = true
         for s in Array(sessions.values) { close(s) }
         let before = handoff.pushed
         handoff.receivedNanos = monotonicNanos()

@@ -66,16 +66,15 @@ public final class StreamRecorder {
             bytesWritten += buffer.count
             buffer.removeAll(keepingCapacity: true)
         } else {
-            let why = String(cString: strerror(errno))
-            // part of this flush may be on disk: keep whole lines only
-            _ = ftruncate(fd, off_t(bytesThroughLastLine))
-            fail(why)
+            fail(String(cString: strerror(errno)))
         }
     }
 
     private func fail(_ why: String) {
         failed = true
         buffer = []
+        // part of a line may be on disk: keep whole lines only
+        _ = ftruncate(fd, off_t(bytesThroughLastLine))
         logger.error("recording to \(path) stopped: \(why); it keeps what was written up to its last whole line (\(bytesThroughLastLine) bytes), the MIDI goes on")
     }
 

@@ -25,6 +25,7 @@ import XCTest
 /// | the configuration file deleted while `listen` runs | FaultTests.testConfigDeletedWhileListeningKeepsTheRunningOne |
 /// | SIGINT, SIGTERM, SIGHUP mid-stream | FaultTests.testStopSignalsMidStreamRestNotesAndFlushTheRecording |
 /// | SIGINT, SIGTERM, SIGHUP during start-up | FaultTests.testStopSignalsDuringStartUp |
+/// | SIGHUP during `replay` (a closed terminal) | FaultTests.testReplayStopsCleanlyOnAHangUp |
 /// | a connection that never sent a byte | FaultTests.testAConnectionThatNeverSentLeavesNoRecording |
 /// | an empty input file | FaultTests.testAnEmptyInputFileIsReportedAsEmpty |
 /// | 32 senders flooding beside a performer | FloodTests.testPerformerBesideAFloodIsUntouched |
@@ -353,6 +354,23 @@ final class FaultTests: XCTestCase {
                                "\(what): a recording without a sender")
             }
         }
+    }
+
+    /// `replay` on a terminal that closes (SIGHUP) while a gesture's note sounds: it ends like
+    /// Ctrl-C, with the note's note-off and every controller at rest.
+    func testReplayStopsCleanlyOnAHangUp() throws {
+        let r = try CLI.Running(["replay", recording, "--loop", "--speed", "8", "--midi", "stdout",
+                                 "--map", "accel.x cc=11", "--map", "tap note=38 ch=10 length=60000"])
+        let end = Date().addingTimeInterval(20)
+        while !r.stdoutSoFar.contains(#""type":"note_on","ch":10,"note":38"#) && Date() < end { usleep(5_000) }
+        r.signal(SIGHUP)
+        let done = r.wait()
+        XCTAssertEqual(r.process.terminationReason, .exit, "replay died of the hang-up")
+        XCTAssertEqual(done.status, 0, done.stderr)
+        let lines = CLI.lines(done.stdout)
+        let on = try XCTUnwrap(lines.lastIndex { $0.contains(#""type":"note_on","ch":10,"note":38"#) })
+        XCTAssertNotNil(lines[on...].firstIndex { $0.contains(#""type":"note_off","ch":10,"note":38"#) }, "the note was left sounding")
+        XCTAssertEqual(Self.cc(11, lines).last.flatMap(Self.value), 64, "CC 11 not at rest")
     }
 
     // MARK: JACK
