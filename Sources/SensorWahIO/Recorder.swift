@@ -52,21 +52,22 @@ public final class StreamRecorder {
 
     public func flush() {
         guard !failed, !buffer.isEmpty else { return }
-        let ok = buffer.withUnsafeBytes { b -> Bool in
-            var off = 0
-            while off < b.count {
-                let n = write(fd, b.baseAddress! + off, b.count - off)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                off += n
+        var written = 0
+        var error: Int32 = 0
+        buffer.withUnsafeBytes { b in
+            while written < b.count {
+                let n = write(fd, b.baseAddress! + written, b.count - written)
+                if n < 0 { if errno == EINTR { continue }; error = errno; return }
+                written += n
             }
-            return true
         }
-        if ok {
-            if let nl = buffer.lastIndex(of: 0x0A) { bytesThroughLastLine = bytesWritten + nl + 1 }
-            bytesWritten += buffer.count
+        // what reached the file, even when the disk filled up part way
+        if let nl = buffer[..<written].lastIndex(of: 0x0A) { bytesThroughLastLine = bytesWritten + nl + 1 }
+        bytesWritten += written
+        if error == 0 {
             buffer.removeAll(keepingCapacity: true)
         } else {
-            fail(String(cString: strerror(errno)))
+            fail(String(cString: strerror(error)))
         }
     }
 
