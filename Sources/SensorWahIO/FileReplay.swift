@@ -41,8 +41,12 @@ public struct FileReplay {
         /// The file's header is not one SensorWah understands: nothing was played.
         case notUnderstood(path: String, message: String)
         case nothingToPlay(String)
+        /// No line but blank ones (a log the app never wrote into, a copy cut short).
+        case empty(path: String, bytes: Int)
         public var description: String {
             switch self {
+            case .empty(let p, let n):
+                return "'\(p)' is empty (\(n == 0 ? "0 bytes" : "only blank lines")): nothing to play; check that the app finished writing it, or pick another file"
             case .unreadable(let p, let why): return "cannot read '\(p)': \(why)"
             case .notUnderstood(let p, let m): return "'\(p)': \(m)"
             case .nothingToPlay(let m): return m
@@ -182,6 +186,9 @@ public struct FileReplay {
             }
             if !ok { throw Failure.unreadable(path: path, reason: String(cString: strerror(errno))) }
             if refused, let why = parser.refusal { throw Failure.notUnderstood(path: path, message: why) }
+            if firstPass && parser.stats.lines == parser.stats.blank && !Shutdown.isRequested {
+                throw Failure.empty(path: path, bytes: reader.bytesRead)
+            }
             if firstPass { try review(parser, path: path, into: &result, label: "") }
             firstPass = false
             result.parser.add(parser.stats)
@@ -223,6 +230,10 @@ public struct FileReplay {
                 return true
             }
             if !ok { throw Failure.unreadable(path: path, reason: String(cString: strerror(errno))) }
+            if parser.stats.lines == parser.stats.blank {
+                result.notes.append("\(name): empty; left out")
+                continue
+            }
             do { try review(parser, path: path, into: &result, label: "\(name): ") } catch let Failure.notUnderstood(_, why) {
                 // one file of a folder that is not a motion log (metadata, annotations ...)
                 let short = why.components(separatedBy: ". Known layouts").first ?? why

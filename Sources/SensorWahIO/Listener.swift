@@ -118,6 +118,9 @@ final class SenderSession {
     /// The rest orientation last published for saving (`ListenerCore.savedRest`).
     var publishedRest: Vector3?
     var recorder: StreamRecorder?
+    /// `--record`: the folder this sender's file goes to once its first byte arrives (a
+    /// connection that never sends leaves no empty file behind).
+    var recordDirectory: String?
     /// OSC senders: packets to frames, the device id that picked this session, and the
     /// decoded frames' recording (`--record`).
     var osc: OSCFrameBuilder?
@@ -145,9 +148,7 @@ final class SenderSession {
         parser = SensorParser(options: config.parser)
         motion = MotionStage(settings: config.motion)
         lastDataNanos = monotonicNanos()
-        if verbatimRecording, let dir = config.recordDirectory {
-            recorder = StreamRecorder(directory: dir, peer: peer, logger: logger)
-        }
+        if verbatimRecording { recordDirectory = config.recordDirectory }
     }
 }
 
@@ -245,6 +246,9 @@ final class ListenerCore: @unchecked Sendable {
     /// capture, then the pipeline. True when it sent events (its latency is recorded).
     @inline(__always)
     func deliver(_ frame: inout SensorFrame, from s: SenderSession, received: UInt64) -> Bool {
+        // after the rest values at exit nothing more is sent (a connection still open delivers
+        // until its channel closes)
+        guard !finished else { return false }
         s.lastFrameNanos = received
         s.rested = false
         s.motion.process(&frame)
@@ -326,7 +330,6 @@ final class ListenerCore: @unchecked Sendable {
         let peer = address.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "unknown"
         let s = SenderSession(name: name, peer: peer, config: config, logger: logger)
         sessions[ObjectIdentifier(s)] = s
-        if let r = s.recorder { stats.recordings.append(r.path) }
         return s
     }
 
@@ -335,10 +338,12 @@ final class ListenerCore: @unchecked Sendable {
     /// (a sender that never ends its lines would otherwise keep the connection busy forever).
     @discardableResult
     func feed(_ s: SenderSession, _ bytes: UnsafeRawBufferPointer, received: UInt64, datagram: Bool = false) -> Bool {
+        guard !finished else { return false }
         s.lastDataNanos = received
         if stats.firstDataNanos == 0 { stats.firstDataNanos = received }
         stats.lastDataNanos = received
         stats.bytes &+= bytes.count
+        if let dir = s.recordDirectory, bytes.count > 0 { startRecording(s, in: dir) }
         s.recorder?.append(bytes)
         var pushed = false
         s.framer.feed(bytes) { line in
@@ -356,6 +361,13 @@ final class ListenerCore: @unchecked Sendable {
             return false
         }
         return true
+    }
+
+    /// The sender's first bytes: its recording file is created now.
+    private func startRecording(_ s: SenderSession, in dir: String) {
+        s.recordDirectory = nil
+        s.recorder = StreamRecorder(directory: dir, peer: s.peer, logger: logger)
+        if let r = s.recorder { stats.recordings.append(r.path) }
     }
 
     @inline(__always)
@@ -470,6 +482,7 @@ final class ListenerCore: @unchecked Sendable {
     func stepGlides() {
         glideScheduled = true
         loop.scheduleTask(in: .milliseconds(10)) { [self] in
+            guard !finished else { glideScheduled = false; return }
             let now = monotonicNanos()
             let before = handoff.pushed
             handoff.receivedNanos = now
@@ -492,7 +505,11 @@ final class ListenerCore: @unchecked Sendable {
         return seconds >= 9.2e6 ? 9_200_000_000 : Int64(seconds * 1000)
     }
 
+    /// Set by `stopAll`: the rest values went out; no frame reaches the pipeline any more.
+    var finished = false
+
     func stopAll() {
+        finished = true
         for s in Array(sessions.values) { close(s) }
         let before = handoff.pushed
         handoff.receivedNanos = monotonicNanos()

@@ -5,13 +5,16 @@ import Glibc
 
 /// Writes one sender's stream verbatim to its own file. Bytes are buffered and written by
 /// `flush()`, which the listener calls at least every 100 ms and on close. A write error
-/// (a full disk, say) is logged once and ends this recording; the listener keeps running.
+/// (a full disk, a file-size limit) is logged once and ends this recording: the file is cut
+/// back to its last whole line, so what it holds replays cleanly; the listener keeps running.
 public final class StreamRecorder {
     public let path: String
     private var fd: Int32
     private var buffer: [UInt8] = []
     private let logger: Logger
     public private(set) var bytesWritten = 0
+    /// Bytes written up to and including the last line end (where a failed file is cut back to).
+    public private(set) var bytesThroughLastLine = 0
     public private(set) var failed = false
     /// Above this much unwritten data the recording stops rather than grow memory.
     public static let maxBuffered = 8 << 20
@@ -49,27 +52,31 @@ public final class StreamRecorder {
 
     public func flush() {
         guard !failed, !buffer.isEmpty else { return }
-        let ok = buffer.withUnsafeBytes { b -> Bool in
-            var off = 0
-            while off < b.count {
-                let n = write(fd, b.baseAddress! + off, b.count - off)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                off += n
+        var written = 0
+        var error: Int32 = 0
+        buffer.withUnsafeBytes { b in
+            while written < b.count {
+                let n = write(fd, b.baseAddress! + written, b.count - written)
+                if n < 0 { if errno == EINTR { continue }; error = errno; return }
+                written += n
             }
-            return true
         }
-        if ok {
-            bytesWritten += buffer.count
+        // what reached the file, even when the disk filled up part way
+        if let nl = buffer[..<written].lastIndex(of: 0x0A) { bytesThroughLastLine = bytesWritten + nl + 1 }
+        bytesWritten += written
+        if error == 0 {
             buffer.removeAll(keepingCapacity: true)
         } else {
-            fail(String(cString: strerror(errno)))
+            fail(String(cString: strerror(error)))
         }
     }
 
     private func fail(_ why: String) {
         failed = true
         buffer = []
-        logger.error("recording to \(path) stopped: \(why); the listener keeps running")
+        // part of a line may be on disk: keep whole lines only
+        _ = ftruncate(fd, off_t(bytesThroughLastLine))
+        logger.error("recording to \(path) stopped: \(why); it keeps what was written up to its last whole line (\(bytesThroughLastLine) bytes), the MIDI goes on")
     }
 
     /// Sends further writes to another file (tests use /dev/full to simulate a full disk).

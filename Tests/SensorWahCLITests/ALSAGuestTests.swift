@@ -64,9 +64,10 @@ final class ALSAGuestTests: XCTestCase {
     // MARK: - in the guest
 
     /// aseqdump (connected by sensorwah) and a DAW-like client that subscribes itself must
-    /// both receive exactly what `--midi stdout` prints; and `listen` with scenes switches on a
-    /// Program Change that aplaymidi sends to SensorWah:control in (case `scenes`). See
-    /// tools/alsa-guest-test.
+    /// both receive exactly what `--midi stdout` prints; `listen` with scenes switches on a
+    /// Program Change that aplaymidi sends to SensorWah:control in (case `scenes`); and when
+    /// aseqdump is killed while `listen` runs (case `gone`), the other keeps getting every event.
+    /// See tools/alsa-guest-test.
     func testSequencerOutputInGuestMatchesStdout() throws {
         let binary = releaseBinary
         guard FileManager.default.isExecutableFile(atPath: binary) else {
@@ -86,6 +87,7 @@ final class ALSAGuestTests: XCTestCase {
             .flatMap { Int($0.split(separator: "=").last ?? "") } ?? 0
         XCTAssertGreaterThan(events, 100, "too few events compared")
         XCTAssertTrue(r.stdout.contains("case scenes: Program Change 1 on channel 2 switched verse -> solo"), "the scenes case did not pass:\n\(r.stdout)")
+        XCTAssertTrue(r.stdout.contains("alsa-guest-test: case gone: aseqdump killed after"), "the subscriber-gone case did not pass")
     }
 
     // MARK: - on this host (no sequencer)

@@ -24,9 +24,15 @@ enum CLI {
         private let lock = NSLock()
         private let group = DispatchGroup()
 
-        init(_ args: [String], env: [String: String] = [:]) throws {
-            process.executableURL = CLI.binary
-            process.arguments = args
+        /// `launcher`: a program that starts sensorwah (e.g. `["/usr/bin/prlimit", "--fsize=65536", "--"]`).
+        init(_ args: [String], env: [String: String] = [:], launcher: [String] = []) throws {
+            if let first = launcher.first {
+                process.executableURL = URL(fileURLWithPath: first)
+                process.arguments = Array(launcher.dropFirst()) + [CLI.binary.path] + args
+            } else {
+                process.executableURL = CLI.binary
+                process.arguments = args
+            }
             process.currentDirectoryURL = CLI.repo
             var e = ProcessInfo.processInfo.environment
             for (k, v) in env { e[k] = v }

@@ -130,13 +130,16 @@ struct Listen: ParsableCommand {
     }
 
     func run() throws {
+        // first of all: a signal during start-up stops cleanly too (with --config, SIGHUP
+        // reloads; without one there is nothing to reload and a hang-up ends the run)
+        Shutdown.installHandlers(hangupStops: global.config == nil)
+        if global.config != nil { Shutdown.installReloadHandler() }
         global.bootstrapLogging()
         let logger = Logger(label: "sensorwah.listen")
         let (scenes, startScene): ([Scene], Int)
         do { (scenes, startScene) = try loadScenes() } catch let p as ConfigFile.Problem { throw RuntimeFailure("\(p)") }
         let mappings = scenes.isEmpty ? try mapping.mappings() + output.jack.switchMappings() : scenes[startScene].mappings
         for m in mappings { logger.info("mapping: \(m.summary)") }
-        Shutdown.installHandlers()
         Shutdown.installRezeroSignal()
 
         let config = try Wiring.listenerConfiguration(self, scenes: scenes, startScene: startScene)
@@ -164,7 +167,6 @@ struct Listen: ParsableCommand {
         var running = (mappings: mappings, scenes: !scenes.isEmpty)   // what the calibrate key may trace
         var calibration: KeyCalibration?
         var savedRestVersion = 0
-        if watch != nil { Shutdown.installReloadHandler() }
         if !scenes.isEmpty {
             Shutdown.installSceneSignal()
             logger.notice("scene '\(scenes[startScene].name)' of \(scenes.map(\.name).joined(separator: ", ")); next scene: kill -USR2 \(getpid())\(sceneGesture.map { " or a \($0)" } ?? "")")
@@ -205,7 +207,7 @@ struct Listen: ParsableCommand {
         }
         calibration?.cancel()
         view?.stop()
-        logger.info("stopping")
+        logger.notice("stopping\(Shutdown.stopSignalName.map { " on \($0)" } ?? ""): sending rest values and note-offs, flushing recordings")
         let stats = listener.stop()
         pump.stop()
         var s = Summary(source: "listen", format: input.format, parser: stats.parser, mapper: stats.mapper, elapsed: 0)

@@ -44,7 +44,7 @@ struct Replay: ParsableCommand {
             paths += p
         }
         let motion = try mapping.motionSettings()
-        Shutdown.installHandlers()
+        Shutdown.installHandlers(hangupStops: true)
         Shutdown.installRezeroSignal()
         for m in mappings { logger.info("mapping: \(m.summary)") }
         let outs = try Wiring.outputs(output, mappings: mappings, logger: logger)

@@ -1,0 +1,33 @@
+import Foundation
+import XCTest
+
+/// The flood, short: `tools/flood` for 10 s with 6 senders at full speed (2 TCP, 2 UDP, 2 OSC)
+/// beside the 100 Hz performer, against the binary built with the tests. The performer's CC
+/// stream must be exactly its replay, and listen's memory must stay flat. The full run
+/// (`tools/flood`, 32 senders, 60 s, release build) gives the README's figures.
+final class FloodTests: XCTestCase {
+    func testPerformerBesideAFloodIsUntouched() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { throw XCTSkip("no python3") }
+        let p = Process()
+        p.executableURL = CLI.repo.appendingPathComponent("tools/flood")
+        p.arguments = ["--seconds", "10", "--senders", "6", "--binary", CLI.binary.path, "--max-rss-mb", "128"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        print(text)
+        XCTAssertEqual(p.terminationStatus, 0, text)
+        XCTAssertTrue(text.contains("identical to `replay` of its file"), text)
+        // memory: the peak no more than 32 MB over what listen held before the flood began
+        let m = try XCTUnwrap(text.range(of: #"listen RSS: (\d+) kB at start, .* peak \(VmHWM\) (\d+) kB"#, options: .regularExpression).map { String(text[$0]) })
+        let numbers = m.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        let start = try XCTUnwrap(numbers.first), peak = try XCTUnwrap(numbers.last)
+        XCTAssertLessThan(peak - start, 32 << 10, "listen grew from \(start) kB to \(peak) kB under the flood")
+        // the flood really flowed: thousands of lines and OSC packets
+        let lines = text.range(of: #"lines received (\d+)"#, options: .regularExpression).map { Int(text[$0].split(separator: " ").last!) ?? 0 } ?? 0
+        XCTAssertGreaterThan(lines, 5_000, text)
+    }
+}
