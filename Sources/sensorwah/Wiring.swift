@@ -5,9 +5,26 @@ import SensorWahCore
 import SensorWahEngine
 import SensorWahIO
 import SensorWahJack
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Builds the parts a command asked for from its parsed options.
 enum Wiring {
+    /// The files of one recording, as `replay`, `plot` and `render` take them: each argument a
+    /// file or a folder of CSV files (Sensor Logger's per-sensor export), expanded in order.
+    static func recordingPaths(_ files: [String]) throws -> [String] {
+        var paths: [String] = []
+        for f in files {
+            guard let p = FileReplay.expand(f) else {
+                throw RuntimeFailure("cannot open '\(f)': \(String(cString: strerror(errno)))")
+            }
+            if p.isEmpty { throw RuntimeFailure("'\(f)' is a folder with no .csv files") }
+            paths += p
+        }
+        return paths
+    }
+
     /// Every output asked for. One that cannot start (no sequencer, no JACK server) logs one
     /// error line and the others run in full. `controlIn` (listen with scenes) also opens the
     /// Program Change inputs: the ALSA port `control in` and the JACK port `control_in`.

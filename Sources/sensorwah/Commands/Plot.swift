@@ -2,9 +2,6 @@ import ArgumentParser
 import SensorWahCore
 import SensorWahEngine
 import SensorWahIO
-#if canImport(Glibc)
-import Glibc
-#endif
 
 struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -34,16 +31,10 @@ struct Plot: ParsableCommand {
     func run() throws {
         let mappings = try mapping.mappings()
         let motion = try mapping.motionSettings()
-        var paths: [String] = []
-        for f in files {
-            guard let p = FileReplay.expand(f) else {
-                throw RuntimeFailure("cannot open '\(f)': \(String(cString: strerror(errno)))")
-            }
-            if p.isEmpty { throw RuntimeFailure("'\(f)' is a folder with no .csv files") }
-            paths += p
-        }
+        let paths = try Wiring.recordingPaths(files)
         // the output first: a file that cannot be written fails before a long log is read
-        let out = try OutputFile(output)
+        let out: WholeFileOutput
+        do { out = try WholeFileOutput(output, example: "plot.svg") } catch { throw RuntimeFailure(error.description) }
         let trace = PlotTrace(mappings: mappings)
         var pipeline = Pipeline(mappings: mappings, outputs: [trace])
         var replay = FileReplay(paths: paths, parserOptions: input.parserOptions(), maxLineLength: input.maxLine,
@@ -61,41 +52,8 @@ struct Plot: ParsableCommand {
         }
         pipeline.finish()   // what replay sends at the end (held-back changes, rest values) is drawn too
         let title = files.map { $0.split(separator: "/").last.map(String.init) ?? $0 }.joined(separator: " ")
-        try out.write(PlotSVG.render(trace, title: title))
+        do { try out.write(PlotSVG.render(trace, title: title)) } catch { throw RuntimeFailure(error.description) }
         let outliers = trace.lanes.reduce(0) { $0 + $1.outliers.count }
         printError("plot: \(trace.frames) frames, \(mappings.count) mapping\(mappings.count == 1 ? "" : "s"), \(outliers) outlier\(outliers == 1 ? "" : "s"), \(trace.gestures.count) gesture\(trace.gestures.count == 1 ? "" : "s") -> \(output == "-" ? "stdout" : output)")
-    }
-}
-
-/// The picture's file: opened before the work (so a path that cannot be written is reported at
-/// once), emptied and written at the end; removed again if the run fails and it was new.
-private struct OutputFile {
-    let path: String
-    let fd: Int32
-    let created: Bool
-
-    init(_ path: String) throws {
-        self.path = path
-        if path == "-" { fd = 1; created = false; return }
-        var st = stat()
-        let existed = stat(path, &st) == 0
-        if existed && (st.st_mode & S_IFMT) == S_IFDIR { throw RuntimeFailure("cannot write '\(path)': it is a folder; give a file name such as \(path.hasSuffix("/") ? path : path + "/")plot.svg") }
-        fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw RuntimeFailure("cannot write '\(path)': \(String(cString: strerror(errno)))") }
-        created = !existed
-    }
-
-    func abandon() {
-        guard fd != 1 else { return }
-        close(fd)
-        if created { unlink(path) }
-    }
-
-    func write(_ text: String) throws {
-        defer { if fd != 1 { close(fd) } }
-        if fd != 1 { _ = ftruncate(fd, 0) }
-        var bytes = Array(text.utf8)
-        let ok = bytes.withUnsafeMutableBytes { writeAll(fd, $0.baseAddress!, $0.count) }
-        guard ok else { throw RuntimeFailure("cannot write '\(path == "-" ? "stdout" : path)': \(String(cString: strerror(errno)))") }
     }
 }

@@ -35,14 +35,7 @@ struct Replay: ParsableCommand {
         global.bootstrapLogging()
         let logger = Logger(label: "sensorwah.replay")
         let mappings = try mapping.mappings() + output.jack.switchMappings()
-        var paths: [String] = []
-        for f in files {
-            guard let p = FileReplay.expand(f) else {
-                throw RuntimeFailure("cannot open '\(f)': \(String(cString: strerror(errno)))")
-            }
-            if p.isEmpty { throw RuntimeFailure("'\(f)' is a folder with no .csv files") }
-            paths += p
-        }
+        let paths = try Wiring.recordingPaths(files)
         let motion = try mapping.motionSettings()
         Shutdown.installHandlers(hangupStops: true)
         Shutdown.installRezeroSignal()
