@@ -135,6 +135,8 @@ public struct FileReplay {
         var firstPass = true
         var stage = MotionStage(settings: motion)
         let motionOn = needsMotionStage(pipeline)
+        // the stage reads the device attitude; without it only a quat.* mapping does
+        if !motionOn && !pipeline.mapper.readsQuaternion { options.skipsQuaternions = true }
         let senderName = path.split(separator: "/").last.map(String.init) ?? path
         repeat {
             var reader = FileLineSource(path: path, maxLineLength: maxLineLength)

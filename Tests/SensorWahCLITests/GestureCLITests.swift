@@ -32,5 +32,8 @@ final class GestureCLITests: XCTestCase {
         let held = try cc1(["accel.x cc=1 smooth=0 hold=tap"])
         XCTAssertGreaterThan(held.count, 100)
         XCTAssertNotEqual(held, alone, "hold=tap needs the stage's gestures")
+        // the quaternion columns, skipped when nothing reads them, are read for a quat.* mapping
+        let r = try CLI.run(["replay", file, "--fast", "--midi", "stdout", "--map", "quat.w cc=3 smooth=0"])
+        XCTAssertGreaterThan(CLI.lines(r.stdout).filter { $0.contains(#""cc":3,"#) }.count, 20, r.stderr)
     }
 }

@@ -34,6 +34,8 @@ final class MotionSyntaxTests: XCTestCase {
         }
         XCTAssertFalse(Mapper(mappings: [.default]).needsMotionStage)
         XCTAssertTrue(Mapper(mappings: [.default, try Mapping(parsing: "tap note=38")]).needsMotionStage)
+        XCTAssertTrue(Mapper(mappings: [.default, try Mapping(parsing: "quat.w cc=3")]).readsQuaternion)
+        XCTAssertFalse(Mapper(mappings: [.default, try Mapping(parsing: "gravity.z cc=3")]).readsQuaternion)
     }
 
     /// A tilt mapping reads nothing without the motion stage, and the stage's value with it.
