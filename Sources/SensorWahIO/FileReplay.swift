@@ -59,7 +59,9 @@ public struct FileReplay {
     public var parserOptions: ParserOptions
     public var maxLineLength: Int
     public var timing: PlaybackTiming
-    /// The recording is one sender: one motion stage (tilt, gestures) for the whole run.
+    /// The recording is one sender: one motion stage (tilt, gestures) for the whole run. It runs
+    /// only when something reads what it computes: a mapping (`Mapper.needsMotionStage`), the
+    /// live view (`monitor`) or `afterFrame` (the plot marks gestures).
     public var motion: MotionSettings
     /// Called now and then with the fraction of the input read (0...1), for a progress line.
     public var progress: ((Double) -> Void)?
@@ -121,6 +123,12 @@ public struct FileReplay {
         if let w = parser.stats.implausibleRateWarning() { result.notes.append("warning: \(label)\(w)") }
     }
 
+    /// Whether the motion stage's work is read by anyone in this run (it costs about as much
+    /// per frame as parsing four more columns, so a plain `accel.x` replay skips it).
+    private func needsMotionStage(_ pipeline: Pipeline) -> Bool {
+        monitor != nil || afterFrame != nil || pipeline.mapper.needsMotionStage
+    }
+
     private func runStreaming(_ path: String, into pipeline: inout Pipeline) throws -> Result {
         var result = Result()
         var schedule = timing.schedule()
@@ -130,6 +138,9 @@ public struct FileReplay {
         if options.sensor == nil { options.sensor = LoggedSensor.fromFileName(path) }
         var firstPass = true
         var stage = MotionStage(settings: motion)
+        let motionOn = needsMotionStage(pipeline)
+        // the stage reads the device attitude; without it only a quat.* mapping does
+        if !motionOn && !pipeline.mapper.readsQuaternion { options.skipsQuaternions = true }
         let senderName = path.split(separator: "/").last.map(String.init) ?? path
         repeat {
             var reader = FileLineSource(path: path, maxLineLength: maxLineLength)
@@ -157,8 +168,10 @@ public struct FileReplay {
                     if passOffset != 0 {
                         for g in 0..<3 { frame.times[g] += passOffset }
                     }
-                    if Shutdown.takeRezeroRequest() { stage.captureRest() }
-                    stage.process(&frame)
+                    if motionOn {
+                        if Shutdown.takeRezeroRequest() { stage.captureRest() }
+                        stage.process(&frame)
+                    }
                     if let m = monitor { m.note(frame) }
                     let t = frame.latestTime
                     latest = max(latest, t)
@@ -252,14 +265,17 @@ public struct FileReplay {
         let start = monotonicSeconds()
         var offset = 0.0
         var stage = MotionStage(settings: motion)
+        let motionOn = needsMotionStage(pipeline)
         var frames = 0
         repeat {
             var latest = 0.0
             for var f in merged {
                 if Shutdown.isRequested { break }
                 if offset != 0 { for g in 0..<3 { f.times[g] += offset } }
-                if Shutdown.takeRezeroRequest() { stage.captureRest() }
-                stage.process(&f)
+                if motionOn {
+                    if Shutdown.takeRezeroRequest() { stage.captureRest() }
+                    stage.process(&f)
+                }
                 if let m = monitor { m.note(f) }
                 let t = f.latestTime
                 latest = max(latest, t)

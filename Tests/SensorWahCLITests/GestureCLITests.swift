@@ -14,4 +14,26 @@ final class GestureCLITests: XCTestCase {
         XCTAssertEqual(off.count, 3)
         XCTAssertGreaterThan(lines.filter { $0.contains(#""cc":11"#) }.count, 100)
     }
+
+    /// Replay skips the motion stage when no mapping reads it: a raw mapping sends the same
+    /// stream with and without a tilt mapping beside it (stage skipped / stage run), and a
+    /// hold on a gesture still turns the stage on (the knocks freeze the value).
+    func testMotionStageRunsOnlyWhenAMappingReadsIt() throws {
+        let file = CLI.recording("wrist-wah-phone.csv")
+        func cc1(_ maps: [String]) throws -> [String] {
+            let r = try CLI.run(["replay", file, "--fast", "--midi", "stdout"] + maps.flatMap { ["--map", $0] })
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return CLI.lines(r.stdout).filter { $0.contains(#""cc":1,"#) }
+        }
+        let alone = try cc1(["accel.x cc=1 smooth=0"])
+        let beside = try cc1(["accel.x cc=1 smooth=0", "tilt.x cc=2"])
+        XCTAssertGreaterThan(alone.count, 100)
+        XCTAssertEqual(alone, beside)
+        let held = try cc1(["accel.x cc=1 smooth=0 hold=tap"])
+        XCTAssertGreaterThan(held.count, 100)
+        XCTAssertNotEqual(held, alone, "hold=tap needs the stage's gestures")
+        // the quaternion columns, skipped when nothing reads them, are read for a quat.* mapping
+        let r = try CLI.run(["replay", file, "--fast", "--midi", "stdout", "--map", "quat.w cc=3 smooth=0"])
+        XCTAssertGreaterThan(CLI.lines(r.stdout).filter { $0.contains(#""cc":3,"#) }.count, 20, r.stderr)
+    }
 }

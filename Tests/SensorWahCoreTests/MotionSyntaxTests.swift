@@ -22,6 +22,22 @@ final class MotionSyntaxTests: XCTestCase {
         XCTAssertEqual(Quantity.allCases.count, Quantity.count)
     }
 
+    /// Only mappings that read the stage's work (a derived source, a hold) need it run.
+    func testNeedsMotionStageOnlyForDerivedSourcesAndHolds() throws {
+        let table: [(String, Bool)] = [
+            ("accel.x cc=1", false), ("gyro.z cc=2", false), ("quat.w cc=3", false),
+            ("tilt.roll cc=1", true), ("tilt.x zero cc=1", true), ("flick note=40", true),
+            ("accel.x cc=1 hold=shake", true), ("accel.y cc=1 hold=palm-up", true),
+        ]
+        for (text, needs) in table {
+            XCTAssertEqual(try Mapping(parsing: text).needsMotionStage, needs, text)
+        }
+        XCTAssertFalse(Mapper(mappings: [.default]).needsMotionStage)
+        XCTAssertTrue(Mapper(mappings: [.default, try Mapping(parsing: "tap note=38")]).needsMotionStage)
+        XCTAssertTrue(Mapper(mappings: [.default, try Mapping(parsing: "quat.w cc=3")]).readsQuaternion)
+        XCTAssertFalse(Mapper(mappings: [.default, try Mapping(parsing: "gravity.z cc=3")]).readsQuaternion)
+    }
+
     /// A tilt mapping reads nothing without the motion stage, and the stage's value with it.
     func testMapperReadsDerivedValuesOnlyFromTheStage() throws {
         let q = Quaternion.attitude(pitch: 0, roll: 30 * .pi / 180, yaw: 0)

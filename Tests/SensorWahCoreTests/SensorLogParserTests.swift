@@ -22,6 +22,24 @@ final class SensorLogParserTests: XCTestCase {
         XCTAssertEqual(p.parser.detectedFormat, .sensorlog)
     }
 
+    /// `skipsQuaternions` leaves the quaternion unread when other motion columns remain, and
+    /// reads it when it is all the motion group has.
+    func testSkipsQuaternionsOnlyWhereTheMotionGroupKeepsOtherColumns() {
+        let quat = "motionQuaternionX(R),motionQuaternionY(R),motionQuaternionZ(R),motionQuaternionW(R)"
+        let withGravity = ["loggingTime(txt),motionTimestamp_sinceReboot(s),\(quat),motionGravityX(G),motionGravityY(G),motionGravityZ(G)",
+                           "2024-04-09T12:44:46.093+02:00,5.0,0.1,0.2,0.3,0.927,0,0,-1"]
+        let quatOnly = ["loggingTime(txt),motionTimestamp_sinceReboot(s),\(quat)",
+                        "2024-04-09T12:44:46.093+02:00,5.0,0.1,0.2,0.3,0.927"]
+        var skip = ParserOptions(); skip.skipsQuaternions = true
+        let all = parseLines(withGravity), skipped = parseLines(withGravity, options: skip)
+        XCTAssertEqual(all.frames.first?[.quatW], 0.927)
+        XCTAssertEqual(skipped.results, all.results)
+        XCTAssertEqual(skipped.frames.first?[.gravityZ], -1)
+        XCTAssertEqual(skipped.frames.first?.newGroups, all.frames.first?.newGroups)
+        XCTAssertTrue(skipped.frames.first?[.quatW].isNaN ?? false, "quat.* is no value when skipped")
+        XCTAssertEqual(parseLines(quatOnly, options: skip).frames.first?[.quatW], 0.927)
+    }
+
     func testColumnsMatchedByNameWhateverTheUnitOrOrder() {
         let h = "accelerometerAccelerationZ(m/s^2),batteryState(N),accelerometerAccelerationX(whatever),accelerometerTimestamp_sinceReboot(s)"
         let p = parseLines([h, "-1,2,0.75,5.5"])

@@ -111,6 +111,10 @@ public struct ParserOptions: Sendable {
     /// `X (m/s^2)` columns. Usually from the file name: `LoggedSensor.fromFileName(_:)`.
     /// A header that names its sensor always wins over this hint.
     public var sensor: LoggedSensor?
+    /// Leaves the attitude quaternion columns (SensorLog `motionQuaternion*`) unread when the
+    /// rest of the motion group has columns: for a run where no mapping reads `quat.*` and the
+    /// motion stage is off, it saves parsing four long numbers a row. `quat.*` stays "no value".
+    public var skipsQuaternions = false
 
     public init(format: SensorFormat = .auto, fallbackColumns: [String]? = nil, fallbackSeparator: UInt8 = 0x2C,
                 defaultSamplePeriod: Double = 0.02, hyperIMUSensors: [String] = ["accelerometer", "gyroscope"],
@@ -130,6 +134,18 @@ struct ColumnLayout: Sendable {
     static let timestampBase: Int8 = 40   // 40 + group (above every Quantity raw value)
     static let motionRateBase: Int8 = 50  // 50 + axis
     static let lineTimestamp: Int8 = 60   // HyperIMU: one timestamp for every group (epoch ms)
+
+    /// `ParserOptions.skipsQuaternions`: the quaternion columns become ignored ones, but only
+    /// when another motion-group column remains (rows keep the same groups and validity).
+    mutating func dropQuaternions() {
+        let quat = Int8(Quantity.quatX.rawValue)...Int8(Quantity.quatW.rawValue)
+        let otherMotion = slots.contains { c in
+            (c >= 0 && c < Self.timestampBase && !quat.contains(c) && Quantity(rawValue: Int(c))?.group == .motion)
+                || (c >= Self.motionRateBase && c < Self.lineTimestamp)
+        }
+        guard otherMotion else { return }
+        for i in slots.indices where quat.contains(slots[i]) { slots[i] = Self.ignore }
+    }
 
     var separator: UInt8 = 0x2C
     var columnCount = 0
@@ -167,7 +183,9 @@ public struct SensorParser: Sendable {
     public var options: ParserOptions
     public internal(set) var stats = ParserStats()
     public internal(set) var format: SensorFormat
-    var layout = ColumnLayout()
+    var layout = ColumnLayout() {
+        didSet { if options.skipsQuaternions { layout.dropQuaternions() } }
+    }
     var timeline = Timeline()
     /// HyperIMU: sensors named by an `@Sensors:` comment, and the sampling period it gives.
     var hyperComment: [String]? = nil
@@ -194,6 +212,7 @@ public struct SensorParser: Sendable {
         self.format = options.format
         if let cols = options.fallbackColumns {
             layout = Self.sensorLogLayout(cols.map { Substring($0) }, separator: options.fallbackSeparator)
+            if options.skipsQuaternions { layout.dropQuaternions() }   // no didSet in init
         }
     }
 

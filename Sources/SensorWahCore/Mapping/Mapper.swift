@@ -63,6 +63,15 @@ public struct Mapper: Sendable {
     /// The latest sensor time seen (stamps rest messages at the end of a stream).
     @usableFromInline var _latest = 0.0
     public var latestTime: Double { _latest }
+    /// Whether any mapping reads what the motion stage computes (else the stage can be skipped).
+    public var needsMotionStage: Bool { mappings.contains { $0.needsMotionStage } }
+    /// Whether any mapping reads the device's attitude quaternion (`quat.*`).
+    public var readsQuaternion: Bool {
+        mappings.contains { m in
+            if case .axis(let q) = m.source { return q.rawValue >= Quantity.quatX.rawValue && q.rawValue <= Quantity.quatW.rawValue }
+            return false
+        }
+    }
     /// Solo (the live view's `s` key): only mapping `solo` sends; -1 lets every mapping send.
     /// The others are left where they are (not stepped) until solo ends.
     public var solo = -1

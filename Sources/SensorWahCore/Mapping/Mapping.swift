@@ -330,6 +330,10 @@ public struct Mapping: Sendable, Equatable {
     /// The bits of `SensorFrame.activeGestures` that freeze this mapping (0 = none).
     public var holdBits: UInt8 { (hold?.bit ?? 0) | (holdPose?.bit ?? 0) }
 
+    /// Whether this mapping reads what the motion stage computes: a derived source (`tilt.*`,
+    /// `zero.*`, a gesture) or a hold on a gesture or pose.
+    public var needsMotionStage: Bool { source.group == .derived || holdBits != 0 }
+
     /// The value this mapping rests at.
     public var rest: Int {
         if let r = restValue { return min(max(r, 0), target.maxValue) }
