@@ -1,3 +1,4 @@
+import Atomics
 import Foundation
 import SensorWahCore
 #if canImport(Glibc)
@@ -54,7 +55,8 @@ public final class LiveView: @unchecked Sendable {
     private var shown: (labels: [[String]], maxima: [[Int]], sceneNames: [String], message: String)
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
-    private var running = true
+    /// Cleared by `stop` on the caller's thread, read by the view's loop.
+    private let running = ManagedAtomic<Bool>(true)
     private var saved = termios()
     private var rawMode = false
     private let copy = UnsafeMutablePointer<UInt64>.allocate(capacity: MonitorLayout.words)
@@ -116,7 +118,7 @@ public final class LiveView: @unchecked Sendable {
     /// Stops the thread, restores the terminal (mode, screen, cursor). Safe to call twice.
     public func stop() {
         guard thread != nil else { return }
-        running = false
+        running.store(false, ordering: .relaxed)
         done.wait()
         thread = nil
         restoreTerminal()
@@ -129,11 +131,11 @@ public final class LiveView: @unchecked Sendable {
 
     private func loop() {
         var lastPlain = monotonicSeconds()
-        while running && !Shutdown.isRequested {
+        while running.load(ordering: .relaxed) && !Shutdown.isRequested {
             switch config.mode {
             case .terminal(let fd):
                 if rawMode { readKeys(timeoutMillis: 100) } else { sleepMillis(100) }
-                if !running { break }
+                if !running.load(ordering: .relaxed) { break }
                 if board.read(into: copy) {
                     put(fd, render(MonitorRecord(p: copy), width: Self.width(fd)))
                 }

@@ -263,28 +263,29 @@ public final class JackEngine: @unchecked Sendable {
     }
 
     public var stats: JackEngineStats {
-        let p = state.pointee
+        // field by field: a copy of the whole state would read what the process thread writes
+        let p = state
         var s = JackEngineStats()
-        s.cycles = p.cycles.load(ordering: .relaxed)
-        s.xruns = p.xruns.load(ordering: .relaxed)
+        s.cycles = p.pointee.cycles.load(ordering: .relaxed)
+        s.xruns = p.pointee.xruns.load(ordering: .relaxed)
         s.connects = connectCount.load(ordering: .relaxed)
         s.serverLosses = lossCount.load(ordering: .relaxed)
-        s.midiWritten = p.midiWritten.load(ordering: .relaxed)
-        s.midiDroppedFull = p.ring.dropped.load(ordering: .relaxed)
+        s.midiWritten = p.pointee.midiWritten.load(ordering: .relaxed)
+        s.midiDroppedFull = p.pointee.ring.dropped.load(ordering: .relaxed)
         s.midiDroppedOffline = droppedOffline.load(ordering: .relaxed)
-        s.midiDeferred = p.midiDeferred.load(ordering: .relaxed)
-        s.programChanges = p.programChanges.load(ordering: .relaxed)
-        s.programChangesDropped = p.controlRing.dropped.load(ordering: .relaxed)
+        s.midiDeferred = p.pointee.midiDeferred.load(ordering: .relaxed)
+        s.programChanges = p.pointee.programChanges.load(ordering: .relaxed)
+        s.programChangesDropped = p.pointee.controlRing.dropped.load(ordering: .relaxed)
         s.sampleRate = sampleRateNow.load(ordering: .relaxed)
-        s.periodFrames = Int(p.periodFrames.load(ordering: .relaxed))
-        // the timer is written by the process thread: read it when no client runs, or accept a
-        // slightly torn snapshot (diagnostics only)
-        s.timedCallbacks = p.timer.count
-        s.worstCallbackNanos = p.timer.maxNanos
-        s.worstCallbackIndex = p.timer.maxAt
-        s.p99CallbackNanos = p.timer.quantileNanos(0.99)
-        s.p999CallbackNanos = p.timer.quantileNanos(0.999)
-        s.meanCallbackNanos = p.timer.count > 0 ? Double(p.timer.totalNanos) / Double(p.timer.count) : 0
+        s.periodFrames = Int(p.pointee.periodFrames.load(ordering: .relaxed))
+        // the timer's words are atomics: while a client runs, each is whole but they may be
+        // one callback apart (diagnostics only)
+        s.timedCallbacks = p.pointee.timer.count
+        s.worstCallbackNanos = p.pointee.timer.maxNanos
+        s.worstCallbackIndex = p.pointee.timer.maxAt
+        s.p99CallbackNanos = p.pointee.timer.quantileNanos(0.99)
+        s.p999CallbackNanos = p.pointee.timer.quantileNanos(0.999)
+        s.meanCallbackNanos = p.pointee.timer.count > 0 ? Double(p.pointee.timer.totalNanos) / Double(p.pointee.timer.count) : 0
         return s
     }
 
@@ -450,7 +451,10 @@ public final class JackEngine: @unchecked Sendable {
             jack_free(UnsafeMutableRawPointer(mutating: list))
             return names
         }
-        let p = state.pointee
+        // the ports only: the process callback runs already, and a copy of the whole state
+        // would read the wah processors it writes (ThreadSanitizer saw it)
+        let p = (in1: state.pointee.in1, in2: state.pointee.in2, out1: state.pointee.out1,
+                 out2: state.pointee.out2, midiPort: state.pointee.midiPort, controlPort: state.pointee.controlPort)
         for conn in configuration.connections {
             switch conn {
             case .system:

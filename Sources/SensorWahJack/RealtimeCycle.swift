@@ -25,51 +25,73 @@ public struct RTHooks: Sendable {
 }
 
 /// Callback durations: a fixed histogram (0.5 µs buckets up to 40 ms), preallocated and
-/// pre-faulted; recording is two stores and an add.
+/// pre-faulted; recording is a few plain loads and stores. The process thread is the only
+/// writer; the live view and `stats` read while it runs, so every word is an atomic with
+/// relaxed ordering (on x86-64 and arm64 the same instructions as plain loads and stores, but
+/// no data race: a reader sees each value whole, possibly one callback old).
 public struct CallbackTimer: @unchecked Sendable {
     public static let bucketNanos: UInt64 = 500
     public static let bucketCount = 80_000
-    let buckets: UnsafeMutablePointer<UInt32>
-    public private(set) var count = 0
-    public private(set) var maxNanos: UInt64 = 0
-    /// Which callback (1 = the first timed) took `maxNanos`: the first few are first touches.
-    public private(set) var maxAt = 0
-    public private(set) var totalNanos: UInt64 = 0
+    typealias Word32 = UnsafeAtomic<UInt32>.Storage
+    typealias Word = UnsafeAtomic<Int>.Storage
+    typealias Word64 = UnsafeAtomic<UInt64>.Storage
+    let buckets: UnsafeMutablePointer<Word32>
+    /// count, maxAt; maxNanos, totalNanos
+    let counters: UnsafeMutablePointer<Word>
+    let nanos: UnsafeMutablePointer<Word64>
 
     init() {
         buckets = .allocate(capacity: Self.bucketCount)
-        buckets.initialize(repeating: 0, count: Self.bucketCount)
+        buckets.initialize(repeating: Word32(0 as UInt32), count: Self.bucketCount)
+        counters = .allocate(capacity: 2)
+        counters.initialize(repeating: Word(0 as Int), count: 2)
+        nanos = .allocate(capacity: 2)
+        nanos.initialize(repeating: Word64(0 as UInt64), count: 2)
     }
 
-    func destroy() { buckets.deallocate() }
+    func destroy() {
+        buckets.deallocate()
+        counters.deallocate()
+        nanos.deallocate()
+    }
 
+    public var count: Int { UnsafeAtomic<Int>(at: counters).load(ordering: .relaxed) }
+    /// Which callback (1 = the first timed) took `maxNanos`: the first few are first touches.
+    public var maxAt: Int { UnsafeAtomic<Int>(at: counters + 1).load(ordering: .relaxed) }
+    public var maxNanos: UInt64 { UnsafeAtomic<UInt64>(at: nanos).load(ordering: .relaxed) }
+    public var totalNanos: UInt64 { UnsafeAtomic<UInt64>(at: nanos + 1).load(ordering: .relaxed) }
+
+    /// Single writer (the process thread): load and store, no read-modify-write.
     @inline(__always)
-    mutating func record(_ nanos: UInt64) {
-        let b = min(Int(truncatingIfNeeded: nanos / Self.bucketNanos), Self.bucketCount - 1)
-        buckets[b] &+= 1
-        count &+= 1
-        totalNanos &+= nanos
+    func record(_ nanos: UInt64) {
+        let b = buckets + min(Int(truncatingIfNeeded: nanos / Self.bucketNanos), Self.bucketCount - 1)
+        UnsafeAtomic<UInt32>(at: b).store(UnsafeAtomic<UInt32>(at: b).load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+        let n = count &+ 1
+        UnsafeAtomic<Int>(at: counters).store(n, ordering: .relaxed)
+        UnsafeAtomic<UInt64>(at: self.nanos + 1).store(totalNanos &+ nanos, ordering: .relaxed)
         if nanos > maxNanos {
-            maxNanos = nanos
-            maxAt = count
+            UnsafeAtomic<UInt64>(at: self.nanos).store(nanos, ordering: .relaxed)
+            UnsafeAtomic<Int>(at: counters + 1).store(n, ordering: .relaxed)
         }
     }
 
-    mutating func clear() {
-        buckets.update(repeating: 0, count: Self.bucketCount)
-        count = 0
-        maxNanos = 0
-        maxAt = 0
-        totalNanos = 0
+    /// Only while no process thread runs.
+    func clear() {
+        for i in 0..<Self.bucketCount { UnsafeAtomic<UInt32>(at: buckets + i).store(0, ordering: .relaxed) }
+        for i in 0..<2 {
+            UnsafeAtomic<Int>(at: counters + i).store(0, ordering: .relaxed)
+            UnsafeAtomic<UInt64>(at: nanos + i).store(0, ordering: .relaxed)
+        }
     }
 
     /// Upper edge (ns) of the bucket holding quantile `q` (0...1).
     public func quantileNanos(_ q: Double) -> UInt64 {
+        let count = self.count, maxNanos = self.maxNanos
         guard count > 0 else { return 0 }
         let want = max(1, Int((Double(count) * q).rounded(.up)))
         var seen = 0
         for i in 0..<Self.bucketCount {
-            seen += Int(buckets[i])
+            seen += Int(UnsafeAtomic<UInt32>(at: buckets + i).load(ordering: .relaxed))
             if seen >= want { return min(UInt64(i + 1) * Self.bucketNanos, maxNanos) }
         }
         return maxNanos

@@ -5,13 +5,9 @@ import XCTest
 enum CLI {
     static let repo: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The debug binary next to the test bundle (built by `swift build --build-tests`).
-    static var binary: URL {
-        let products = Bundle.main.bundleURL.deletingLastPathComponent()
-        let candidate = products.appendingPathComponent("sensorwah")
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        return repo.appendingPathComponent(".build/debug/sensorwah")
-    }
+    /// The binary built with this test bundle (`swift build --build-tests`, in the same scratch
+    /// folder: under `tools/test --sanitize` the sanitized one, never a stale `.build`).
+    static var binary: URL { URL(fileURLWithPath: JackTest.debugBinary) }
 
     static func recording(_ name: String) -> String { repo.appendingPathComponent("Recordings/\(name)").path }
 
