@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/package-benchmark.git", exact: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/ordo-one/malloc-interposer.git", exact: "1.6.1"),
         .package(url: "https://github.com/jpsim/Yams.git", exact: "6.2.2"),
+        // Tests only (SensorWahPropertyTests): generators and shrinking for property tests.
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", exact: "2.0.1"),
     ],
     targets: [
         // The core: parsing, mapping, MIDI encoding, DSP. No system libraries, no I/O.
@@ -119,6 +121,12 @@ let package = Package(
             .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
         ]),
         .testTarget(name: "SensorWahCLITests", dependencies: ["sensorwah", "sensorwah-jack-check"]),
+        // The mapper's invariants as property tests: Swift Testing (PropertyBased reports through
+        // it), run by tools/test as a step of its own before the XCTest run.
+        .testTarget(name: "SensorWahPropertyTests", dependencies: [
+            "SensorWahCore",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
 
         .executableTarget(
             name: "ParseMapBenchmarks",
