@@ -65,7 +65,16 @@ final class JackWahSwitchTests: XCTestCase {
             if let last = runs.last, last.level == l { runs[runs.count - 1].count += 1 } else { runs.append((l, i, 1)) }
         }
         // what sensorwah played, between the silence before it connected and after it left
-        var long = runs.filter { $0.count >= 20 }
+        // a dummy-backend xrun on a busy machine drops a window or two mid-run: runs of the same
+        // level that only such a short blip separates are one run
+        var long: [(level: Level, start: Int, count: Int)] = []
+        for r in runs where r.count >= 20 {
+            if let last = long.last, last.level == r.level {
+                long[long.count - 1].count = r.start + r.count - last.start
+            } else {
+                long.append(r)
+            }
+        }
         while long.first?.level == .silent { long.removeFirst() }
         while long.last?.level == .silent { long.removeLast() }
         XCTAssertEqual(long.map(\.level), [.sine, .wah, .sine], "\(long.map { ($0.level, Double($0.start) / 100, Double($0.count) / 100) })")
