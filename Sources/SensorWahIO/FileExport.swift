@@ -20,33 +20,36 @@ public struct FileExport {
 
     /// Every frame after the motion stage, in order; returns the parser's counts.
     public func forEachFrame(_ body: (borrowing SensorFrame) -> Void) throws -> ParserStats {
+        let parser = try frames { body($0); return true }
+        if let r = parser.refusal, parser.stats.frames == 0 { throw FileReplay.Failure.notUnderstood(path: path, message: r) }
+        return parser.stats
+    }
+
+    /// The one read loop: lines, parser, motion stage; `body` returns false to stop early.
+    private func frames(_ body: (borrowing SensorFrame) -> Bool) throws -> SensorParser {
         var reader = FileLineSource(path: path, maxLineLength: maxLineLength)
         var parser = SensorParser(options: parserOptions)
         var stage = MotionStage(settings: motion)
         var frame = SensorFrame()
+        var going = true
         let ok = reader.forEachLine { line in
             switch line {
             case .tooLong: parser.noteTooLong()
             case .line(let bytes):
                 guard parser.parse(bytes, into: &frame) == .frame else { return true }
                 stage.process(&frame)
-                body(frame)
+                going = body(frame)
             }
-            return true
+            return going
         }
         if !ok { throw FileReplay.Failure.unreadable(path: path, reason: String(cString: strerror(errno))) }
-        if let r = parser.refusal, parser.stats.frames == 0 { throw FileReplay.Failure.notUnderstood(path: path, message: r) }
-        return parser.stats
+        return parser
     }
 
     /// Writes the table to `fd`; returns the parser's counts.
     public func run(columns: [ExportColumn], to fd: Int32) throws -> ParserStats {
         var table = ExportTable(columns: columns)
         var text = table.header + "\n"
-        var reader = FileLineSource(path: path, maxLineLength: maxLineLength)
-        var parser = SensorParser(options: parserOptions)
-        var stage = MotionStage(settings: motion)
-        var frame = SensorFrame()
         var writeFailed = false
         func flush() {
             var bytes = Array(text.utf8)
@@ -58,19 +61,12 @@ public struct FileExport {
                 off += n
             }
         }
-        let ok = reader.forEachLine { line in
-            switch line {
-            case .tooLong: parser.noteTooLong()
-            case .line(let bytes):
-                guard parser.parse(bytes, into: &frame) == .frame else { return true }
-                stage.process(&frame)
-                text += table.row(frame)
-                text += "\n"
-                if text.utf8.count > 1 << 16 { flush() }
-            }
+        let parser = try frames { frame in
+            text += table.row(frame)
+            text += "\n"
+            if text.utf8.count > 1 << 16 { flush() }
             return !writeFailed
         }
-        if !ok { throw FileReplay.Failure.unreadable(path: path, reason: String(cString: strerror(errno))) }
         flush()
         if writeFailed { throw FileReplay.Failure.unreadable(path: "output", reason: String(cString: strerror(errno))) }
         return parser.stats
