@@ -35,6 +35,10 @@ public final class OutputPump: @unchecked Sendable {
     /// ~5-40 µs from socket to queue, so the wait rarely reaches this.
     public var spinLimitNanos: UInt64 = 300_000
     public private(set) var latency = LatencyHistogram()
+    /// The same latency for each sender slot (`QueuedEvent.sender`), when `latencyBySender` is
+    /// set before `start`: a histogram (40 KB) is made the first time a slot's message arrives.
+    public var latencyBySender = false
+    public private(set) var senderLatency: [LatencyHistogram] = []
     /// From queued by the network thread to taken off the queue by the output thread.
     public private(set) var wakeLatency = LatencyHistogram()
     public private(set) var delivered = 0
@@ -149,7 +153,13 @@ public final class OutputPump: @unchecked Sendable {
             let taken = monotonicNanos()
             wakeLatency.record(nanos: taken > q.queuedNanos ? taken &- q.queuedNanos : 0)
             for o in outputs { o.send(q.event) }
-            latency.record(nanos: monotonicNanos() &- q.receivedNanos)
+            let nanos = monotonicNanos() &- q.receivedNanos
+            latency.record(nanos: nanos)
+            if latencyBySender && q.sender != QueuedEvent.noSender {
+                let i = Int(q.sender)
+                while senderLatency.count <= i { senderLatency.append(LatencyHistogram()) }
+                senderLatency[i].record(nanos: nanos)
+            }
             delivered += 1
         }
     }

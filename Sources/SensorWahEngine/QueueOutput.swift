@@ -2,22 +2,32 @@ import SensorWahCore
 import SensorWahRuntime
 
 /// The hand-off from the network thread to the output thread: events go into a lock-free
-/// queue, stamped with the moment their line was read off the socket (set `receivedNanos`
+/// queue, stamped with the moment their line was read off the socket and its sender (`stamp`
 /// before processing a frame). Never blocks and never allocates; a full queue drops and counts.
 public final class QueueOutput: EventOutput {
     public let queue: SPSCQueue<QueuedEvent>
     /// Arrival time of the line being processed (monotonic ns).
-    public var receivedNanos: UInt64 = 0
+    public private(set) var receivedNanos: UInt64 = 0
+    /// The sender slot of the line being processed (`QueuedEvent.noSender`: none).
+    public private(set) var sender = QueuedEvent.noSender
     /// Events pushed so far (compare before and after a frame to know whether it sent any).
     public private(set) var pushed = 0
 
     public init(queue: SPSCQueue<QueuedEvent>) { self.queue = queue }
 
+    /// What the next events are stamped with: when their line was read off the socket, and its
+    /// sender's slot (none for what no line caused: rest values, glides, hand-overs).
+    @inline(__always)
+    public func stamp(received: UInt64, sender: UInt16 = QueuedEvent.noSender) {
+        receivedNanos = received
+        self.sender = sender
+    }
+
     public var name: String { "queue" }
 
     @inline(__always)
     public func send(_ e: MIDIEvent) {
-        queue.push(QueuedEvent(event: e, receivedNanos: receivedNanos, queuedNanos: monotonicNanos()))
+        queue.push(QueuedEvent(event: e, receivedNanos: receivedNanos, queuedNanos: monotonicNanos(), sender: sender))
         pushed &+= 1
     }
     public func flush() {}

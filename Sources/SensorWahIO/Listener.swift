@@ -95,6 +95,11 @@ public struct ListenerStats: Sendable {
     public var phyphox = PhyphoxStats()
     /// Line read off the socket -> message in the output queue, on the network thread.
     public var handoff = LatencyHistogram()
+    /// The sender names behind `QueuedEvent.sender`: slot i is `latencySlots[i]` (senders of
+    /// one name share a slot, so reconnections do not add any; past `maxLatencySlots` names the
+    /// last slot holds every further one and is named "other senders").
+    public var latencySlots: [String] = []
+    public static let maxLatencySlots = 256
     /// First and last moment data arrived (monotonic ns), for throughput.
     public var firstDataNanos: UInt64 = 0
     public var lastDataNanos: UInt64 = 0
@@ -106,7 +111,9 @@ final class SenderSession {
     /// What `sender=` in mappings selects: `app@host[/device]` (a line sender is named after
     /// its format once the parser knows it, e.g. `sensorlog@192.168.1.20`; before that, its
     /// address). The host alone, the app alone and the device id alone match too.
-    var name: String
+    var name: String { didSet { latencySlot = nil } }
+    /// The slot of `name` among the listener's latency slots (nil until its first message).
+    var latencySlot: UInt16?
     let host: String
     var named = false
     let peer: String      // address:port, for logs and file names
@@ -234,7 +241,7 @@ final class ListenerCore: @unchecked Sendable {
         guard !scenes.isEmpty else { return }
         let i = ((index % scenes.count) + scenes.count) % scenes.count
         let before = handoff.pushed
-        handoff.receivedNanos = monotonicNanos()
+        handoff.stamp(received: monotonicNanos())
         pipeline.replaceMappings(scenes[i].mappings)
         sceneIndex = i
         logger.notice("scene '\(scenes[i].name)' (\(i + 1) of \(scenes.count)): \(scenes[i].mappings.count) mapping\(scenes[i].mappings.count == 1 ? "" : "s")")
@@ -255,11 +262,28 @@ final class ListenerCore: @unchecked Sendable {
         if let m = monitor { m.note(frame) }
         afterMotion(s, frame)
         let before = handoff.pushed
-        handoff.receivedNanos = received
+        handoff.stamp(received: received, sender: s.latencySlot ?? latencySlot(for: s))
         pipeline.process(frame, sender: s.name)
         guard handoff.pushed != before else { return false }
         stats.handoff.record(nanos: monotonicNanos() &- received)
         return true
+    }
+
+    /// The sender's slot for the output thread's per-sender latency, found once per name.
+    func latencySlot(for s: SenderSession) -> UInt16 {
+        let limit = ListenerStats.maxLatencySlots
+        let i: Int
+        if let known = stats.latencySlots.firstIndex(of: s.name) {
+            i = known
+        } else if stats.latencySlots.count < limit - 1 {
+            i = stats.latencySlots.count
+            stats.latencySlots.append(s.name)
+        } else {
+            if stats.latencySlots.count < limit { stats.latencySlots.append("other senders") }
+            i = limit - 1
+        }
+        s.latencySlot = UInt16(i)
+        return UInt16(i)
     }
 
     /// Sees every frame after its sender's motion stage (`calibrate` reads the sources here).
@@ -465,7 +489,7 @@ final class ListenerCore: @unchecked Sendable {
                 // controllers any sender may feed rest only when no other sender is active
                 let othersActive = sessions.values.contains { $0 !== s && !$0.rested }
                 let before = handoff.pushed
-                handoff.receivedNanos = now
+                handoff.stamp(received: now)
                 pipeline.rest(at: s.frame.latestTime, sender: s.name, includeUnrestricted: !othersActive,
                               glideClock: Double(now) * 1e-9)
                 if handoff.pushed != before { pushed = true }
@@ -485,7 +509,7 @@ final class ListenerCore: @unchecked Sendable {
             guard !finished else { glideScheduled = false; return }
             let now = monotonicNanos()
             let before = handoff.pushed
-            handoff.receivedNanos = now
+            handoff.stamp(received: now)
             let more = pipeline.advanceGlides(clock: Double(now) * 1e-9)
             if handoff.pushed != before { wake() }
             glideScheduled = false
@@ -512,7 +536,7 @@ final class ListenerCore: @unchecked Sendable {
         finished = true
         for s in Array(sessions.values) { close(s) }
         let before = handoff.pushed
-        handoff.receivedNanos = monotonicNanos()
+        handoff.stamp(received: monotonicNanos())
         pipeline.finish()
         stats.mapper = pipeline.mapper.stats
         stats.queueDrops = queue.dropped.load(ordering: .relaxed)

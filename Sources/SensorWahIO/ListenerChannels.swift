@@ -327,7 +327,7 @@ public final class Listener: @unchecked Sendable {
         let core = self.core
         _ = try? core.loop.submit {
             let before = core.handoff.pushed
-            core.handoff.receivedNanos = monotonicNanos()
+            core.handoff.stamp(received: monotonicNanos())
             core.pipeline.replaceMappings(core.reassignOSC([mappings])[0])
             if core.handoff.pushed != before { core.wake() }
         }.wait()

@@ -66,6 +66,77 @@ final class OutputPumpTests: XCTestCase {
         XCTAssertTrue(out.closed)
     }
 
+    /// `listen --latency` reports each sender's own latency: the output thread keeps one
+    /// histogram per sender name (a reconnection keeps its slot), counting exactly the messages
+    /// that sender's lines caused; the rest values sent at exit belong to no sender.
+    func testEachSenderNameHasItsOwnLatencyHistogram() throws {
+        let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 12)
+        let out = Collect()
+        let pump = OutputPump(queue: queue, outputs: [out])
+        pump.latencyBySender = true
+        pump.start()
+        var c = ListenerConfiguration()
+        c.bindHost = "127.0.0.1"
+        c.tcpPort = 0
+        c.restAfter = 0
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let mappings = try ["accel.x cc=11 smooth=0 speed=none sender=sensorlog",
+                            "accel.x cc=12 smooth=0 speed=none sender=hyperimu"].map { try Mapping(parsing: $0) }
+        let listener = Listener(configuration: c, mappings: mappings,
+                                queue: queue, wake: pump.wake, arriving: pump.arriving, logger: logger)
+        try listener.start()
+        let port = Int(listener.boundAddresses.first { $0.hasPrefix("tcp") }!.split(separator: ":").last!)!
+        let first = [ListenerTests.header] + ListenerTests.rows(60)
+        let hyper = ["timestamp,ST_LIS3DHTR.x,ST_LIS3DHTR.y,ST_LIS3DHTR.z"]
+            + (0..<80).map { i in "\(1_700_000_000_000 + i * 10),\(-9.8 + 19.6 * Double(i) / 79),0,-9.8" }
+        let again = [ListenerTests.header] + ListenerTests.rows(60, start: 200)
+        // one connection after another, so the shared mapper sees them in this order
+        for lines in [first, hyper, again] {
+            let fd = try Self.connect(port)
+            for l in lines { Self.write(fd, l + "\n"); usleep(1000) }
+            close(fd)
+            usleep(150_000)
+        }
+        let stats = listener.stop()
+        pump.stop()
+
+        // what each sender's lines give through the parser and mapper alone
+        var mapper = Mapper(mappings: mappings)
+        var counts = ["sensorlog@127.0.0.1": 0, "hyperimu@127.0.0.1": 0]
+        for (lines, name) in [(first, "sensorlog@127.0.0.1"), (hyper, "hyperimu@127.0.0.1"), (again, "sensorlog@127.0.0.1")] {
+            var parser = SensorParser()
+            var frame = SensorFrame()
+            for l in lines where parser.parse(l, into: &frame) == .frame {
+                mapper.process(frame, sender: name) { _ in counts[name]! += 1 }
+            }
+        }
+        XCTAssertEqual(stats.latencySlots, ["sensorlog@127.0.0.1", "hyperimu@127.0.0.1"])
+        XCTAssertEqual(pump.senderLatency.count, 2)
+        XCTAssertGreaterThan(counts["sensorlog@127.0.0.1"]!, 60)
+        XCTAssertGreaterThan(counts["hyperimu@127.0.0.1"]!, 30)
+        XCTAssertEqual(pump.senderLatency[0].total, counts["sensorlog@127.0.0.1"])
+        XCTAssertEqual(pump.senderLatency[1].total, counts["hyperimu@127.0.0.1"])
+        // every message is in the overall histogram; those of no sender are the exit's rest values
+        let restValues = out.events.count - counts.values.reduce(0, +)
+        XCTAssertEqual(pump.latency.total, out.events.count)
+        XCTAssertTrue((1...2).contains(restValues), "\(out.events.count) messages, \(counts) from lines")
+    }
+
+    /// Without `latencyBySender` (no `--latency`) the output thread keeps no per-sender histogram.
+    func testNoPerSenderHistogramUnlessAsked() {
+        let queue = SPSCQueue<QueuedEvent>(capacity: 64)
+        let pump = OutputPump(queue: queue, outputs: [Collect()])
+        pump.start()
+        queue.push(QueuedEvent(event: MIDIEvent(time: 0, kind: .controlChange, channel: 0, controller: 11, value: 1),
+                               receivedNanos: monotonicNanos(), sender: 3))
+        pump.wake()
+        usleep(100_000)
+        pump.stop()
+        XCTAssertEqual(pump.delivered, 1)
+        XCTAssertTrue(pump.senderLatency.isEmpty)
+    }
+
     /// With nothing arriving, the output thread sleeps: no busy wait at all.
     func testAtRestTheOutputThreadNeverBusyWaits() {
         let queue = SPSCQueue<QueuedEvent>(capacity: 64)

@@ -73,7 +73,7 @@ struct Listen: ParsableCommand {
     var restAfter = 2.0
     @Option(help: ArgumentHelp("Record each sender's stream verbatim into this folder.", valueName: "DIR"))
     var record: String?
-    @Flag(help: "Print latency percentiles at exit.")
+    @Flag(help: "Print latency percentiles at exit: over all senders, and for each sender by name.")
     var latency = false
     @OptionGroup var input: InputOptions
     @OptionGroup var mapping: MappingOptions
@@ -151,6 +151,7 @@ struct Listen: ParsableCommand {
                                                   scenes: scenes.isEmpty ? [mappings] : config.scenes.map(\.mappings),
                                                   sceneNames: scenes.map(\.name), outputs: pump.outputs, pump: pump,
                                                   calibrateKey: global.config != nil)
+        pump.latencyBySender = latency
         pump.start()
         let listener = Listener(configuration: config, mappings: mappings, queue: queue, wake: pump.wake,
                                 arriving: pump.arriving, logger: logger)
@@ -247,6 +248,11 @@ struct Listen: ParsableCommand {
             }
             let h = pump.latency
             text += "\n  latency socket->output: p50 \(h.percentile(0.5)) us, p99 \(h.percentile(0.99)) us, max \(h.maxNanos / 1000) us over \(h.total) messages"
+            // each sender's own, so one performer's figure is not hidden among a crowd's
+            for (i, name) in stats.latencySlots.enumerated() where i < pump.senderLatency.count && pump.senderLatency[i].total > 0 {
+                let l = pump.senderLatency[i]
+                text += "\n  latency socket->output from \(name): p50 \(l.percentile(0.5)) us, p99 \(l.percentile(0.99)) us, max \(l.maxNanos / 1000) us over \(l.total) messages"
+            }
             let busy = Double(stats.lastDataNanos &- stats.firstDataNanos) / 1e9
             if busy > 0 {
                 text += "\n  received \(stats.parser.lines) lines, \(stats.bytes / 1_000_000) MB in \((busy * 1000).rounded() / 1000) s of traffic: \(Int(Double(stats.parser.lines) / busy)) lines/s"
