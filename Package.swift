@@ -146,6 +146,18 @@ let package = Package(
             path: "Benchmarks/Wah",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
+        // The listener's latency at 100 Hz over loopback TCP and its CPU use at rest, with their
+        // bounds in Thresholds/ (benchmark thresholds check).
+        .executableTarget(
+            name: "ListenBenchmarks",
+            dependencies: [
+                "SensorWahCore", "SensorWahRuntime", "SensorWahEngine", "SensorWahIO",
+                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/Listen",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
