@@ -338,6 +338,16 @@ final class ListenerCore: @unchecked Sendable {
         return paired == ip || refusePaired(ip)
     }
 
+    /// A new stream connection (TCP lines, OSC over TCP, HTTP push) may play: see `allowed`;
+    /// one that may not is counted as refused.
+    func admits(_ channel: Channel) -> Bool {
+        guard allowed(channel.remoteAddress) else {
+            stats.refused += 1
+            return false
+        }
+        return true
+    }
+
     private func refusePaired(_ ip: String) -> Bool {
         stats.pairRefused += 1
         if refusedByPair.insert(ip).inserted {

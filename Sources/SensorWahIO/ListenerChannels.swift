@@ -164,11 +164,7 @@ public final class Listener: @unchecked Sendable {
             let server = ServerBootstrap(group: group)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
-                    let addr = channel.remoteAddress
-                    guard core.allowed(addr) else {
-                        core.stats.refused += 1
-                        return channel.close()
-                    }
+                    guard core.admits(channel) else { return channel.close() }
                     return channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                         try channel.pipeline.syncOperations.addHandler(HTTPPushHandler(core: core, shared: push))
@@ -217,10 +213,7 @@ public final class Listener: @unchecked Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 let addr = channel.remoteAddress
-                guard core.allowed(addr) else {
-                    core.stats.refused += 1
-                    return channel.close()
-                }
+                guard core.admits(channel) else { return channel.close() }
                 guard core.tcpConnections < config.maxConnections else {
                     core.stats.refused += 1
                     core.logger.warning("refused \(what) from \(addr?.ipAddress ?? "?"): already \(config.maxConnections) connections (--max-connections)")

@@ -50,11 +50,7 @@ struct Calibrate: ParsableCommand {
     func run() throws {
         global.bootstrapLogging()
         let logger = Logger(label: "sensorwah.calibrate")
-        let all = try mapping.allMappings()
-        guard index <= all.count else {
-            throw ValidationError("mapping \(index): there \(all.count == 1 ? "is 1 mapping" : "are \(all.count) mappings")")
-        }
-        let m = all[index - 1]
+        let m = try mapping.mapping(number: index)
         guard m.source.gesture == nil, !m.target.isTrigger else {
             throw ValidationError("mapping \(index) is played by a gesture; only a continuous source has a range")
         }

@@ -41,11 +41,7 @@ struct Learn: ParsableCommand {
     func run() throws {
         global.bootstrapLogging()
         let logger = Logger(label: "sensorwah.learn")
-        let all = try mapping.allMappings()
-        guard index <= all.count else {
-            throw ValidationError("mapping \(index): there \(all.count == 1 ? "is 1 mapping" : "are \(all.count) mappings")")
-        }
-        let m = all[index - 1]
+        let m = try mapping.mapping(number: index)
         Shutdown.installHandlers()
         let outputs = try Wiring.outputs(output, mappings: [m], logger: logger)
         logger.notice("learn: sending only \(m.target) (mapping \(index): \(m.source)), a sweep every \(sweep) s; Ctrl-C when the DAW has learned it")

@@ -54,6 +54,16 @@ struct MappingOptions: ParsableArguments {
         return [all[n - 1]]
     }
 
+    /// Mapping `number` (1 = the first) of every mapping given, for the commands that work on
+    /// one (`learn N`, `calibrate N`); a number past the last says how many there are.
+    func mapping(number: Int) throws -> Mapping {
+        let all = try allMappings()
+        guard number >= 1, number <= all.count else {
+            throw ValidationError("mapping \(number): there \(all.count == 1 ? "is 1 mapping" : "are \(all.count) mappings")")
+        }
+        return all[number - 1]
+    }
+
     /// Every mapping given, in order (the default mapping when none is).
     func allMappings() throws -> [Mapping] {
         var lines = maps
