@@ -7,6 +7,9 @@ enum CLI {
     /// quarantine and both sanitizers' shadow memory make resident memory say nothing about the
     /// program's own, so the tests that bound memory growth leave that one check out there.
     static var memoryBoundsHold: Bool { ProcessInfo.processInfo.environment["SENSORWAH_SANITIZER"] == nil }
+    /// The sanitizer the binaries are built with under `tools/test --sanitize` ("address",
+    /// "thread"), nil otherwise.
+    static var sanitizer: String? { ProcessInfo.processInfo.environment["SENSORWAH_SANITIZER"] }
 
     static let repo: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

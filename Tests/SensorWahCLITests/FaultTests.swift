@@ -234,6 +234,10 @@ final class FaultTests: XCTestCase {
     /// each exactly as received.
     func testRecordingDiskFullKeepsTheMIDIAndWholeLines() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else { throw XCTSkip("no prlimit (util-linux)") }
+        // ThreadSanitizer's own runtime takes a SIGBUS before main under a file-size limit below
+        // about 512 kB (`prlimit --fsize=65536 -- .build-tsan/debug/sensorwah --version`), so the
+        // limit cannot stand in for a full disk there; the plain and AddressSanitizer runs do it
+        if CLI.sanitizer == "thread" { throw XCTSkip("ThreadSanitizer's runtime cannot start under a 64 kB file-size limit") }
         let rec = dir.appendingPathComponent("rec").path
         let (l, port) = try listen(["--record", rec], launcher: ["/usr/bin/prlimit", "--fsize=65536", "--"])
         try perform(port)
