@@ -36,9 +36,10 @@ public final class OutputPump: @unchecked Sendable {
     public var spinLimitNanos: UInt64 = 300_000
     public private(set) var latency = LatencyHistogram()
     /// The same latency for each sender slot (`QueuedEvent.sender`), when `latencyBySender` is
-    /// set before `start`: a histogram (40 KB) is made the first time a slot's message arrives.
+    /// set before `start`: a slot's histogram (40 KB) is made when its first message arrives
+    /// (nil: none yet); room for 256 slots is reserved at `start`.
     public var latencyBySender = false
-    public private(set) var senderLatency: [LatencyHistogram] = []
+    public private(set) var senderLatency: [LatencyHistogram?] = []
     /// From queued by the network thread to taken off the queue by the output thread.
     public private(set) var wakeLatency = LatencyHistogram()
     public private(set) var delivered = 0
@@ -94,6 +95,7 @@ public final class OutputPump: @unchecked Sendable {
     }
 
     public func start() {
+        if latencyBySender { senderLatency.reserveCapacity(256) }
         let t = Thread { [self] in
             Self.tryRealtimePriority()
             var nextPublish: UInt64 = 0
@@ -157,8 +159,11 @@ public final class OutputPump: @unchecked Sendable {
             latency.record(nanos: nanos)
             if latencyBySender && q.sender != QueuedEvent.noSender {
                 let i = Int(q.sender)
-                while senderLatency.count <= i { senderLatency.append(LatencyHistogram()) }
-                senderLatency[i].record(nanos: nanos)
+                if senderLatency.count <= i {
+                    senderLatency.append(contentsOf: repeatElement(nil, count: i + 1 - senderLatency.count))
+                }
+                if senderLatency[i] == nil { senderLatency[i] = LatencyHistogram() }
+                senderLatency[i]!.record(nanos: nanos)
             }
             delivered += 1
         }

@@ -95,9 +95,11 @@ public struct ListenerStats: Sendable {
     public var phyphox = PhyphoxStats()
     /// Line read off the socket -> message in the output queue, on the network thread.
     public var handoff = LatencyHistogram()
-    /// The sender names behind `QueuedEvent.sender`: slot i is `latencySlots[i]` (senders of
-    /// one name share a slot, so reconnections do not add any; past `maxLatencySlots` names the
-    /// last slot holds every further one and is named "other senders").
+    /// The sender names behind `QueuedEvent.sender`: slot i is `latencySlots[i]`, given to a
+    /// name at its first frame (senders of one name share a slot, so reconnections add none).
+    /// The first `maxLatencySlots - 1` names have a slot each; every further one shares the
+    /// last, named "other senders". A note-off that comes due while another sender's frame is
+    /// processed counts for that sender.
     public var latencySlots: [String] = []
     public static let maxLatencySlots = 256
     /// First and last moment data arrived (monotonic ns), for throughput.
@@ -338,10 +340,10 @@ final class ListenerCore: @unchecked Sendable {
         return paired == ip || refusePaired(ip)
     }
 
-    /// A new stream connection (TCP lines, OSC over TCP, HTTP push) may play: see `allowed`;
-    /// one that may not is counted as refused.
-    func admits(_ channel: Channel) -> Bool {
-        guard allowed(channel.remoteAddress) else {
+    /// A new sender (a TCP, OSC-over-TCP or HTTP connection, or the first datagram from an
+    /// address) may play: see `allowed`; one that may not is counted as refused.
+    func admits(_ address: SocketAddress?) -> Bool {
+        guard allowed(address) else {
             stats.refused += 1
             return false
         }

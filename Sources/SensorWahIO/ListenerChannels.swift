@@ -81,10 +81,7 @@ final class DatagramHandler: ChannelInboundHandler, @unchecked Sendable {
         let addr = env.remoteAddress
         var session = peers[addr]
         if session == nil {
-            guard core.allowed(addr) else {
-                core.stats.refused += 1
-                return
-            }
+            guard core.admits(addr) else { return }
             if peers.count >= Self.maxPeers { expireIdle(force: true) }
             guard peers.count < Self.maxPeers else { core.stats.refused += 1; return }
             let s = core.open(addr)
@@ -164,7 +161,7 @@ public final class Listener: @unchecked Sendable {
             let server = ServerBootstrap(group: group)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
-                    guard core.admits(channel) else { return channel.close() }
+                    guard core.admits(channel.remoteAddress) else { return channel.close() }
                     return channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                         try channel.pipeline.syncOperations.addHandler(HTTPPushHandler(core: core, shared: push))
@@ -213,7 +210,7 @@ public final class Listener: @unchecked Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 let addr = channel.remoteAddress
-                guard core.admits(channel) else { return channel.close() }
+                guard core.admits(addr) else { return channel.close() }
                 guard core.tcpConnections < config.maxConnections else {
                     core.stats.refused += 1
                     core.logger.warning("refused \(what) from \(addr?.ipAddress ?? "?"): already \(config.maxConnections) connections (--max-connections)")

@@ -153,10 +153,7 @@ final class OSCDatagramHandler: ChannelInboundHandler, @unchecked Sendable {
         let addr = env.remoteAddress
         let key = OSCPeerKey(addr)
         if peers[key] == nil {
-            guard core.allowed(addr) else {
-                core.stats.refused += 1
-                return
-            }
+            guard core.admits(addr) else { return }
             if peers.count >= Self.maxPeers { expireIdle(force: true) }
             guard peers.count < Self.maxPeers else { core.stats.refused += 1; return }
             peers[key] = []

@@ -249,8 +249,8 @@ struct Listen: ParsableCommand {
             let h = pump.latency
             text += "\n  latency socket->output: p50 \(h.percentile(0.5)) us, p99 \(h.percentile(0.99)) us, max \(h.maxNanos / 1000) us over \(h.total) messages"
             // each sender's own, so one performer's figure is not hidden among a crowd's
-            for (i, name) in stats.latencySlots.enumerated() where i < pump.senderLatency.count && pump.senderLatency[i].total > 0 {
-                let l = pump.senderLatency[i]
+            for (i, name) in stats.latencySlots.enumerated() where i < pump.senderLatency.count {
+                guard let l = pump.senderLatency[i], l.total > 0 else { continue }
                 text += "\n  latency socket->output from \(name): p50 \(l.percentile(0.5)) us, p99 \(l.percentile(0.99)) us, max \(l.maxNanos / 1000) us over \(l.total) messages"
             }
             let busy = Double(stats.lastDataNanos &- stats.firstDataNanos) / 1e9
