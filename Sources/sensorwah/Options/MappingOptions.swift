@@ -46,20 +46,17 @@ struct MappingOptions: ParsableArguments {
 
     /// The mappings to run: every one, or only the `--solo` one.
     func mappings() throws -> [Mapping] {
-        let all = try allMappings()
-        guard let n = solo else { return all }
-        guard n <= all.count else {
-            throw ValidationError("--solo \(n): there \(all.count == 1 ? "is 1 mapping" : "are \(all.count) mappings")")
-        }
-        return [all[n - 1]]
+        guard let n = solo else { return try allMappings() }
+        return [try mapping(number: n, called: "--solo \(n)")]
     }
 
-    /// Mapping `number` (1 = the first) of every mapping given, for the commands that work on
-    /// one (`learn N`, `calibrate N`); a number past the last says how many there are.
-    func mapping(number: Int) throws -> Mapping {
+    /// Mapping `number` (1 = the first) of every mapping given, for `--solo N` and the commands
+    /// that work on one (`learn N`, `calibrate N`); a number past the last is refused, naming it
+    /// as `called` and saying how many there are.
+    func mapping(number: Int, called: String? = nil) throws -> Mapping {
         let all = try allMappings()
         guard number >= 1, number <= all.count else {
-            throw ValidationError("mapping \(number): there \(all.count == 1 ? "is 1 mapping" : "are \(all.count) mappings")")
+            throw ValidationError("\(called ?? "mapping \(number)"): there \(all.count == 1 ? "is 1 mapping" : "are \(all.count) mappings")")
         }
         return all[number - 1]
     }
