@@ -250,23 +250,11 @@ final class FaultTests: XCTestCase {
     func testRecordingDiskReallyFullKeepsTheMIDIAndWholeLines() throws {
         let disk = dir.appendingPathComponent("small-disk").path
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        func tool(_ path: String, _ args: [String]) throws -> (Int32, String) {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: path)
-            p.arguments = args
-            let err = Pipe()
-            p.standardError = err
-            p.standardOutput = FileHandle.nullDevice
-            try p.run()
-            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
-            return (p.terminationStatus, text)
+        let mounted = try JackTest.sh("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", disk])
+        guard mounted.status == 0 else {
+            throw XCTSkip("cannot mount a 64 kB tmpfs here (\(mounted.err.trimmingCharacters(in: .whitespacesAndNewlines))); testRecordingDiskFullKeepsTheMIDIAndWholeLines stands in")
         }
-        let (mounted, why) = try tool("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", disk])
-        guard mounted == 0 else {
-            throw XCTSkip("cannot mount a 64 kB tmpfs here (\(why.trimmingCharacters(in: .whitespacesAndNewlines))); testRecordingDiskFullKeepsTheMIDIAndWholeLines stands in")
-        }
-        defer { _ = try? tool("/bin/umount", [disk]) }
+        defer { _ = try? JackTest.sh("/bin/umount", [disk]) }
         try recordUntilTheDiskIsFull(in: "\(disk)/rec", launcher: [], error: "No space left on device")
     }
 

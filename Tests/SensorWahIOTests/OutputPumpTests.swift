@@ -30,17 +30,8 @@ final class OutputPumpTests: XCTestCase {
         let out = Collect()
         let pump = OutputPump(queue: queue, outputs: [out])
         pump.start()
-        var c = ListenerConfiguration()
-        c.bindHost = "127.0.0.1"
-        c.tcpPort = 0
-        c.restAfter = 0
-        var logger = Logger(label: "test")
-        logger.logLevel = .warning
         let mapping = try Mapping(parsing: "accel.x cc=11 smooth=0 speed=none")
-        let listener = Listener(configuration: c, mappings: [mapping],
-                                queue: queue, wake: pump.wake, arriving: pump.arriving, logger: logger)
-        try listener.start()
-        let port = Int(listener.boundAddresses.first { $0.hasPrefix("tcp") }!.split(separator: ":").last!)!
+        let (listener, port) = try Self.listen([mapping], into: pump)
         let fd = try Self.connect(port)
         Self.write(fd, ListenerTests.header + "\n")
         let rows = ListenerTests.rows(128)
@@ -75,18 +66,9 @@ final class OutputPumpTests: XCTestCase {
         let pump = OutputPump(queue: queue, outputs: [out])
         pump.latencyBySender = true
         pump.start()
-        var c = ListenerConfiguration()
-        c.bindHost = "127.0.0.1"
-        c.tcpPort = 0
-        c.restAfter = 0
-        var logger = Logger(label: "test")
-        logger.logLevel = .warning
         let mappings = try ["accel.x cc=11 smooth=0 speed=none sender=sensorlog",
                             "accel.x cc=12 smooth=0 speed=none sender=hyperimu"].map { try Mapping(parsing: $0) }
-        let listener = Listener(configuration: c, mappings: mappings,
-                                queue: queue, wake: pump.wake, arriving: pump.arriving, logger: logger)
-        try listener.start()
-        let port = Int(listener.boundAddresses.first { $0.hasPrefix("tcp") }!.split(separator: ":").last!)!
+        let (listener, port) = try Self.listen(mappings, into: pump)
         let first = [ListenerTests.header] + ListenerTests.rows(60)
         let hyper = ["timestamp,ST_LIS3DHTR.x,ST_LIS3DHTR.y,ST_LIS3DHTR.z"]
             + (0..<80).map { i in "\(1_700_000_000_000 + i * 10),\(-9.8 + 19.6 * Double(i) / 79),0,-9.8" }
@@ -179,6 +161,22 @@ final class OutputPumpTests: XCTestCase {
         // each wait lasts about the 1 ms read (more on a loaded machine), never the 50 ms limit
         XCTAssertLessThan(pump.spinNanos, UInt64(max(pump.spins, 1)) * 20_000_000,
                           "\(pump.spins) busy waits took \(pump.spinNanos / 1000) us")
+    }
+
+    /// A listener on a free loopback TCP port wired to `pump` as `listen` wires it; returns it
+    /// and the port.
+    static func listen(_ mappings: [Mapping], into pump: OutputPump) throws -> (Listener, Int) {
+        var c = ListenerConfiguration()
+        c.bindHost = "127.0.0.1"
+        c.tcpPort = 0
+        c.restAfter = 0
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let listener = Listener(configuration: c, mappings: mappings,
+                                queue: pump.queue, wake: pump.wake, arriving: pump.arriving, logger: logger)
+        try listener.start()
+        let port = Int(listener.boundAddresses.first { $0.hasPrefix("tcp") }!.split(separator: ":").last!)!
+        return (listener, port)
     }
 
     static func connect(_ port: Int) throws -> Int32 {
