@@ -62,24 +62,17 @@ def has_reference(path):
 
 
 def reference(cols):
-    """Reference samples: one per motion timestamp (sample-and-hold repeats dropped), in time order.
-
-    Returns the motion timestamps, the unit gravity directions and the time each is scored at:
-    the gyro timestamp of the row the sample first appears in (the time the filters' output
-    for that row is placed at, so the comparison is row by row, as the log pairs them), or the
-    motion timestamp where the log has no raw gyro.
-    """
+    """Reference samples: one per motion timestamp (sample-and-hold repeats dropped), in time
+    order: the motion timestamps and the unit gravity directions."""
     t = cols["tm"]
     g = np.column_stack([cols["Gx"], cols["Gy"], cols["Gz"]])
-    raw = np.isfinite(cols["gx"]).any()
-    at = np.where(np.isfinite(cols["tg"]), cols["tg"], t) if raw else t
     ok = np.isfinite(t) & np.all(np.isfinite(g), axis=1) & (np.linalg.norm(g, axis=1) > 0.1)
-    t, g, at = t[ok], g[ok], at[ok]
+    t, g = t[ok], g[ok]
     order = np.argsort(t, kind="stable")
-    t, g, at = t[order], g[order], at[order]
+    t, g = t[order], g[order]
     keep = np.concatenate([[True], np.diff(t) > 0])
     g = g[keep] / np.linalg.norm(g[keep], axis=1, keepdims=True)
-    return t[keep], g, at[keep]
+    return t[keep], g
 
 
 def imu_samples(cols):
@@ -165,9 +158,9 @@ def find_sensorwah(given, root):
 def run_sensorwah(binary, path, cols):
     """`sensorwah export PATH --sources tilt.x,tilt.y,tilt.z`: its frames, at absolute times.
 
-    Export's `t` is the frame's latest new timestamp, counted from the log's first one. The
-    origin is found by matching (one of the first rows' timestamps); each frame is then put at
-    its row's gyro timestamp (the time its attitude is for), like the anchors' samples.
+    Export's `t` is the frame's time (its latest new timestamp, counted from the log's first
+    one): the tilt in that row is for that time. The origin is found by matching (one of the
+    first rows' timestamps against the rows' latest new timestamps).
     """
     with tempfile.NamedTemporaryFile(suffix=".csv") as out:
         p = subprocess.run([binary, "export", path, "--sources", "tilt.x,tilt.y,tilt.z", "-o", out.name],
@@ -181,8 +174,6 @@ def run_sensorwah(binary, path, cols):
     prev = np.vstack([np.full((1, 3), np.nan), ts[:-1]])
     new = np.isfinite(ts) & ~(ts == prev)
     latest = np.where(new, ts, -np.inf).max(axis=1)
-    gyro_t = cols["tg"] if np.isfinite(cols["gx"]).any() else cols["tm"]
-    gyro_t = np.where(np.isfinite(gyro_t), gyro_t, latest)
     cands = np.unique(ts[:5][np.isfinite(ts[:5])])
     keys = np.round(latest[np.isfinite(latest)] * 1e4).astype(np.int64)
     keyset = set(keys.tolist())
@@ -193,30 +184,37 @@ def run_sensorwah(binary, path, cols):
         if n > best_n:
             best, best_n = c, n
     t_abs = t_rel + best
-    lookup = {}
-    for k, gt in zip(np.round(latest * 1e4), gyro_t):
-        if np.isfinite(k):
-            lookup.setdefault(int(k), gt)
-    t_out = np.array([lookup.get(int(round(t * 1e4)), lookup.get(int(round(t * 1e4)) - 1,
-                      lookup.get(int(round(t * 1e4)) + 1, t))) for t in t_abs])
     ok = np.all(np.isfinite(v), axis=1)
-    return t_out[ok], v[ok]
+    return t_abs[ok], v[ok]
 
 
 # ---------------------------------------------------------------- scoring
 
-def at_times(t_out, v_out, t_ref):
-    """The estimate at each reference time: linear between the two neighbouring outputs, renormalised."""
+def rotate(v, rotvec):
+    """Rodrigues: v turned by the rotation vectors rotvec (row by row)."""
+    ang = np.linalg.norm(rotvec, axis=1, keepdims=True)
+    k = np.divide(rotvec, ang, out=np.zeros_like(rotvec), where=ang > 1e-15)
+    c, s = np.cos(ang), np.sin(ang)
+    return v * c + np.cross(k, v) * s + k * np.sum(k * v, axis=1, keepdims=True) * (1 - c)
+
+
+def at_times(t_out, v_out, t_eval, t_imu, w_imu, max_dt):
+    """Each filter's estimate at the reference timestamps, the same way for every filter: its
+    output nearest in time, carried over the few ms between the two with the measured rate
+    (a fixed direction seen from a device turning at w turns at -w), when they are at most
+    max_dt apart (else as it is)."""
     order = np.argsort(t_out, kind="stable")
     t_out, v_out = t_out[order], v_out[order]
     keep = np.concatenate([[True], np.diff(t_out) > 0])
     t_out, v_out = t_out[keep], v_out[keep]
-    i = np.clip(np.searchsorted(t_out, t_ref, side="right") - 1, 0, len(t_out) - 1)
-    j = np.minimum(i + 1, len(t_out) - 1)
-    span = t_out[j] - t_out[i]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        f = np.where(span > 0, np.clip((t_ref - t_out[i]) / np.where(span > 0, span, 1), 0, 1), 0.0)
-    v = v_out[i] * (1 - f)[:, None] + v_out[j] * f[:, None]
+    j = np.clip(np.searchsorted(t_out, t_eval), 1, len(t_out) - 1) if len(t_out) > 1 else np.zeros(len(t_eval), int)
+    i = np.where(np.abs(t_out[j - 1] - t_eval) <= np.abs(t_out[j] - t_eval), j - 1, j) if len(t_out) > 1 else j
+    dt = t_eval - t_out[i]
+    dt = np.where(np.abs(dt) <= max_dt, dt, 0.0)
+    mid = t_out[i] + 0.5 * dt
+    k = np.clip(np.searchsorted(t_imu, mid), 1, len(t_imu) - 1)
+    k = np.where(np.abs(t_imu[k - 1] - mid) <= np.abs(t_imu[k] - mid), k - 1, k)
+    v = rotate(v_out[i], -w_imu[k] * dt[:, None])
     return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
 
 
@@ -229,7 +227,7 @@ def score(est, ref):
 def compare_log(path, sensorwah):
     """All filters on one log; returns a dict with the scores and the facts of the log."""
     cols, nrows = read_log(path)
-    t_ref, g_ref, t_at = reference(cols)
+    t_ref, g_ref = reference(cols)
     t, w, a, gyro_kind, dropped = imu_samples(cols)
     res = dict(path=path, rows=nrows, scores={}, notes=[])
     if len(t_ref) < 10 or len(t) < 10:
@@ -238,16 +236,16 @@ def compare_log(path, sensorwah):
     ts = float(np.median(np.diff(t)))
     res.update(rate=1.0 / ts, gyro=gyro_kind, dropped=dropped, samples=int(len(t)))
     sel = t_ref >= t_ref[0] + SKIP_S
-    t_eval, g_eval = t_at[sel], g_ref[sel]
+    t_eval, g_eval = t_ref[sel], g_ref[sel]
     for name in ANCHORS:
         try:
-            res["scores"][name] = score(at_times(t, run_anchor(name, w, a, ts), t_eval), g_eval)
+            res["scores"][name] = score(at_times(t, run_anchor(name, w, a, ts), t_eval, t, w, 2 * ts), g_eval)
         except Exception as e:  # a library refusing a log is a result too
             res["notes"].append(f"{name}: {e}")
     if sensorwah:
         try:
             t_sw, v_sw = run_sensorwah(sensorwah, path, cols)
-            res["scores"]["sensorwah"] = score(at_times(t_sw, v_sw, t_eval), g_eval)
+            res["scores"]["sensorwah"] = score(at_times(t_sw, v_sw, t_eval, t, w, 2 * ts), g_eval)
         except Exception as e:
             res["notes"].append(f"sensorwah: {e}")
     return res
