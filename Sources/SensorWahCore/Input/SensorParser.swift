@@ -206,6 +206,9 @@ public struct SensorParser: Sendable {
     var rowsPerSecond = 0
     /// SensorLog JSON lines: the clock chosen on the first line (0 none, 1 sinceReboot, 2 loggingTime).
     var jsonClock: UInt8 = 0
+    /// The table's choice for the current layout (winner and runner-up), and its header.
+    public internal(set) var choice: LayoutChoice?
+    var acceptedHeader: HeaderFields?
 
     public init(options: ParserOptions = .init()) {
         self.options = options
@@ -552,14 +555,16 @@ public struct SensorParser: Sendable {
     mutating func tryHeader(_ p: UnsafePointer<UInt8>, _ n: Int) -> LineResult? {
         let text = String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
         let h = HeaderFields(text)
-        let forced = options.format
-        for d in Self.dialects where !d.headerless && (forced == .auto || d.format == forced) && d.test(h) {
+        if let c = Self.choose(h, forced: options.format) {
+            let d = c.winner
             switch d.build(h, options) {
             case .layout(let l, let notes):
                 layout = l
                 format = d.format
                 refusedHeader = false
                 headerNotes = notes
+                choice = c
+                acceptedHeader = h
                 return .header
             case .refused(let why):
                 return refuse(h, why, dialect: d)
@@ -638,53 +643,6 @@ public struct SensorParser: Sendable {
         layout = l
         if format == .auto { format = .hyperimu }
         return true
-    }
-
-    static func sensorLogLayout(_ rawNames: [Substring], separator: UInt8) -> ColumnLayout {
-        var l = ColumnLayout()
-        l.separator = separator
-        l.dialect = .sensorlog
-        l.decimalComma = separator == 0x3B || separator == 0x09
-        let names = rawNames.map(columnName)
-        l.columnCount = names.count
-        l.slots = .init(repeating: ColumnLayout.ignore, count: names.count)
-        let hasRawGyro = names.contains("gyroRotationX") || names.contains("gyroRotationY") || names.contains("gyroRotationZ")
-        l.gyroFromMotion = !hasRawGyro
-        for (i, name) in names.enumerated() {
-            guard let role = SensorLogColumns.role(of: name) else { continue }
-            switch role {
-            case .timestamp(let g):
-                l.slots[i] = ColumnLayout.timestampBase + Int8(g.rawValue)
-                l.timestampGroups |= g.bit
-            case .value(let q):
-                l.slots[i] = Int8(q.rawValue)
-                l.groups |= q.group.bit
-            case .motionRate(let axis):
-                l.slots[i] = ColumnLayout.motionRateBase + Int8(axis)
-                l.groups |= SensorGroup.motion.bit
-                if l.gyroFromMotion { l.groups |= SensorGroup.gyro.bit }
-            }
-            l.lastNeeded = i
-        }
-        if l.timestampGroups == 0, let t = names.firstIndex(of: "loggingTime"), l.groups != 0 {
-            // A subset without any `*_sinceReboot` column: every group is timed by the row's
-            // `loggingTime` (ISO-8601 with milliseconds). Never mixed with the sinceReboot
-            // clock, whose origin is unrelated.
-            l.slots[t] = ColumnLayout.lineTimestamp
-            l.lineTimeKind = .iso8601
-            l.hasLineTimeColumn = true
-            l.lineTimeGroups = l.groups
-            l.lastNeeded = max(l.lastNeeded, t)
-        } else {
-            // a group without its timestamp column cannot be timed
-            l.groups &= l.timestampGroups | (l.gyroFromMotion && l.timestampGroups & 4 != 0 ? 2 : 0)
-        }
-        return l
-    }
-
-    static func hyperIMULayout(_ rawNames: [Substring], separator: UInt8) -> ColumnLayout? {
-        if case .layout(let l, _) = hyperIMUVerdict(rawNames, separator: separator) { return l }
-        return nil
     }
 
     static func detectSeparator(_ text: String) -> UInt8 {
