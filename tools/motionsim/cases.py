@@ -192,9 +192,10 @@ def watch_tt(rng):
 
 # ---------------------------------------------------------------- hard cases
 
-def fast_rotation(name, rate, deg_per_sample):
+def fast_rotation(name, rate, deg_per_sample, gyro_average=False):
     @case(name, rate, 60.0, tags=["hard"],
-          about=f"bursts of fast rotation, peaks {deg_per_sample:g} deg between samples")
+          about=f"bursts of fast rotation, peaks {deg_per_sample:g} deg between samples"
+                + (", gyro samples = mean rate over the interval" if gyro_average else ""))
     def build(rng):
         d = 60.0
         tl = Timeline(d, rng)
@@ -202,11 +203,12 @@ def fast_rotation(name, rate, deg_per_sample):
         peak = np.radians(deg_per_sample) * rate
         tl.w += scale_peak(tl.bandnoise(3, 0.2, 2.0, 1.0) * env[:, None], peak)
         tl.a += tl.bandnoise(3, 0.5, 3.0, 0.2 * G) * env[:, None]
-        return tl, tilt_quat(20, -10, 0), Sensors(rate)
+        return tl, tilt_quat(20, -10, 0), Sensors(rate, gyro_average=gyro_average)
 
 
 fast_rotation("hard-fastrot-17hz", 17, 40)
 fast_rotation("hard-fastrot-32hz", 32, 40)
+fast_rotation("hard-fastrot-32hz-meangyro", 32, 40, gyro_average=True)
 
 
 @case("hard-spikes-clip-50hz", 50, 60.0, tags=["hard"],

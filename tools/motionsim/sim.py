@@ -161,7 +161,7 @@ class Sensors:
     def __init__(self, rate, accel_noise=0.008, gyro_noise=0.005, gyro_bias=None,
                  accel_range=16.0, gyro_range=35.0, motion_rate_noise=0.002,
                  raw_gyro=True, motion_rate=True, accel_delay_samples=0,
-                 duplicates=0.0, reorders=0.0, jitter=0.0004):
+                 duplicates=0.0, reorders=0.0, jitter=0.0004, gyro_average=False):
         self.rate = rate
         self.accel_noise = accel_noise
         self.gyro_noise = gyro_noise
@@ -175,6 +175,10 @@ class Sensors:
         self.duplicates = duplicates
         self.reorders = reorders
         self.jitter = jitter
+        # False: each gyro sample is the instantaneous rate at its timestamp (a phone's IMU read
+        # at its output rate). True: the mean rate over the interval since the previous sample
+        # (a gyro whose digital filter averages down to the output rate).
+        self.gyro_average = gyro_average
 
 
 def sample(tl, q, sensors, rng, t_base):
@@ -195,17 +199,24 @@ def sample(tl, q, sensors, rng, t_base):
     a_cm = np.clip(a_cm, -sensors.accel_range, sensors.accel_range)
 
     w_true = tl.w[gi]
+    if sensors.gyro_average:
+        cs = np.vstack([np.zeros((1, 3)), np.cumsum(tl.w, axis=0)])
+        lo = np.maximum(gi - int(round(FS_INT / fs)), 0)
+        w_meas = (cs[gi + 1] - cs[lo + 1]) / np.maximum(gi - lo, 1)[:, None]
+    else:
+        w_meas = w_true
     bias = np.zeros(3) if sensors.gyro_bias is None else np.asarray(sensors.gyro_bias, float)
     if bias.ndim == 1:
         bias = np.broadcast_to(bias, w_true.shape)
     else:
         bias = bias[gi]
-    gyro = w_true + bias + rng.standard_normal(w_true.shape) * sensors.gyro_noise
+    gyro = w_meas + bias + rng.standard_normal(w_true.shape) * sensors.gyro_noise
     gyro = np.clip(gyro, -sensors.gyro_range, sensors.gyro_range)
-    mrate = w_true + rng.standard_normal(w_true.shape) * sensors.motion_rate_noise
+    mrate = w_meas + rng.standard_normal(w_true.shape) * sensors.motion_rate_noise
 
-    ts_g = t_base + tl.t[gi]
-    ts_a = t_base + tl.t[ai]
+    # stamped with the sample's own time (the value is the trajectory's at the nearest internal step)
+    ts_g = t_base + tk
+    ts_a = t_base + tk + sensors.accel_delay_samples / fs
     order = np.arange(n_out)
     notes = []
     # row-order quirks: reorder adjacent rows, duplicate rows (whole rows, timestamps and all)
