@@ -6,25 +6,47 @@ import Darwin
 
 /// Settings of the orientation estimator. Times in seconds, rates in rad/s, accelerations in G.
 public struct EstimatorSettings: Sendable, Equatable {
-    /// Time constant of each of the two first-order stages of the accelerometer's low-pass:
-    /// how long the gyro alone is trusted. Larger is calmer during fast moves, smaller forgets
-    /// gyro errors sooner. Measured on a real 16.8 Hz walking phone log: 3.10° RMS at 0.4 s,
-    /// 2.98° at 0.5-0.6 s, 3.09° at 0.8 s; the synthetic 100 Hz wrist log 0.55-0.70° and the 30 Hz
-    /// watch log 0.35-0.29° over 0.5-0.8 s. (A prototype with VQF's second-order Butterworth
-    /// instead did no better on the walking log: 3.07° at its best.)
-    public var accelTimeConstant = 0.6
-    /// Start-up: the time constant ramps from `startTimeConstant` to `accelTimeConstant` over
+    /// Time constant of each of the two first-order stages of the accelerometer's low-pass
+    /// (in the almost-inertial frame): how long the gyro alone is trusted when its samples are
+    /// smooth. 3 s, VQF's `tauAcc`: a hand shaken at 1-4 Hz (±1-3 G) is attenuated some
+    /// 200-2,000 times before it can tilt the estimate.
+    public var accelTimeConstant = 3.0
+    /// ...but never less than `minTimeConstant`, and shorter when the rotation is rough for
+    /// the sampling rate: the trapezoid rule's error per step, |ω(k) − 2ω(k−1) + ω(k−2)|·Δt/12,
+    /// as a random walk (deg/√s, averaged over `roughnessTimeConstant`), sets the time constant
+    /// to `roughnessScale` / that walk. Smooth motion at 30-100 Hz keeps 3 s; a phone walking at
+    /// 16.8 Hz (about 3 deg/√s) comes down to 0.5 s, where integrating the gyro alone loses a
+    /// degree a sample.
+    public var minTimeConstant = 0.5
+    public var roughnessScale = 1.0
+    public var roughnessTimeConstant = 2.0
+    /// Start-up: the time constant ramps from `startTimeConstant` to its steady value over
     /// `startDuration` seconds (a high gain at first, so the first second is already right).
     public var startTimeConstant = 0.05
     public var startDuration = 2.0
-    /// Readings whose magnitude is further than this from 1 G are left out of the low-pass: a
-    /// knock or a shock, not a hand's swing. Hand accelerations of a few tenths of a G are kept,
-    /// because the raw readings average to gravity in an inertial frame (a tighter bound left
-    /// out the same phases of every walking stride and biased the average: on the walking log
-    /// 2.98-3.00° RMS from 1 G up, 3.47° at 0.5 G, 4.05° at 0.35 G).
-    public var accelRejection = 2.0
+    /// Readings whose magnitude is further than this from 1 G are left out of the low-pass (a
+    /// corrupt sample). Nothing a hand does comes near: leaving out strong readings biases the
+    /// average, since what is kept of a vertical shake at ±3 G points up.
+    public var accelRejection = 50.0
+    /// How far (G) one reading may pull the low-pass from where it is: a symmetric limit, so a
+    /// shake's readings still average to gravity, while a single 8 G spike counts as 3 G.
+    public var accelLimit = 3.0
+    /// Gyro bias learnt in motion (a Kalman filter on the bias): the rate at which the
+    /// inclination correction turns the estimate is the low-passed bias seen in the world
+    /// frame, so each correction is a measurement of the bias's horizontal part.
+    /// `biasSigmaInit`: the bias's standard deviation before anything is learnt (rad/s);
+    /// `biasRandomWalk`: how fast a bias may wander (rad/s per √s); the measurement's noise is
+    /// the correction's own recent power (averaged over `noiseTimeConstant`), correlated over the
+    /// low-pass's time constant, and never taken below `biasSigmaFloor` (rad/s).
+    public var biasSigmaInit = 0.5 * Double.pi / 180
+    public var biasRandomWalk = 0.1 * Double.pi / 180
+    public var biasSigmaFloor = 0.05 * Double.pi / 180
+    public var noiseTimeConstant = 5.0
+    /// Learning in motion starts this long after the start-up ramp (the low-pass settles first).
+    public var biasSettleTime = 1.0
     /// Rest detection for gyro-bias learning: rotation below `restRate`, acceleration within
-    /// `restAccel` of its short average, for `restTime` seconds.
+    /// `restAccel` of its short average, and the accelerometer's direction within 0.5° of
+    /// where the still spell began (a slow steady turn is not a bias), for `restTime` seconds.
     public var restRate = 0.03
     public var restAccel = 0.025
     public var restTime = 1.5
@@ -52,13 +74,15 @@ public struct EstimatorSettings: Sendable, Equatable {
 ///   stroke of 30° per sample is integrated without the error of a first-order step.
 /// - **Correction**: each raw accelerometer reading (gravity plus the hand's acceleration, its
 ///   magnitude kept) is taken to that almost-inertial frame at its own time and low-passed
-///   there by two first-order stages (`accelTimeConstant` each; second order, critically
-///   damped). In an inertial frame the hand's accelerations average to nothing (velocity stays
-///   bounded), so the filtered vector is gravity; the estimate is the inertial attitude turned,
-///   about a horizontal axis, so that it points straight down. Each stage's gain comes from the
-///   interval, so uneven sampling is fine. Readings more than `accelRejection` from 1 G (knocks)
-///   are left out.
-/// - **Gyro bias** is learnt while the device is at rest.
+///   there by two first-order stages (second order, critically damped). In an inertial frame
+///   the hand's accelerations average to nothing (velocity stays bounded), so the filtered
+///   vector is gravity; the estimate is the inertial attitude turned, about a horizontal axis,
+///   so that it points straight down. The time constant is 3 s while the rotation is smooth
+///   for the sampling rate and comes down to 0.5 s when it is not (see `EstimatorSettings`).
+///   Each stage's gain comes from the interval, so uneven sampling is fine.
+/// - **Gyro bias** is learnt at rest (the gyro's average while gyro and accelerometer are
+///   still) and in motion (a Kalman filter fed by the rate of the inclination correction,
+///   compared with the low-passed bias it predicts).
 /// - **Start-up**: the first accelerometer reading sets the tilt; the low-pass starts fast and
 ///   relaxes over `startDuration`.
 ///
@@ -95,6 +119,11 @@ public struct OrientationEstimator: Sendable {
     @usableFromInline var accelAverage = Vector3(0, 0, -1)
     @usableFromInline var stillSince = Double.nan
     @usableFromInline var accelStill = true
+    @usableFromInline var stillDirection = Vector3(0, 0, -1)
+    /// cos of the largest turn of the accelerometer's direction during a still spell (0.5°)
+    static let restCosine = cos(0.5 * Double.pi / 180)
+    /// The bias's standard deviation after a rest (rad/s).
+    static let restSigma = 0.02 * Double.pi / 180
 
     public init(settings: EstimatorSettings = .init()) { self.settings = settings }
 
@@ -117,12 +146,27 @@ public struct OrientationEstimator: Sendable {
     /// A gyro sample (rad/s, device frame) taken at `time` seconds.
     public mutating func gyro(_ w: Vector3, at time: Double) {
         guard w.isFiniteVector, time.isFinite else { return }
+        // a duplicate or a sample older than the last (reordered rows) adds nothing
+        if !lastGyroTime.isNaN && time <= lastGyroTime { return }
         let rate = w - bias
         defer { detectRest(gyro: w, at: time); lastGyro = rate; lastGyroTime = time }
         guard initialised, !lastGyroTime.isNaN else { return }
         let dt = time - lastGyroTime
-        guard dt > 0, dt <= settings.maxGap else { return }
+        guard dt > 0 else { return }
+        guard dt <= settings.maxGap else {
+            // the stream paused: the device may have turned any way meanwhile, so the next
+            // accelerometer reading sets the tilt afresh and the low-pass starts fast again
+            resync = true
+            return
+        }
         // mean rate over the interval plus the coning correction of two samples, then the exact rotation
+        // how rough the rotation is for this sampling rate: the trapezoid rule's error from the
+        // second difference of the rate (rad per step), as a random-walk density (rad^2/s)
+        if prevGyro.isFiniteVector {
+            let e = (rate - lastGyro * 2 + prevGyro).length * dt / 12
+            roughness += (e * e / dt - roughness) * Self.alpha(dt: dt, tau: settings.roughnessTimeConstant)
+        }
+        prevGyro = lastGyro
         let theta = (lastGyro + rate) * (0.5 * dt) + lastGyro.cross(rate) * (dt * dt / 12)
         inertial = (inertial * Quaternion.rotation(theta)).normalized
         attitude = correction * inertial   // both unit: no normalising needed
@@ -133,6 +177,7 @@ public struct OrientationEstimator: Sendable {
         guard a.isFiniteVector, time.isFinite else { return }
         let mag = a.length
         guard mag > 0.05 else { return }
+        if initialised && time <= lastAccelTime { return }
         accelStill = (a - accelAverage).length < settings.restAccel
         accelAverage += (a - accelAverage) * Self.alpha(dt: time - lastAccelTime, tau: 0.2)
         if !initialised {
@@ -144,7 +189,7 @@ public struct OrientationEstimator: Sendable {
             lastAccelTime = time
             accelAverage = a
             startTime = time
-            restartFilter(with: Vector3(0, 0, -mag), at: time)
+            restartFilter(with: Vector3(0, 0, -1), at: time)
             return
         }
         let dt = time - lastAccelTime
@@ -166,17 +211,41 @@ public struct OrientationEstimator: Sendable {
         let ahead = time - lastGyroTime
         if ahead > 0 && ahead <= Self.maxPrediction { seen = inertial * Quaternion.rotation(lastGyro * ahead) }
         let v = seen.rotate(a)
+        if resync {
+            resync = false
+            startTime = time
+            restartFilter(with: v, at: time)
+            correct()
+            return
+        }
         if !filtering { restartFilter(with: v, at: time); correct(); return }
         if abs(mag - 1) > settings.accelRejection { rejected &+= 1; lastFilterTime = time; return }
         let step = min(time - lastFilterTime, settings.maxGap)
         lastFilterTime = time
         let age = time - startTime
-        let tau = age >= settings.startDuration ? settings.accelTimeConstant
-            : settings.startTimeConstant + (settings.accelTimeConstant - settings.startTimeConstant) * age / settings.startDuration
+        let steady = min(settings.accelTimeConstant, max(settings.minTimeConstant,
+            settings.roughnessScale / max((roughness.squareRoot() * 180 / Double.pi), 1e-9)))
+        let tau = age >= settings.startDuration ? steady
+            : settings.startTimeConstant + (steady - settings.startTimeConstant) * age / settings.startDuration
         let k = Self.alpha(dt: step, tau: tau)
-        stage1 += (v - stage1) * k
+        currentTau = tau
+        // what a reading can pull by is limited (a symmetric limit keeps a shake's average at
+        // zero, while a one-sided spike or a clipped reading counts no more than `accelLimit`)
+        var pull = v - stage1
+        let pn = pull.length
+        if pn > settings.accelLimit { pull *= settings.accelLimit / pn }
+        stage1 += pull * k
         filtered += (stage1 - filtered) * k
+        let ri = Matrix3(inertial)
+        rLP1 = rLP1 + (ri - rLP1) * k
+        rLP = rLP + (rLP1 - rLP) * k
+        let rb = ri.apply(bias)
+        rbLP1 += (rb - rbLP1) * k
+        rbLP += (rbLP1 - rbLP) * k
+        learnInMotion = age >= settings.startDuration + settings.biasSettleTime && !atRest
+        learnStep = step
         correct()
+        learnInMotion = false
     }
 
     /// Turns the correction, about a horizontal axis, so that the filtered reading points down.
@@ -190,12 +259,60 @@ public struct OrientationEstimator: Sendable {
             : Quaternion(w: 0, x: 1, y: 0, z: 0)   // pointing straight up: half a turn about x
         correction = (turn * correction).normalized
         attitude = correction * inertial
+        if learnInMotion { motionBiasUpdate(turn: turn, dt: learnStep) }
     }
+    @usableFromInline var learnInMotion = false
+    /// Set by a gap in the gyro stream: the next accelerometer reading sets the tilt.
+    @usableFromInline var resync = false
+    @usableFromInline var prevGyro = Vector3(.nan, .nan, .nan)
+    @usableFromInline var roughness = 0.0
+    @usableFromInline var learnStep = 0.0
+    @usableFromInline var rLP1 = Matrix3.identity, rLP = Matrix3.identity
+    @usableFromInline var rbLP1 = Vector3(0, 0, 0), rbLP = Vector3(0, 0, 0)
+    @usableFromInline var covariance = Matrix3.identity
+    @usableFromInline var noiseLevel = 0.0
+    @usableFromInline var covarianceReady = false
 
+    @inline(__always) mutating func motionBiasUpdate(turn: Quaternion, dt: Double) {
+        guard dt > 0 else { return }
+        let s = settings
+        if !covarianceReady { covariance = Matrix3.identity * (s.biasSigmaInit * s.biasSigmaInit); covarianceReady = true }
+        covariance = covariance + Matrix3.identity * (s.biasRandomWalk * s.biasRandomWalk * dt)
+        // the correction's rate this step (world frame, horizontal)
+        let wc = Vector3(turn.x, turn.y, turn.z) * (2 / dt)
+        let c = Matrix3(correction)
+        let h = c * rLP
+        let h1 = h.r0, h2 = h.r1
+        let pred = c.apply(rbLP)
+        let z1 = pred.x - wc.x, z2 = pred.y - wc.y
+        let r1 = z1 - h1.dot(bias), r2 = z2 - h2.dot(bias)
+        // measurement noise: the innovation's power, correlated over the low-pass's time
+        let tau = max(currentTau, dt)
+        noiseLevel += ((r1 * r1 + r2 * r2) * 0.5 - noiseLevel) * Self.alpha(dt: dt, tau: s.noiseTimeConstant)
+        let v = max(noiseLevel, s.biasSigmaFloor * s.biasSigmaFloor) * 2 * tau / dt
+        let u1 = covariance.apply(h1), u2 = covariance.apply(h2)
+        let s11 = h1.dot(u1) + v, s12 = h1.dot(u2), s22 = h2.dot(u2) + v
+        let det = s11 * s22 - s12 * s12
+        guard det > 0 else { return }
+        let i11 = s22 / det, i12 = -s12 / det, i22 = s11 / det
+        let k1 = u1 * i11 + u2 * i12, k2 = u1 * i12 + u2 * i22
+        bias += k1 * r1 + k2 * r2
+        covariance = covariance - Matrix3.outer(k1, u1) - Matrix3.outer(k2, u2)
+        covariance = covariance.symmetrised
+        let b = bias.length
+        if b > s.maxBias { bias *= s.maxBias / b }
+    }
+    @usableFromInline var currentTau = 3.0
+
+    /// Starts the low-pass at `v`'s direction with gravity's magnitude (a first reading may be
+    /// a knock of several G; the filter must not start out that strong).
     @inline(__always) mutating func restartFilter(with v: Vector3, at time: Double) {
         filtering = true
-        stage1 = v
-        filtered = v
+        let n = v.length
+        stage1 = n > 1e-9 ? v / n : Vector3(0, 0, -1)
+        filtered = stage1
+        rLP1 = Matrix3(inertial); rLP = rLP1
+        rbLP1 = rLP.apply(bias); rbLP = rbLP1
         lastFilterTime = time
     }
 
@@ -212,13 +329,52 @@ public struct OrientationEstimator: Sendable {
         gyroAverage += (w - gyroAverage) * Self.alpha(dt: dt, tau: 0.3)
         let still = initialised && accelStill && (w - gyroAverage).length < settings.restRate
             && gyroAverage.length < settings.maxBias
+        // the accelerometer's direction must hold too: a slow turn reads as a steady rate
+        if still && !stillSince.isNaN {
+            let c = accelAverage.dot(stillDirection) / max(accelAverage.length * stillDirection.length, 1e-12)
+            if c < Self.restCosine { stillSince = .nan }
+        }
         if !still { stillSince = .nan; atRest = false; return }
-        if stillSince.isNaN { stillSince = time }
+        if stillSince.isNaN { stillSince = time; stillDirection = accelAverage }
         atRest = time - stillSince >= settings.restTime
         if atRest {
-            bias += (gyroAverage - bias) * Self.alpha(dt: dt, tau: settings.biasTimeConstant)
+            let k = Self.alpha(dt: dt, tau: settings.biasTimeConstant)
+            bias += (gyroAverage - bias) * k
+            // what rest teaches is known well: the motion filter starts from it
+            if !covarianceReady { covariance = Matrix3.identity * (settings.biasSigmaInit * settings.biasSigmaInit); covarianceReady = true }
+            covariance = covariance * (1 - k) + Matrix3.identity * (Self.restSigma * Self.restSigma * k)
             let b = bias.length
             if b > settings.maxBias { bias *= settings.maxBias / b }
         }
+    }
+}
+
+/// A 3x3 matrix by rows (the estimator's bias filter).
+@usableFromInline struct Matrix3: Sendable {
+    @usableFromInline var r0, r1, r2: Vector3
+    @inlinable init(_ r0: Vector3, _ r1: Vector3, _ r2: Vector3) { self.r0 = r0; self.r1 = r1; self.r2 = r2 }
+    @usableFromInline static let identity = Matrix3(Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(0, 0, 1))
+    /// The rotation matrix of a unit quaternion (device to world).
+    @inlinable init(_ q: Quaternion) {
+        let w = q.w, x = q.x, y = q.y, z = q.z
+        r0 = Vector3(1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y))
+        r1 = Vector3(2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x))
+        r2 = Vector3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
+    }
+    @inlinable func apply(_ v: Vector3) -> Vector3 { Vector3(r0.dot(v), r1.dot(v), r2.dot(v)) }
+    @inlinable static func * (a: Matrix3, b: Matrix3) -> Matrix3 {
+        let c0 = Vector3(b.r0.x, b.r1.x, b.r2.x), c1 = Vector3(b.r0.y, b.r1.y, b.r2.y), c2 = Vector3(b.r0.z, b.r1.z, b.r2.z)
+        return Matrix3(Vector3(a.r0.dot(c0), a.r0.dot(c1), a.r0.dot(c2)),
+                       Vector3(a.r1.dot(c0), a.r1.dot(c1), a.r1.dot(c2)),
+                       Vector3(a.r2.dot(c0), a.r2.dot(c1), a.r2.dot(c2)))
+    }
+    @inlinable static func * (a: Matrix3, k: Double) -> Matrix3 { Matrix3(a.r0 * k, a.r1 * k, a.r2 * k) }
+    @inlinable static func + (a: Matrix3, b: Matrix3) -> Matrix3 { Matrix3(a.r0 + b.r0, a.r1 + b.r1, a.r2 + b.r2) }
+    @inlinable static func - (a: Matrix3, b: Matrix3) -> Matrix3 { Matrix3(a.r0 - b.r0, a.r1 - b.r1, a.r2 - b.r2) }
+    /// a b^T
+    @inlinable static func outer(_ a: Vector3, _ b: Vector3) -> Matrix3 { Matrix3(b * a.x, b * a.y, b * a.z) }
+    @inlinable var symmetrised: Matrix3 {
+        let xy = (r0.y + r1.x) * 0.5, xz = (r0.z + r2.x) * 0.5, yz = (r1.z + r2.y) * 0.5
+        return Matrix3(Vector3(r0.x, xy, xz), Vector3(xy, r1.y, yz), Vector3(xz, yz, r2.z))
     }
 }
