@@ -41,6 +41,8 @@ public struct FileReplay {
         /// The file's header is not one SensorWah understands: nothing was played.
         case notUnderstood(path: String, message: String)
         case nothingToPlay(String)
+        /// Every row was skipped (or there were none): what was seen, and the first reason.
+        case nothingUsable(path: String, message: String)
         /// No line but blank ones (a log the app never wrote into, a copy cut short).
         case empty(path: String, bytes: Int)
         public var description: String {
@@ -50,6 +52,7 @@ public struct FileReplay {
             case .unreadable(let p, let why): return "cannot read '\(p)': \(why)"
             case .notUnderstood(let p, let m): return "'\(p)': \(m)"
             case .nothingToPlay(let m): return m
+            case .nothingUsable(let p, let m): return "'\(p)': nothing usable: \(m)"
             }
         }
     }
@@ -119,6 +122,9 @@ public struct FileReplay {
             result.notes.append("\(label)a later header was not understood, its rows were skipped: \(refusal)")
         }
         for n in parser.headerNotes { result.notes.append(label + n) }
+        if let why = parser.stats.firstSkipReason {
+            result.notes.append("\(label)first skipped row: line \(parser.stats.firstSkipLine) (\(why.label))")
+        }
         if let n = parser.timingNote { result.notes.append(label + n) }
         if let w = parser.stats.implausibleRateWarning() { result.notes.append("warning: \(label)\(w)") }
     }
@@ -135,7 +141,8 @@ public struct FileReplay {
         let start = monotonicSeconds()
         var offset = 0.0
         var options = parserOptions
-        if options.sensor == nil { options.sensor = LoggedSensor.fromFileName(path) }
+        // the file's name and head: the table's data checks (gravity, units, time unit)
+        if options.preview == nil { options.preview = Self.preview(path) }
         var firstPass = true
         var stage = MotionStage(settings: motion)
         let motionOn = needsMotionStage(pipeline)
@@ -198,9 +205,16 @@ public struct FileReplay {
                 return true
             }
             if !ok { throw Failure.unreadable(path: path, reason: String(cString: strerror(errno))) }
-            if refused, let why = parser.refusal { throw Failure.notUnderstood(path: path, message: why) }
+            if refused, let why = parser.refusal {
+                // a binary file whose bytes happened to make one "line" of text: say what it is
+                if parser.stats.firstSkipReason == .binary { throw Failure.nothingUsable(path: path, message: Self.whatWasSeen(parser)) }
+                throw Failure.notUnderstood(path: path, message: why)
+            }
             if firstPass && parser.stats.lines == parser.stats.blank && !Shutdown.isRequested {
                 throw Failure.empty(path: path, bytes: reader.bytesRead)
+            }
+            if firstPass && parser.stats.frames == 0 && !Shutdown.isRequested {
+                throw Failure.nothingUsable(path: path, message: Self.whatWasSeen(parser))
             }
             if firstPass { try review(parser, path: path, into: &result, label: "") }
             firstPass = false
@@ -221,7 +235,11 @@ public struct FileReplay {
         for path in paths {
             let name = path.split(separator: "/").last.map(String.init) ?? path
             var options = parserOptions
+            // one file of a recording folder: the sensor its name says (files whose name says
+            // none are left out below, not judged by their data: AccelerometerUncalibrated is
+            // G on iOS and m/s^2 on Android)
             if options.sensor == nil { options.sensor = LoggedSensor.fromFileName(path) }
+            options.preview = Self.preview(path)
             if options.sensor == nil && options.format == .auto {
                 // a recording folder also holds other things (Metadata.csv, Location.csv ...)
                 if Self.looksLikeSensorLogger(path) {
@@ -304,6 +322,40 @@ public struct FileReplay {
         result.gapsShortened = schedule.gapsShortened
         result.elapsed = monotonicSeconds() - start
         return result
+    }
+
+    /// The head of a file for the recognition table (nil if it cannot be read).
+    public static func preview(_ path: String) -> InputPreview? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buf = [UInt8](repeating: 0, count: InputPreview.maxBytes)
+        var got = 0
+        while got < buf.count {
+            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, $0.count - got) }
+            if n <= 0 { break }
+            got += n
+        }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return InputPreview(fileName: name, head: Array(buf[0..<got]), complete: got < buf.count)
+    }
+
+    /// What a file that gave no frame held: rows, what was skipped and why, the first reason.
+    static func whatWasSeen(_ parser: SensorParser) -> String {
+        let st = parser.stats
+        let binary = st.skipped(.binary) + st.skipped(.tooLong)
+        if st.rows > 0 && (binary * 2 >= st.rows || st.firstSkipReason == .binary) {
+            return "not a text sensor log (\(binary) of \(st.lines) lines are binary data or too long for a text line); nothing was played"
+        }
+        var s = "\(st.lines) lines read (\(st.rows) rows, \(st.headers) header\(st.headers == 1 ? "" : "s"), \(st.comments) comments), no sensor frame"
+        if st.totalSkipped > 0 {
+            let parts = SkipReason.allCases.filter { st.skipped($0) > 0 }.map { "\(st.skipped($0)) \($0.label)" }
+            s += "; rows skipped \(st.totalSkipped): " + parts.joined(separator: ", ")
+            if let why = st.firstSkipReason { s += "; the first at line \(st.firstSkipLine): \(why.label)" }
+        }
+        if st.held > 0 { s += "; \(st.held) rows repeated samples already seen" }
+        if parser.detectedFormat != .auto { s += " (read as \(parser.choice?.winner.name ?? parser.detectedFormat.rawValue))" }
+        return s + "; nothing was played"
     }
 
     /// A Sensor Logger file (header `time,seconds_elapsed,...`) whose sensor is not one of the

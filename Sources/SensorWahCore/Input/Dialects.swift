@@ -24,6 +24,7 @@ public enum LoggedSensor: String, CaseIterable, Sendable {
     }
 
     /// The sensor a file holds, from its name (a path is fine; case and extension ignored).
+    /// The sensor word may be anywhere in the name (a prefix or suffix added by the user).
     /// Sensor Logger's names: `Accelerometer.csv` is acceleration WITHOUT gravity (Sensor
     /// Logger's own definition), `TotalAcceleration.csv` includes it, `Gravity.csv`,
     /// `Gyroscope.csv`, `Orientation.csv`. phyphox export names starting with "Acceleration
@@ -33,21 +34,19 @@ public enum LoggedSensor: String, CaseIterable, Sendable {
     public static func fromFileName(_ name: String) -> LoggedSensor? {
         var base = Substring(name)
         if let slash = base.lastIndex(where: { $0 == "/" || $0 == "\\" }) { base = base[base.index(after: slash)...] }
-        if let dot = base.firstIndex(of: ".") { base = base[..<dot] }
+        if let dot = base.lastIndex(of: "."), dot != base.startIndex { base = base[..<dot] }
+        // the sensor word anywhere in the name: `walk1_Accelerometer`, `Accelerometer 3`,
+        // `2023-06-09 12-44 run_Gyroscope`; longer words first
         let key = String(base.lowercased().filter { $0.isLetter || $0.isNumber })
         if key.contains("uncalibrated") { return nil }
-        switch key {
-        case "accelerometer": return .userAcceleration
-        case "totalacceleration": return .totalAcceleration
-        case "gravity": return .gravity
-        case "gyroscope": return .gyroscope
-        case "orientation": return .orientation
-        default: break
+        if key.contains("accelerationwithoutg") || key.contains("linearacceleration") || key.contains("linearaccelerometer") {
+            return .userAcceleration
         }
-        // phyphox: "<experiment> <date>.csv"
-        if key.hasPrefix("accelerationwithoutg") || key.hasPrefix("linearacceleration") { return .userAcceleration }
-        if key.hasPrefix("accelerationwithg") { return .totalAcceleration }
-        if key.hasPrefix("gyroscope") { return .gyroscope }
+        if key.contains("accelerationwithg") || key.contains("totalacceleration") { return .totalAcceleration }
+        if key.contains("accelerometer") { return .userAcceleration }
+        if key.contains("gravity") { return .gravity }
+        if key.contains("gyroscope") { return .gyroscope }
+        if key.contains("orientation") { return .orientation }
         return nil
     }
 

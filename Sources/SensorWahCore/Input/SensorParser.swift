@@ -7,6 +7,8 @@ public enum SensorFormat: String, CaseIterable, Sendable {
     case phyphox
     /// Physics Toolbox Sensor Suite: `time,gFx,gFy,gFz,ax,ay,az,wx,wy,wz,`.
     case physicstoolbox
+    /// Any table of a time column and three or six axes (`time,x,y,z`, `Milliseconds,X,Y,Z`, ...).
+    case generic
 }
 
 /// Why a line was not used.
@@ -66,6 +68,9 @@ public struct ParserStats: Sendable, Equatable {
     /// Stream time (s) of the first and the last frame; NaN before the first frame.
     public var firstTime = Double.nan
     public var lastTime = Double.nan
+    /// The line number (1-based) of the first skipped row and why (0: none skipped).
+    public var firstSkipLine = 0
+    public var firstSkipReason: SkipReason? = nil
     /// Intervals between consecutive frames, in half-octave buckets (see `implausibleRateWarning`).
     public var intervalBuckets: InlineArray<64, Int> = .init(repeating: 0)
 
@@ -80,6 +85,7 @@ public struct ParserStats: Sendable, Equatable {
         for i in 0..<64 { intervalBuckets[i] += o.intervalBuckets[i] }
         if !o.firstTime.isNaN { firstTime = firstTime.isNaN ? o.firstTime : min(firstTime, o.firstTime) }
         if !o.lastTime.isNaN { lastTime = lastTime.isNaN ? o.lastTime : max(lastTime, o.lastTime) }
+        if firstSkipLine == 0 && o.firstSkipLine != 0 { firstSkipLine = o.firstSkipLine; firstSkipReason = o.firstSkipReason }
     }
 
     public var totalSkipped: Int { var s = 0; for i in 0..<16 { s &+= skipped[i] }; return s }
@@ -89,7 +95,8 @@ public struct ParserStats: Sendable, Equatable {
         guard a.lines == b.lines, a.rows == b.rows, a.frames == b.frames, a.headers == b.headers,
               a.comments == b.comments, a.blank == b.blank, a.held == b.held,
               a.fieldCountMismatch == b.fieldCountMismatch, a.clockRestarts == b.clockRestarts,
-              a.lateSamples == b.lateSamples, a.assumedTiming == b.assumedTiming else { return false }
+              a.lateSamples == b.lateSamples, a.assumedTiming == b.assumedTiming,
+              a.firstSkipLine == b.firstSkipLine, a.firstSkipReason == b.firstSkipReason else { return false }
         for i in 0..<16 where a.skipped[i] != b.skipped[i] { return false }
         for i in 0..<64 where a.intervalBuckets[i] != b.intervalBuckets[i] { return false }
         return true
@@ -115,6 +122,10 @@ public struct ParserOptions: Sendable {
     /// rest of the motion group has columns: for a run where no mapping reads `quat.*` and the
     /// motion stage is off, it saves parsing four long numbers a row. `quat.*` stays "no value".
     public var skipsQuaternions = false
+    /// The file's name and first lines, when the input is a file: the recognition table's
+    /// data checks read them (gravity or not, time unit, G or m/s²), and a file without a
+    /// header whose layout is not certain is refused rather than read positionally.
+    public var preview: InputPreview?
 
     public init(format: SensorFormat = .auto, fallbackColumns: [String]? = nil, fallbackSeparator: UInt8 = 0x2C,
                 defaultSamplePeriod: Double = 0.02, hyperIMUSensors: [String] = ["accelerometer", "gyroscope"],
@@ -214,7 +225,8 @@ public struct SensorParser: Sendable {
         self.options = options
         self.format = options.format
         if let cols = options.fallbackColumns {
-            layout = Self.sensorLogLayout(cols.map { Substring($0) }, separator: options.fallbackSeparator)
+            layout = Self.fallbackLayout(cols, options: options, choice: &choice, notes: &headerNotes)
+            if format == .auto, let c = choice { format = c.winner.format }
             if options.skipsQuaternions { layout.dropQuaternions() }   // no didSet in init
         }
     }
@@ -256,6 +268,7 @@ public struct SensorParser: Sendable {
         stats.lines &+= 1
         stats.rows &+= 1
         stats.skipped[SkipReason.tooLong.rawValue] &+= 1
+        if stats.firstSkipLine == 0 { stats.firstSkipLine = stats.lines; stats.firstSkipReason = .tooLong }
     }
 
     /// Counts a line lost because its connection closed before the line ended.
@@ -283,7 +296,9 @@ public struct SensorParser: Sendable {
         case .comment: stats.comments &+= 1
         case .blank: stats.blank &+= 1
         case .held: stats.rows &+= 1; stats.held &+= 1
-        case .skipped(let why): stats.rows &+= 1; stats.skipped[why.rawValue] &+= 1
+        case .skipped(let why):
+            stats.rows &+= 1; stats.skipped[why.rawValue] &+= 1
+            if stats.firstSkipLine == 0 { stats.firstSkipLine = stats.lines; stats.firstSkipReason = why }
         }
         return r
     }
@@ -312,6 +327,10 @@ public struct SensorParser: Sendable {
         let isLetter = (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A
         if isLetter || c == 0x22 || c == 0xEF {
             if let header = tryHeader(p + s, n - s) { return note(header) }
+        } else if (c == 0x2C || c == 0x3B || c == 0x7C) && !layout.valid && !refusedHeader,
+                  let header = tryIndexedHeader(p + s, n - s) {
+            // a re-saved table whose first column (an index) has no name: `,loggingTime(txt),...`
+            return note(header)
         }
         if refusedHeader {
             return note(.skipped(Self.hasControlBytes(p, n) ? .binary : .underUnknownHeader))
@@ -322,7 +341,7 @@ public struct SensorParser: Sendable {
                 return note(parseSensorstream(p, n, into: &frame))
             }
             if !inferLayout(p, n) {
-                return note(.skipped(Self.hasControlBytes(p, n) ? .binary : .noLayout))
+                return note(.skipped(Self.looksBinary(p, n) ? .binary : .noLayout))
             }
         }
         return note(parseColumns(p, n, into: &frame))
@@ -576,6 +595,30 @@ public struct SensorParser: Sendable {
         return refuse(h, nil, dialect: nil)
     }
 
+    /// A line starting with a separator, before any layout: a header whose first column has no
+    /// name (pandas' index column) when it looks like one, else nil (a data row).
+    mutating func tryIndexedHeader(_ p: UnsafePointer<UInt8>, _ n: Int) -> LineResult? {
+        let h = HeaderFields(String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self))
+        guard h.looksLikeHeader, h.raw.dropFirst().contains(where: { !$0.isEmpty }) else { return nil }
+        return tryHeader(p, n)
+    }
+
+    /// The layout `--columns` names, through the table like a header (SensorLog names, or a
+    /// generic `time,ax,ay,az`); as SensorLog columns when no entry recognises them.
+    static func fallbackLayout(_ cols: [String], options: ParserOptions, choice: inout LayoutChoice?, notes: inout [String]) -> ColumnLayout {
+        let sep = options.fallbackSeparator
+        let h = HeaderFields(cols.joined(separator: String(Character(Unicode.Scalar(sep)))))
+        if let c = choose(h, forced: options.format), case .layout(var l, let n) = c.winner.build(h, options) {
+            l.separator = sep
+            l.decimalComma = sep == 0x3B || sep == 0x09
+            l.columnCount = cols.count
+            choice = c
+            notes = n
+            return l
+        }
+        return sensorLogLayout(cols.map { Substring($0) }, separator: sep)
+    }
+
     /// Refuses a header: no layout until a header is understood, rows are skipped, never
     /// re-read positionally as another app's layout.
     mutating func refuse(_ h: HeaderFields, _ why: String?, dialect: DialectRecognizer?) -> LineResult {
@@ -608,6 +651,7 @@ public struct SensorParser: Sendable {
     /// HyperIMU conventions.
     mutating func inferLayout(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
         if layout.valid { return true }
+        if Self.looksBinary(p, n) { return false }   // binary: counted as such, not a layout question
         let text = String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
         let sep = Self.detectSeparator(text)
         let fields = text.split(separator: Character(Unicode.Scalar(sep)), omittingEmptySubsequences: false)
@@ -618,13 +662,18 @@ public struct SensorParser: Sendable {
             if let cols = options.fallbackColumns { names = cols }
             else if fields.count == SensorLogColumns.iPhone82.count { names = SensorLogColumns.iPhone82 }
             else if fields.count == SensorLogColumns.accelOnly5.count { names = SensorLogColumns.accelOnly5 }
-            else { return false }
+            else { refuseHeaderless(fields); return false }
             layout = Self.sensorLogLayout(names.map { Substring($0) }, separator: sep)
             layout.columnCount = names.count
             if format == .auto { format = .sensorlog }
             return layout.valid
         }
-        guard format == .auto || format == .hyperimu else { return false }
+        guard format == .auto || format == .hyperimu else { refuseHeaderless(fields); return false }
+        if format == .auto && options.preview != nil && hyperComment == nil {
+            // a file without a header, and no `@Sensors:` line saying what its columns are
+            refuseHeaderless(fields)
+            return false
+        }
         // HyperIMU without a header: all numbers, 3 per sensor, optional timestamp first
         var numbers = 0
         for f in fields { if case .number = f.utf8.withContiguousStorageIfAvailable({ parseField($0.baseAddress!, $0.count) }) ?? .invalid { numbers += 1 } }
@@ -645,11 +694,25 @@ public struct SensorParser: Sendable {
         return true
     }
 
+    /// A file without a header whose layout is not certain: refused, naming its column count
+    /// and `--columns`; its rows are never read positionally.
+    mutating func refuseHeaderless(_ fields: [Substring]) {
+        guard options.preview != nil, refusal == nil else { return }
+        refusedHeader = true
+        let shown = fields.prefix(4).map { String($0.trimmingSpaces) }.joined(separator: ",") + (fields.count > 4 ? ",..." : "")
+        refusal = "no header: the first data row has \(fields.count) column\(fields.count == 1 ? "" : "s") (\(shown)), and a file without a header is never read by guesswork. Name its columns with --columns, for example --columns time,ax,ay,az (acceleration), --columns time,gx,gy,gz (rotation rate), time,ax,ay,az,gx,gy,gz, or SensorLog's names; units and the time unit come from the names or the data. Or choose the app with --format."
+    }
+
     static func detectSeparator(_ text: String) -> UInt8 {
         var counts: [UInt8: Int] = [0x2C: 0, 0x7C: 0, 0x3B: 0, 0x09: 0]
         for b in text.utf8 where counts[b] != nil { counts[b]! += 1 }
         let best = counts.max { a, b in a.value != b.value ? a.value < b.value : a.key > b.key }!
         return best.value > 0 ? best.key : 0x2C
+    }
+
+    /// Control bytes or bytes that are not UTF-8: not a line of text (rare path).
+    static func looksBinary(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        hasControlBytes(p, n) || String(validating: UnsafeBufferPointer(start: p, count: n), as: UTF8.self) == nil
     }
 
     static func hasControlBytes(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {

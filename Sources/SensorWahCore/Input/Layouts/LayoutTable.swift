@@ -36,7 +36,7 @@ public struct LayoutChoice: Sendable {
 extension SensorParser {
     /// The table, in the order it is consulted on equal confidence.
     public static let dialects: [DialectRecognizer] = [
-        .sensorLog, .sensorLogJSON, .sensorLogger, .phyphox, .physicsToolbox, .hyperIMU, .sensorstream,
+        .sensorLog, .sensorLogJSON, .sensorLogger, .phyphox, .physicsToolbox, .hyperIMU, .sensorstream, .generic,
     ]
 
     /// The entries that recognise `line`, best first (a test and diagnostic aid).

@@ -25,6 +25,21 @@ extension SensorParser {
         l.decimalComma = h.separator == 0x3B || h.separator == 0x09
         var ambiguous: [Substring] = []
         var used = Set<Int>()
+        var notes: [String] = []
+        // plain `X (m/s^2)` columns: the file name and the data say whether gravity is included
+        var plain: LoggedSensor? = nil
+        let plainColumns = h.names.indices.filter { i in
+            i > 0 && PhyphoxUnit(h.units[i]) == .acceleration && ["x", "y", "z"].contains(h.names[i].lowercased())
+        }
+        if plainColumns.count == 3 {
+            let rows = o.preview?.dataRows(after: h.text, separator: h.separator) ?? []
+            let m = DataChecks.mean(DataChecks.magnitudes(rows, (plainColumns[0], plainColumns[1], plainColumns[2]), decimalComma: l.decimalComma))
+            let (s, note) = DataChecks.sensor(explicit: o.sensor, fileName: o.preview?.fileName, meanMagnitudeSI: m)
+            plain = s
+            if let note { notes.append(note) }
+        } else {
+            plain = o.sensor
+        }
         for (i, rawName) in h.names.enumerated() {
             let name = rawName.lowercased()
             let unit = PhyphoxUnit(h.units[i])
@@ -48,7 +63,7 @@ extension SensorParser {
             case ("gyroscope", .degreesPerSecond), ("rotation rate", .degreesPerSecond), ("", .degreesPerSecond):
                 base = .gyroX; scale = .pi / 180
             case ("", .acceleration):
-                switch o.sensor {
+                switch plain {
                 case .userAcceleration?: base = .userX
                 case .totalAcceleration?: base = .accelX
                 case .gravity?: base = .gravityX
@@ -73,7 +88,7 @@ extension SensorParser {
             return .refused("This phyphox file has no acceleration (m/s^2) or rotation-rate (rad/s) x, y, z columns.")
         }
         l.lineTimeGroups = l.groups
-        return .layout(l, notes: [])
+        return .layout(l, notes: notes)
     }
 }
 

@@ -5,12 +5,15 @@ extension DialectRecognizer {
         expects: "time,gFx,gFy,gFz,ax,ay,az,wx,wy,wz (gF in G, a in m/s^2, w in rad/s)",
         sample: "time,gFx,gFy,gFz,ax,ay,az,wx,wy,wz,",
         headerless: false,
-        rule: "first column time (no unit), then gFx/ax/wx-style columns",
+        rule: "first column time (no unit), gFx/ax/wx columns, and a mark of the app: gF columns, a total (TgF, aT, wT) or a trailing comma",
         confidence: 0.8,
         test: { h in
             guard !h.isJSON, h.names.count >= 2, h.names[0].lowercased() == "time", h.units[0].isEmpty,
                   h.names[1].lowercased() != "seconds_elapsed" else { return false }
-            return h.names.contains { PhysicsToolboxColumns.role($0) != nil }
+            // its own marks: gF columns, a total (TgF, aT, wT) or the trailing empty column;
+            // a bare `time,ax,ay,az` is the generic layout's
+            let marked = h.names.contains { $0.hasPrefix("gF") || $0 == "TgF" || $0 == "aT" || $0 == "wT" } || h.raw.last == ""
+            return marked && h.names.contains { PhysicsToolboxColumns.role($0) != nil }
         },
         build: { h, _ in SensorParser.physicsToolboxVerdict(h) })
 }

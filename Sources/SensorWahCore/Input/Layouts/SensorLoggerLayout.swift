@@ -26,18 +26,24 @@ extension SensorParser {
         let hasAttitude = ["roll", "pitch", "yaw"].allSatisfy { h.index($0) != nil }
         let names = ["Accelerometer", "TotalAcceleration", "Gravity", "Gyroscope", "Orientation"].map { "\($0).csv" }.joined(separator: ", ")
         let sensor: LoggedSensor
+        var notes: [String] = []
         if hasAttitude {
             if let s = o.sensor, s != .orientation {
                 return .refused("This Sensor Logger file has roll, pitch and yaw columns (Orientation), but the file was said to hold \(s.label).")
             }
             sensor = .orientation
         } else if hasXYZ {
-            guard let s = o.sensor else {
-                return .refused("This is a Sensor Logger file (one CSV per sensor), but its header does not say which sensor it holds: name the file after the sensor (\(names)) or pass --sensor \(LoggedSensor.allCases.map(\.rawValue).joined(separator: "|")).")
+            // the file name (a word anywhere in it), checked against the data; --sensor wins
+            let rows = o.preview?.dataRows(after: h.text, separator: h.separator) ?? []
+            let m = DataChecks.mean(DataChecks.magnitudes(rows, (h.index("x")!, h.index("y")!, h.index("z")!), decimalComma: l.decimalComma))
+            let (decided, note) = DataChecks.sensor(explicit: o.sensor, fileName: o.preview?.fileName, meanMagnitudeSI: m)
+            guard let s = decided else {
+                return .refused("This is a Sensor Logger file (one CSV per sensor), but neither its name nor its data says which sensor it holds: name the file after the sensor (\(names)) or pass --sensor \(LoggedSensor.allCases.map(\.rawValue).joined(separator: "|")).")
             }
             guard s != .orientation else {
                 return .refused("This Sensor Logger file has x, y and z columns, but the file was said to hold orientation (roll, pitch, yaw).")
             }
+            if let note { notes.append(note) }
             sensor = s
         } else {
             return .refused("This Sensor Logger file is not a motion sensor SensorWah reads (x, y, z or roll, pitch, yaw columns; files \(names)).")
@@ -70,6 +76,6 @@ extension SensorParser {
         }
         l.hasLineTimeColumn = true
         l.lineTimeGroups = l.groups
-        return .layout(l, notes: [])
+        return .layout(l, notes: notes)
     }
 }
