@@ -11,15 +11,20 @@ public struct EstimatorSettings: Sendable, Equatable {
     /// smooth. 3 s, VQF's `tauAcc`: a hand shaken at 1-4 Hz (±1-3 G) is attenuated some
     /// 200-2,000 times before it can tilt the estimate.
     public var accelTimeConstant = 3.0
-    /// ...but never less than `minTimeConstant`, and shorter when the rotation is rough for
-    /// the sampling rate: the trapezoid rule's error per step, |ω(k) − 2ω(k−1) + ω(k−2)|·Δt/12,
-    /// as a random walk (deg/√s, averaged over `roughnessTimeConstant`), sets the time constant
-    /// to `roughnessScale` / that walk. Smooth motion at 30-100 Hz keeps 3 s; a phone walking at
-    /// 16.8 Hz (about 3 deg/√s) comes down to 0.5 s, where integrating the gyro alone loses a
-    /// degree a sample.
+    /// ...but shorter when the rotation is rough for the sampling rate and the accelerometer
+    /// calm, never below `minTimeConstant`: the time constant is `roughnessScale` × the readings'
+    /// RMS distance from gravity (G) / the gyro integration's random walk (deg/√s; the
+    /// trapezoid rule's error per step, |ω(k) − 2ω(k−1) + ω(k−2)|·Δt/12), both averaged over
+    /// `roughnessTimeConstant`: the steady-state Kalman gain of a tilt whose process noise is the
+    /// integration error and whose measurement noise is the hand's acceleration. Smooth motion
+    /// at 30-100 Hz keeps 3 s; a phone walking at 16.8 Hz (about 3 deg/√s, 0.6 G) comes down to
+    /// about 0.5 s, where integrating the gyro alone loses a degree a sample; a watch's strokes
+    /// (rough, but shaking the accelerometer by 1 G) keep 2-3 s.
     public var minTimeConstant = 0.5
-    public var roughnessScale = 1.0
+    public var roughnessScale = 1.5
     public var roughnessTimeConstant = 2.0
+    /// While at rest (see `restTime`) the accelerometer reads gravity alone: this time constant.
+    public var restTimeConstant = 0.5
     /// Start-up: the time constant ramps from `startTimeConstant` to its steady value over
     /// `startDuration` seconds (a high gain at first, so the first second is already right).
     public var startTimeConstant = 0.05
@@ -39,16 +44,17 @@ public struct EstimatorSettings: Sendable, Equatable {
     /// the correction's own recent power (averaged over `noiseTimeConstant`), correlated over the
     /// low-pass's time constant, and never taken below `biasSigmaFloor` (rad/s).
     public var biasSigmaInit = 0.5 * Double.pi / 180
-    public var biasRandomWalk = 0.1 * Double.pi / 180
+    public var biasRandomWalk = 0.2 * Double.pi / 180
     public var biasSigmaFloor = 0.05 * Double.pi / 180
     public var noiseTimeConstant = 5.0
     /// Learning in motion starts this long after the start-up ramp (the low-pass settles first).
     public var biasSettleTime = 1.0
-    /// Rest detection for gyro-bias learning: rotation below `restRate`, acceleration within
-    /// `restAccel` of its short average, and the accelerometer's direction within 0.5° of
+    /// Rest detection for gyro-bias learning: rotation within `restRate` of its short average
+    /// and acceleration within `restAccel` of its own (both as RMS deviations over 0.3 s, so
+    /// one noisy sample does not end a rest), and the accelerometer's direction within 0.5° of
     /// where the still spell began (a slow steady turn is not a bias), for `restTime` seconds.
     public var restRate = 0.03
-    public var restAccel = 0.025
+    public var restAccel = 0.03
     public var restTime = 1.5
     /// Time constant of the bias estimate while at rest.
     public var biasTimeConstant = 1.0
@@ -119,6 +125,9 @@ public struct OrientationEstimator: Sendable {
     @usableFromInline var accelAverage = Vector3(0, 0, -1)
     @usableFromInline var stillSince = Double.nan
     @usableFromInline var accelStill = true
+    @usableFromInline var accelDeviation = 0.0, gyroDeviation = 0.0
+    /// The window of rest detection's RMS deviations (s).
+    static let restWindow = 0.3
     @usableFromInline var stillDirection = Vector3(0, 0, -1)
     /// cos of the largest turn of the accelerometer's direction during a still spell (0.5°)
     static let restCosine = cos(0.5 * Double.pi / 180)
@@ -178,7 +187,9 @@ public struct OrientationEstimator: Sendable {
         let mag = a.length
         guard mag > 0.05 else { return }
         if initialised && time <= lastAccelTime { return }
-        accelStill = (a - accelAverage).length < settings.restAccel
+        let deviation = a - accelAverage
+        accelDeviation += (deviation.dot(deviation) - accelDeviation) * Self.alpha(dt: time - lastAccelTime, tau: Self.restWindow)
+        accelStill = accelDeviation < settings.restAccel * settings.restAccel
         accelAverage += (a - accelAverage) * Self.alpha(dt: time - lastAccelTime, tau: 0.2)
         if !initialised {
             // the first reading gives the tilt (yaw 0)
@@ -223,8 +234,17 @@ public struct OrientationEstimator: Sendable {
         let step = min(time - lastFilterTime, settings.maxGap)
         lastFilterTime = time
         let age = time - startTime
-        let steady = min(settings.accelTimeConstant, max(settings.minTimeConstant,
-            settings.roughnessScale / max((roughness.squareRoot() * 180 / Double.pi), 1e-9)))
+        // how far the readings stray from gravity (G, averaged like the roughness): a hand's
+        // swing makes the accelerometer worth less, so the time constant stays long
+        let fn = filtered.length
+        if fn > 1e-9 {
+            let d = v - filtered / fn
+            accelPower += (d.dot(d) - accelPower) * Self.alpha(dt: time - lastFilterTime, tau: settings.roughnessTimeConstant)
+        }
+        let walk = max(roughness.squareRoot() * 180 / Double.pi, 1e-9)
+        var steady = min(settings.accelTimeConstant, max(settings.minTimeConstant, settings.roughnessScale * accelPower.squareRoot() / walk))
+        // at rest the accelerometer reads gravity alone
+        if atRest && accelStill { steady = min(steady, settings.restTimeConstant) }
         let tau = age >= settings.startDuration ? steady
             : settings.startTimeConstant + (steady - settings.startTimeConstant) * age / settings.startDuration
         let k = Self.alpha(dt: step, tau: tau)
@@ -266,6 +286,7 @@ public struct OrientationEstimator: Sendable {
     @usableFromInline var resync = false
     @usableFromInline var prevGyro = Vector3(.nan, .nan, .nan)
     @usableFromInline var roughness = 0.0
+    @usableFromInline var accelPower = 0.0
     @usableFromInline var learnStep = 0.0
     @usableFromInline var rLP1 = Matrix3.identity, rLP = Matrix3.identity
     @usableFromInline var rbLP1 = Vector3(0, 0, 0), rbLP = Vector3(0, 0, 0)
@@ -327,7 +348,9 @@ public struct OrientationEstimator: Sendable {
     mutating func detectRest(gyro w: Vector3, at time: Double) {
         let dt = time - lastGyroTime
         gyroAverage += (w - gyroAverage) * Self.alpha(dt: dt, tau: 0.3)
-        let still = initialised && accelStill && (w - gyroAverage).length < settings.restRate
+        let d = w - gyroAverage
+        gyroDeviation += (d.dot(d) - gyroDeviation) * Self.alpha(dt: dt, tau: Self.restWindow)
+        let still = initialised && accelStill && gyroDeviation < settings.restRate * settings.restRate
             && gyroAverage.length < settings.maxBias
         // the accelerometer's direction must hold too: a slow turn reads as a steady rate
         if still && !stillSince.isNaN {
