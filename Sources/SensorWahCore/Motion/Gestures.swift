@@ -43,30 +43,69 @@ public enum Pose: Int, CaseIterable, Sendable, CustomStringConvertible {
     public static let faceDownOn = 0.5, faceDownOff = 0.35
 }
 
-/// Thresholds of the gesture recogniser. Rates in rad/s, accelerations in G, times in seconds.
-/// The defaults were chosen on synthesised flicks, strums, wah playing and slow tilts
-/// (GestureTests): see README "Motion".
+/// Thresholds of the gesture recogniser. Rates in rad/s, accelerations in G, times in seconds:
+/// nothing counts samples, so the same defaults hold from 17 to 800 Hz. The defaults were
+/// chosen on synthesised flicks, strums, wah playing and slow tilts (GestureTests), the
+/// labelled simulated takes of `tools/gesture-sim` and two real tennis recordings: see
+/// docs/gestures.md.
 public struct GestureSettings: Sendable, Equatable {
-    /// A flick starts when the rotation rate exceeds this...
+    // ---- flick from the gyro
+    /// A flick fires when the rotation rate peaks above this (a sharp wrist flick)...
     public var flickThreshold = 10.0
-    /// ...and the movement ends when it falls below this.
-    public var flickRelease = 4.0
+    /// ...and the movement (one rotation, one event at most) ends when the rate falls below this.
+    public var flickRelease = 2.0
     /// No new flick for this long after one fired (the wrist's return swing is not a second flick).
     public var flickRefractory = 0.3
+    /// With a gyro and no accelerometer at all (a rotation-rate-only log): a slower but long
+    /// swing counts too: peak above `flickSweepRate` and at least `flickSweepAngle` rad turned
+    /// while the rate stays above `flickRelease` (a tennis stroke turns the wrist 90-280°).
+    public var flickSweepRate = 5.0
+    public var flickSweepAngle = 1.2
+    /// With an accelerometer, a gyro flick can also be made to need the hand to move: the
+    /// acceleration without gravity must reach this during the rotation. A flick swings the
+    /// hand on the forearm's lever (ω²r ≈ 3 G at 19 rad/s and 8 cm); turning the wrist about
+    /// the forearm moves a watch 2-3 cm from the axis (0.4 G at 13 rad/s), a phone strapped to
+    /// the forearm about as little (the demo recording's heel-toe strokes: 0.5 G). Off (0) by
+    /// default: a rotation faster than `flickThreshold` is a flick, whatever turned it; 0.6
+    /// leaves fast wrist turns out.
+    public var flickTurnAccel = 0.0
+    // ---- flick from the accelerometer (every input that has one)
+    /// The acceleration without gravity, low-passed over `flickAccelTimeConstant` (an impact
+    /// spike of a few ms is averaged away), must rise above `flickAccelStart`, stay above it for
+    /// `flickAccelMinDuration` (time between the first and last reading above it: a single
+    /// reading is a knock, not a movement) and peak above `flickAccelThreshold`.
+    public var flickAccelStart = 2.0
+    public var flickAccelThreshold = 3.0
+    public var flickAccelMinDuration = 0.04
+    public var flickAccelTimeConstant = 0.02
+    /// The movement ends when the level has stayed below `flickAccelRelease` for
+    /// `flickAccelGap` (the deceleration of a punch and the follow-through of a stroke belong to it).
+    public var flickAccelRelease = 1.5
+    public var flickAccelGap = 0.1
+    /// The flick fires when the level has fallen to this fraction of its peak (just after the peak).
+    public var flickPeakFraction = 0.5
+    /// An accelerometer flick's strength is its peak level (G) times this, so that the flick's
+    /// default velocity range (10-30) covers 3.3-10 G.
+    public var flickAccelStrengthScale = 3.0
+    // ---- shake
     /// Shaking: the acceleration level (gravity removed, averaged over `shakeTimeConstant`)
     /// must stay above `shakeThreshold` for `shakeMinDuration`; it ends below `shakeRelease`.
+    /// The duration is what tells shaking from a stroke: a tennis forehand (swing, 47 G ball
+    /// impact, follow-through) keeps that level up for 0.34-0.55 s on the real Apple Watch
+    /// take, a punch for 0.2-0.4 s; shaking goes on.
     public var shakeThreshold = 2.0
     public var shakeRelease = 1.0
     public var shakeTimeConstant = 0.15
-    public var shakeMinDuration = 0.25
+    public var shakeMinDuration = 0.7
+    // ---- tap
     /// A tap: the acceleration (gravity removed) jumps above `tapThreshold` from below
-    /// `tapQuiet` in one sample while the rotation rate stays under `tapMaxRate`, and falls back
-    /// below half the threshold within `tapMaxSamples` samples (a knock is an impulse; a hand
-    /// movement lasts longer). It fires when it has fallen back: one sample of latency.
+    /// `tapQuiet` while the rotation rate stays under `tapMaxRate`, and falls back below half
+    /// the threshold within `tapMaxDuration` (a knock is an impulse that rings down in a few
+    /// ms; a hand movement lasts longer). It fires when it has fallen back: one sample of latency.
     public var tapThreshold = 2.0
     public var tapQuiet = 0.6
     public var tapMaxRate = 3.0
-    public var tapMaxSamples = 2
+    public var tapMaxDuration = 0.03
     /// ...and the rotation rate has stayed under `tapMaxRate` this long (the jolt at the end
     /// of a stroke is not a tap).
     public var tapQuietRotation = 0.2
@@ -78,6 +117,12 @@ public struct GestureSettings: Sendable, Equatable {
 }
 
 /// Recognises flicks, shaking and taps in one sender's stream. Pure and allocation-free.
+///
+/// A flick (stroke, swing, punch) comes from whichever sensor the stream has: from the gyro
+/// (a sharp rotation peak, or with no accelerometer a long fast swing) and from the
+/// accelerometer (a sustained high acceleration, impact spikes merged into the stroke that
+/// holds them). One movement gives one flick: when one rule fires, the other's movement in
+/// progress is spent too, and the refractory holds both.
 public struct GestureDetector: Sendable {
     public var settings: GestureSettings
     /// Strength of each gesture that fired on the last update (0 = none).
@@ -87,18 +132,32 @@ public struct GestureDetector: Sendable {
     /// How many times each gesture fired.
     public private(set) var counts: InlineArray<3, Int> = .init(repeating: 0)
 
+    // gyro movement
     @usableFromInline var strokePeak = 0.0
+    @usableFromInline var strokeAngle = 0.0
+    @usableFromInline var strokeAccel = 0.0
     @usableFromInline var inStroke = false
     @usableFromInline var strokeFired = false
+    @usableFromInline var lastGyroTime = Double.nan
     @usableFromInline var lastFlick = -Double.infinity
     @usableFromInline var rate = 0.0
+    @usableFromInline var sawAccel = false
+    // accelerometer movement
+    @usableFromInline var moveLevel = 0.0
+    @usableFromInline var inMove = false
+    @usableFromInline var moveFired = false
+    @usableFromInline var movePeak = 0.0
+    @usableFromInline var moveFirstAbove = 0.0
+    @usableFromInline var moveLastAbove = 0.0
+    @usableFromInline var moveQuiet = 0.0
+    // shake, tap
     @usableFromInline var shakeLevel = 0.0
     @usableFromInline var shakeAbove = Double.nan
     @usableFromInline var shaking = false
     @usableFromInline var lastAccelTime = Double.nan
     @usableFromInline var lastDeviation = 0.0
     @usableFromInline var lastTap = -Double.infinity
-    @usableFromInline var spikeSamples = 0
+    @usableFromInline var inSpike = false
     @usableFromInline var spikeStart = 0.0
     @usableFromInline var lastFastRotation = -Double.infinity
     @usableFromInline var spikePeak = 0.0
@@ -115,28 +174,46 @@ public struct GestureDetector: Sendable {
     /// A gyro sample: `speed` is the magnitude of the bias-corrected rotation rate (rad/s).
     public mutating func gyro(speed: Double, at time: Double) {
         guard speed.isFinite else { return }
+        let dt = lastGyroTime.isNaN ? 0 : max(0, min(time - lastGyroTime, 0.1))
+        lastGyroTime = time
         rate = speed
         let s = settings
         if speed >= s.tapMaxRate { lastFastRotation = time }
         if !inStroke {
-            guard speed >= s.flickThreshold, time - lastFlick >= s.flickRefractory else { return }
+            guard speed >= s.flickRelease else { return }
             inStroke = true
-            strokeFired = false
+            strokeFired = time - lastFlick < s.flickRefractory || (inMove && moveFired)
             strokePeak = speed
-            active |= Gesture.flick.bit
+            strokeAngle = speed * dt
+            strokeAccel = lastDeviation
             return
         }
-        if speed > strokePeak && !strokeFired {
-            strokePeak = speed
-        } else if !strokeFired {
-            // the peak has passed: one event for this movement, its strength the peak rate
-            strokeFired = true
-            lastFlick = time
-            fire(.flick, strokePeak)
-        }
+        strokeAngle += speed * dt
+        if !strokeFired { checkStroke(speed, time) }
         if speed < s.flickRelease {
             inStroke = false
             active &= ~Gesture.flick.bit
+        }
+    }
+
+    /// One gyro movement gives one flick, when its rate has peaked: above `flickThreshold`, or
+    /// (no accelerometer) above `flickSweepRate` after turning `flickSweepAngle`.
+    @inline(__always) mutating func checkStroke(_ speed: Double, _ time: Double) {
+        let s = settings
+        if speed > strokePeak { strokePeak = speed }
+        if strokePeak >= s.flickThreshold { active |= Gesture.flick.bit }
+        // the peak has passed: one event for this movement, its strength the peak rate
+        let sharp = strokePeak >= s.flickThreshold && speed < strokePeak && (!sawAccel || strokeAccel >= s.flickTurnAccel)
+        let sweep = !sawAccel && strokePeak >= s.flickSweepRate && strokeAngle >= s.flickSweepAngle
+            && speed <= strokePeak * s.flickPeakFraction
+        if sharp || sweep {
+            strokeFired = true
+            active |= Gesture.flick.bit
+            if inMove { moveFired = true }
+            if time - lastFlick >= s.flickRefractory {
+                lastFlick = time
+                fire(.flick, strokePeak)
+            }
         }
     }
 
@@ -144,15 +221,16 @@ public struct GestureDetector: Sendable {
     /// removed (G): |accelerometer - estimated gravity|.
     public mutating func accel(deviation: Double, at time: Double) {
         guard deviation.isFinite else { return }
+        sawAccel = true
         let s = settings
-        let dt = lastAccelTime.isNaN ? 0 : time - lastAccelTime
+        let dt = lastAccelTime.isNaN ? 0 : max(0, time - lastAccelTime)
         lastAccelTime = time
-        // tap: a sharp spike from quiet, no rotation, over within a sample or two
+        // tap: a sharp spike from quiet, no rotation, over within a few ms
         if active & Gesture.tap.bit != 0 && time - lastTap >= s.tapActive { active &= ~Gesture.tap.bit }
-        if spikeSamples == 0 {
+        if !inSpike {
             if deviation >= s.tapThreshold && lastDeviation < s.tapQuiet && rate < s.tapMaxRate
                 && time - lastTap >= s.tapRefractory && time - lastFastRotation > s.tapQuietRotation {
-                spikeSamples = 1
+                inSpike = true
                 spikePeak = deviation
                 spikeStart = time
             }
@@ -162,13 +240,17 @@ public struct GestureDetector: Sendable {
                 active |= Gesture.tap.bit
                 fire(.tap, spikePeak)
             }
-            spikeSamples = 0
+            inSpike = false
         } else {
-            spikeSamples += 1
             spikePeak = max(spikePeak, deviation)
-            if spikeSamples > s.tapMaxSamples { spikeSamples = 0 }   // too long for a knock
+            if time - spikeStart > s.tapMaxDuration { inSpike = false }   // too long for a knock
         }
         lastDeviation = deviation
+        if inStroke {
+            strokeAccel = max(strokeAccel, deviation)
+            if !strokeFired && rate < strokePeak { checkStroke(rate, time) }   // the evidence came after the peak
+        }
+        accelFlick(deviation, time, dt)
         // shake: a sustained acceleration level
         if dt > 0 {
             let a = OrientationEstimator.alpha(dt: dt, tau: s.shakeTimeConstant)
@@ -189,6 +271,52 @@ public struct GestureDetector: Sendable {
             shaking = false
             shakeAbove = .nan
             active &= ~Gesture.shake.bit
+        }
+    }
+
+    /// A stroke from the accelerometer: a sustained high acceleration level, one event per
+    /// movement just after its peak.
+    @inline(__always) mutating func accelFlick(_ deviation: Double, _ time: Double, _ dt: Double) {
+        let s = settings
+        if dt > 0 {
+            moveLevel += (deviation - moveLevel) * OrientationEstimator.alpha(dt: dt, tau: s.flickAccelTimeConstant)
+        } else {
+            moveLevel = deviation
+        }
+        let level = moveLevel
+        if !inMove {
+            guard level >= s.flickAccelStart else { return }
+            inMove = true
+            moveFired = time - lastFlick < s.flickRefractory || (inStroke && strokeFired)
+            movePeak = level
+            moveFirstAbove = time
+            moveLastAbove = time
+            moveQuiet = 0
+            return
+        }
+        if level >= s.flickAccelStart { moveLastAbove = time }
+        if !moveFired {
+            movePeak = max(movePeak, level)
+            if movePeak >= s.flickAccelThreshold && moveLastAbove - moveFirstAbove >= s.flickAccelMinDuration {
+                active |= Gesture.flick.bit
+                if level <= movePeak * s.flickPeakFraction {
+                    moveFired = true
+                    if inStroke { strokeFired = true }
+                    if time - lastFlick >= s.flickRefractory {
+                        lastFlick = time
+                        fire(.flick, movePeak * s.flickAccelStrengthScale)
+                    }
+                }
+            }
+        }
+        if level < s.flickAccelRelease {
+            moveQuiet += dt
+            if moveQuiet >= s.flickAccelGap {
+                inMove = false
+                if !inStroke { active &= ~Gesture.flick.bit }
+            }
+        } else {
+            moveQuiet = 0
         }
     }
 

@@ -42,6 +42,8 @@ public struct MotionStage: Sendable {
     @usableFromInline var lastGravity = Vector3(.nan, .nan, .nan)
     @usableFromInline var deviceGravity = Vector3(.nan, .nan, .nan)
     @usableFromInline var lastPoseDown = false
+    @usableFromInline var gyroSeen = false
+    @usableFromInline var accelSeen = false
 
     public init(settings: MotionSettings = .init()) {
         self.settings = settings
@@ -56,6 +58,8 @@ public struct MotionStage: Sendable {
         gestures.reset()
         lastGravity = Vector3(.nan, .nan, .nan)
         deviceGravity = Vector3(.nan, .nan, .nan)
+        gyroSeen = false
+        accelSeen = false
     }
 
     /// "Set forward": the current orientation becomes the rest (taken on the next frame with a
@@ -86,6 +90,13 @@ public struct MotionStage: Sendable {
         if gyroOK && (!accelOK || tg <= ta) { gyroStep(w, tg) }
         if accelOK { accelStep(a, ta) }
         if gyroOK && accelOK && tg > ta { gyroStep(w, tg) }
+        // no accelerometer (Sensor Logger's Accelerometer.csv, phyphox's linear acceleration,
+        // ZIG SIM): the gestures read the device's own acceleration without gravity
+        var userFed = false
+        if !accelSeen && hasM {
+            let u = Vector3(frame[.userX], frame[.userY], frame[.userZ])
+            if u.isFiniteVector { gestures.accel(deviation: u.length, at: frame.time(.motion)); userFed = true }
+        }
         if hasM { readDeviceAttitude(frame) }
 
         let t = max(hasA ? ta : -.infinity, hasG ? tg : -.infinity, hasM ? frame.time(.motion) : -.infinity)
@@ -93,7 +104,12 @@ public struct MotionStage: Sendable {
         if settings.tiltSource == .device && deviceGravity.isFiniteVector { g = deviceGravity }
         else if estimator.initialised { g = estimator.attitude(at: t).gravity }
         else if deviceGravity.isFiniteVector { g = deviceGravity }
-        guard g.isFiniteVector else { return }
+        guard g.isFiniteVector else {
+            // no tilt (a rotation-rate-only log): the gestures still count
+            guard gyroOK || accelOK || userFed else { return }
+            writeGestures(&frame, at: t)
+            return
+        }
         lastGravity = g
         zeroByGesture(gyroOK ? (w - estimator.bias).length : .nan, at: t)
         if zeroRequested { zeroRequested = false; setRest(gravity: g) }
@@ -105,10 +121,14 @@ public struct MotionStage: Sendable {
         frame[.zeroPitch] = TiltAngles.pitch(z) * Self.degrees
         frame[.zeroRoll] = TiltAngles.roll(z) * Self.degrees
         frame[.zeroX] = z.x; frame[.zeroY] = z.y; frame[.zeroZ] = z.z
+        lastPoseDown = g.z > (lastPoseDown ? Pose.faceDownOff : Pose.faceDownOn)
+        writeGestures(&frame, at: t)
+    }
+
+    @inline(__always) func writeGestures(_ frame: inout SensorFrame, at t: Double) {
         frame[.flick] = gestures.fired[Gesture.flick.rawValue]
         frame[.shake] = gestures.fired[Gesture.shake.rawValue]
         frame[.tap] = gestures.fired[Gesture.tap.rawValue]
-        lastPoseDown = g.z > (lastPoseDown ? Pose.faceDownOff : Pose.faceDownOn)
         frame.activeGestures = gestures.active | (lastPoseDown ? Pose.palmUp.bit : 0)
         frame.times[SensorGroup.derived.rawValue] = t
         frame.newGroups |= SensorGroup.derived.bit
@@ -118,13 +138,20 @@ public struct MotionStage: Sendable {
 
     @inline(__always) mutating func gyroStep(_ w: Vector3, _ t: Double) {
         estimator.gyro(w, at: t)
+        gyroSeen = true
         gestures.gyro(speed: (w - estimator.bias).length, at: t)
     }
 
+    /// The gestures read the acceleration without gravity: with a gyro, the reading minus the
+    /// fused gravity; without one, | |a| - 1 G |, which turning the device leaves at zero (an
+    /// accelerometer-only tilt follows the reading itself and cannot tell a push from a turn).
     @inline(__always) mutating func accelStep(_ a: Vector3, _ t: Double) {
         estimator.accel(a, at: t)
-        let g = estimator.initialised ? estimator.gravity : a / max(a.length, 1e-9)
-        gestures.accel(deviation: (a - g).length, at: t)
+        accelSeen = true
+        let deviation: Double
+        if gyroSeen && estimator.initialised { deviation = (a - estimator.gravity).length }
+        else { deviation = abs(a.length - 1) }
+        gestures.accel(deviation: deviation, at: t)
     }
 
     @inline(__always) mutating func readDeviceAttitude(_ f: SensorFrame) {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import SensorWahCore
 import SensorWahEngine
 import SensorWahIO
@@ -14,16 +15,26 @@ struct Export: ParsableCommand {
         source's units (G, rad/s, degrees for tilt.pitch/roll, gesture strength on the frame \
         a gesture fires). `SOURCE@MS` smooths a column like a mapping's smooth=MS.
 
+        `--gestures` lists the gestures instead, one row per gesture that fired: \
+        `time,gesture,strength` (seconds since the first sample; strength in the gesture's \
+        units: a flick's peak rotation rate in rad/s, or 3 x its peak acceleration in G when the \
+        accelerometer found it; shake and tap in G). Tune the gesture settings on a take of \
+        your own: count the rows against the strokes you made.
+
         Examples:
           sensorwah export Recordings/wrist-wah-phone.csv --sources tilt.pitch,tilt.roll,pitch,roll
           sensorwah export take.csv --sources accel.x,tilt.x,tilt.x@40,flick,tap -o take-tilt.csv
+          sensorwah export take.csv --gestures
+          sensorwah export watch.csv --columns accelerometerTimestamp_sinceReboot,accelerometerAccelerationX,accelerometerAccelerationY,accelerometerAccelerationZ --gestures
         """
     )
 
     @Argument(help: "A sensor log (SensorLog CSV, HyperIMU, Sensorstream, ...).")
     var file: String
     @Option(help: ArgumentHelp("Comma-separated sources: accel.x, gyro.z, tilt.x, tilt.pitch, zero.x, flick, shake, tap, accel.mag, ... (SOURCE@MS: smoothed).", valueName: "LIST"))
-    var sources: String
+    var sources: String?
+    @Flag(help: "List the gestures that fire (flick, shake, tap), one row each: time,gesture,strength.")
+    var gestures = false
     @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write the table here instead of stdout.", valueName: "FILE"))
     var output: String?
     @OptionGroup var input: InputOptions
@@ -32,7 +43,7 @@ struct Export: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func columns() throws -> [ExportColumn] {
-        let specs = sources.split(separator: ",").map { String($0) }
+        let specs = (sources ?? "").split(separator: ",").map { String($0) }
         guard !specs.isEmpty else { throw ValidationError("--sources needs at least one source, e.g. --sources tilt.x,accel.x") }
         return try specs.map { spec in
             do { return try ExportColumn(parsing: spec) } catch let e as MappingSyntaxError {
@@ -42,7 +53,11 @@ struct Export: ParsableCommand {
     }
 
     func validate() throws {
-        _ = try columns()
+        if gestures {
+            guard sources == nil else { throw ValidationError("--gestures lists the gestures by itself: leave out --sources") }
+        } else {
+            _ = try columns()
+        }
         guard TiltSource(rawValue: tiltSource.lowercased()) != nil else { throw ValidationError("--tilt-source '\(tiltSource)': fused or device") }
     }
 
@@ -57,8 +72,28 @@ struct Export: ParsableCommand {
         }
         defer { if fd != 1 { close(fd) } }
         let stats: ParserStats
-        do { stats = try export.run(columns: try columns(), to: fd) } catch { throw RuntimeFailure("\(error)") }
+        do {
+            stats = gestures ? try Self.listGestures(export, to: fd) : try export.run(columns: try columns(), to: fd)
+        } catch { throw RuntimeFailure("\(error)") }
         guard stats.frames > 0 else { throw RuntimeFailure("'\(file)': no sensor frames (\(stats.totalSkipped) rows skipped)") }
         printError("export: \(stats.frames) rows from \(file)\(output.map { " to \($0)" } ?? "")")
+    }
+
+    /// `--gestures`: one `time,gesture,strength` row per gesture that fired.
+    static func listGestures(_ export: FileExport, to fd: Int32) throws -> ParserStats {
+        var text = "time,gesture,strength\n"
+        let stats = try export.forEachFrame { f in
+            for g in Gesture.allCases where f[g.quantity] > 0 {
+                text += "\(String(format: "%.4f", f.time(.derived))),\(g),\(String(format: "%.3f", f[g.quantity]))\n"
+            }
+        }
+        let bytes = Array(text.utf8)
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + off, $0.count - off) }
+            if n < 0 { if errno == EINTR { continue }; throw RuntimeFailure("cannot write: \(String(cString: strerror(errno)))") }
+            off += n
+        }
+        return stats
     }
 }
