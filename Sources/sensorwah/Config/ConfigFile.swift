@@ -18,7 +18,11 @@ struct ConfigFile {
         var line: Int
         var key: String?
         var message: String
-        var description: String { "\(path):\(line): \(key.map { "\($0): " } ?? "")\(message)" }
+        /// The column (from 1) of a YAML syntax mistake; nil for a mistake in a key's value.
+        var column: Int? = nil
+        var description: String {
+            "\(path):\(line)\(column.map { ":\($0)" } ?? ""): \(key.map { "\($0): " } ?? "")\(message)"
+        }
     }
 
     var path: String
@@ -41,7 +45,8 @@ struct ConfigFile {
         self.path = path
         let root: Node?
         do { root = try Yams.compose(yaml: text) } catch let e as YamlError {
-            throw Problem(path: path, line: Self.line(of: e), key: nil, message: "not valid YAML: \(Self.summary(of: e))")
+            let m = Self.mistake(in: e, text: text)
+            throw Problem(path: path, line: m.line, key: nil, message: m.message, column: m.column)
         }
         guard let root else { return }   // an empty file: the built-in defaults
         guard let top = root.mapping else {
@@ -188,17 +193,52 @@ struct ConfigFile {
     /// The line of a mapping written in this file.
     func line(ofMapping text: String) -> Int? { mappings.first { $0.text == text }?.line }
 
-    static func line(of e: YamlError) -> Int {
-        switch e {
-        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _): return mark.line
-        default: return 1
+    /// Where a YAML syntax error's mistake is, and the message naming it with the offending line.
+    /// libyaml's scanner reports the token it was reading as the context (a quote never closed)
+    /// and the place it gave up as the problem (the end of the file): the mistake is at the
+    /// context's mark. A key whose colon is missing reads on as a plain scalar into the next
+    /// line, whose colon is then "not allowed": the mistake is the line the scalar began on. The
+    /// parser's and composer's context is the enclosing block (a section's first line), so there
+    /// the problem's mark is the token that does not fit.
+    static func mistake(in e: YamlError, text: String) -> (line: Int, column: Int?, message: String) {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        func indent(_ l: Substring) -> Int { l.prefix { $0 == " " }.count }
+        func trimmed(_ l: Substring) -> String {
+            String(l.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
         }
-    }
-
-    static func summary(of e: YamlError) -> String {
+        var line: Int, column: Int
+        var what: String
         switch e {
-        case .scanner(_, let problem, _, _), .parser(_, let problem, _, _), .composer(_, let problem, _, _): return problem
-        default: return "\(e)"
+        case .scanner(let context, let problem, let mark, _):
+            (line, column, what) = (mark.line, mark.column, problem)
+            if let c = context, c.mark.line >= 1 {
+                (line, column, what) = (c.mark.line, c.mark.column, "\(problem) \(c.text)")
+            } else if problem.hasPrefix("mapping values are not allowed"), mark.line >= 2, mark.line <= lines.count {
+                // the plain scalar that ran into this colon: the lines above it with no colon
+                var k = mark.line - 1, start: Int? = nil
+                while k >= 1 {
+                    let t = trimmed(lines[k - 1])
+                    if t.isEmpty || t.hasPrefix("#") { k -= 1; continue }
+                    guard !t.contains(":"), !t.hasPrefix("-") else { break }
+                    start = k
+                    k -= 1
+                }
+                if let s = start {
+                    (line, column) = (s, indent(lines[s - 1]) + 1)
+                    what = "a key without its ':' (\(problem) on line \(mark.line))"
+                }
+            }
+        case .parser(let context, let problem, let mark, _), .composer(let context, let problem, let mark, _):
+            (line, column, what) = (mark.line, mark.column, problem)
+            if let c = context, c.mark.line >= 1, c.mark.line != mark.line { what += " (\(c.text) at line \(c.mark.line))" }
+        default:
+            return (1, nil, "not valid YAML: \(e)")
         }
+        var message = "not valid YAML: \(what)"
+        if line >= 1, line <= lines.count {
+            let offending = trimmed(lines[line - 1])
+            if !offending.isEmpty { message += ": `\(offending)`" }
+        }
+        return (max(line, 1), column >= 1 ? column : nil, message)
     }
 }
