@@ -5,7 +5,7 @@ import XCTest
 /// beside the 100 Hz performer, against the binary built with the tests. The performer's CC
 /// stream must be exactly its replay, its own latency reported apart from the flood's, and
 /// listen's memory must stay flat. The full run
-/// (`tools/flood`, 32 senders, 60 s, release build) gives the README's figures.
+/// (`tools/flood`, 32 senders, 60 s, release build) gives the figures in docs/reliability.md.
 final class FloodTests: XCTestCase {
     func testPerformerBesideAFloodIsUntouched() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { throw XCTSkip("no python3") }

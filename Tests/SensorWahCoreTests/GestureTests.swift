@@ -4,7 +4,7 @@ import XCTest
 
 /// Gestures on synthesised movements (flicks, strumming, slow tilts, shaking, knocks) at watch
 /// and phone rates, and on the project's recordings. The numbers behind the defaults
-/// (README "Motion") come from here.
+/// (docs/motion.md) come from here.
 final class GestureTests: XCTestCase {
     struct Count: Equatable, CustomStringConvertible {
         var flick = 0, shake = 0, tap = 0

@@ -3,8 +3,8 @@ import XCTest
 @testable import SensorWahCore
 
 /// The fused tilt against the attitude the device computed itself, on logs that carry both
-/// the raw accelerometer + gyro and Core Motion's attitude. The numbers are printed for the
-/// README ("Motion").
+/// the raw accelerometer + gyro and Core Motion's attitude. The numbers are printed for
+/// docs/motion.md.
 final class MotionAccuracyTests: XCTestCase {
     /// The project's synthetic phone log (100 Hz, raw + fused attitude).
     func testPhoneLogWithin3Degrees() throws {
@@ -42,7 +42,7 @@ final class MotionAccuracyTests: XCTestCase {
 
     /// The Android logs among the field recordings (HyperIMU), against Android's own fusion:
     /// its gravity sensor, or the accelerometer minus its linear acceleration. Printed for the
-    /// README; bounded a little above what was measured, against regressions.
+    /// docs/motion.md; bounded a little above what was measured, against regressions.
     func testAndroidFieldRecordings() throws {
         let logs: [(name: String, skip: Double, bound: Double, what: String)] = [
             // Android's gravity swings 20° during the push while the gyro turns 3°: the

@@ -1,7 +1,7 @@
 /// What the common phone apps send over OSC, and how a stream of OSC packets becomes sensor
 /// frames. Pure: the network adapter hands packets in and frames come out.
 ///
-/// Addresses, argument order and units, with where each was confirmed (see README, Inputs):
+/// Addresses, argument order and units, with where each was confirmed (see docs/inputs.md, Live inputs):
 /// - GyrOSC (iOS): `/gyrosc/accel` x y z in G (accelerometer with gravity: assumed from
 ///   consumers scaling it to ±1); `/gyrosc/gyro` is the *attitude*, pitch roll yaw in radians,
 ///   not a rotation rate (consumers read it as "pitch, roll, yaw" and convert radians to
