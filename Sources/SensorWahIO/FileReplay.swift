@@ -377,3 +377,125 @@ public struct FileReplay {
         return String(decoding: buf[0..<n], as: UTF8.self)
     }
 }
+
+/// What `sensorwah inspect` found in a file: the layout the table chose (and the runner-up),
+/// the columns used with their units, the time column and its unit, the rate, duration and
+/// gaps, and the rows skipped and why.
+public struct FileInspection {
+    public var path: String
+    public var app = "none"
+    public var format = SensorFormat.auto
+    public var confidence: Double?
+    public var runnerUp: String?
+    public var columnCount = 0
+    public var columns: [ColumnUse] = []
+    public var stats = ParserStats()
+    public var notes: [String] = []
+    /// Why the file was refused (nil: read).
+    public var refusal: String?
+    public var rate: Double?
+    public var duration = 0.0
+    /// Pauses longer than `gapThreshold`: how many, the longest, and where the first starts.
+    public var gapThreshold = 0.0
+    public var gaps = 0
+    public var longestGap = 0.0
+    public var firstGapAt: Double?
+
+    public var usable: Bool { refusal == nil && stats.frames > 0 }
+
+    /// The report, one item a line.
+    public var text: String {
+        func r(_ x: Double, _ digits: Double = 1000) -> String { String((x * digits).rounded() / digits) }
+        var s = "file: \(path)\n"
+        s += "recognised as: \(app) (\(format.rawValue))"
+        if let c = confidence { s += ", confidence \(r(c, 100))" }
+        s += "\nrunner-up: \(runnerUp ?? "none")\n"
+        if let refusal { s += "refused: \(refusal)\n" }
+        if columnCount > 0 { s += "columns: \(columnCount), used \(columns.count):\n" }
+        for c in columns { s += "  \(c.index + 1) \"\(c.name)\" -> \(c.feeds) (\(c.unit))\n" }
+        if let t = columns.first(where: { $0.feeds.hasPrefix("time") }) {
+            s += "time column: \"\(t.name)\" in \(t.unit)\n"
+        } else if stats.assumedTiming > 0 {
+            s += "time column: none (timing from an assumed rate)\n"
+        }
+        s += "rows: \(stats.rows) read, \(stats.frames) used"
+        if stats.held > 0 { s += ", \(stats.held) repeating samples already seen" }
+        s += ", headers \(stats.headers), comments \(stats.comments), blank \(stats.blank)\n"
+        let skipped = stats.totalSkipped
+        if skipped > 0 {
+            let parts = SkipReason.allCases.filter { stats.skipped($0) > 0 }.map { "\(stats.skipped($0)) \($0.label)" }
+            s += "rows skipped: \(skipped) (\(parts.joined(separator: ", ")))"
+            if let why = stats.firstSkipReason { s += "; first at line \(stats.firstSkipLine): \(why.label)" }
+            s += "\n"
+        } else {
+            s += "rows skipped: 0\n"
+        }
+        if let rate { s += "rate: \(r(rate, 10)) Hz (median interval \(r(1000 / rate, 100)) ms)\n" }
+        s += "duration: \(r(duration)) s\n"
+        if stats.frames > 1 {
+            s += "gaps over \(r(gapThreshold)) s: \(gaps)"
+            if gaps > 0 { s += " (longest \(r(longestGap)) s, the first at \(r(firstGapAt ?? 0)) s)" }
+            s += "\n"
+        }
+        for n in notes { s += "note: \(n)\n" }
+        return s
+    }
+}
+
+extension FileReplay {
+    /// Reads a whole file with the table's choice and reports what was recognised (no MIDI).
+    public static func inspect(path: String, parserOptions: ParserOptions, maxLineLength: Int) throws -> FileInspection {
+        var options = parserOptions
+        if options.preview == nil { options.preview = preview(path) }
+        var parser = SensorParser(options: options)
+        var reader = FileLineSource(path: path, maxLineLength: maxLineLength)
+        var frame = SensorFrame()
+        var times: [Double] = []
+        let ok = reader.forEachLine { line in
+            switch line {
+            case .tooLong: parser.noteTooLong()
+            case .line(let bytes):
+                if parser.parse(bytes, into: &frame) == .frame { times.append(frame.latestTime) }
+                // a refused file: the first refusal is the answer
+                if parser.refusal != nil && parser.stats.frames == 0 { return false }
+            }
+            return true
+        }
+        if !ok && parser.refusal == nil { throw Failure.unreadable(path: path, reason: String(cString: strerror(errno))) }
+        var out = FileInspection(path: path)
+        out.stats = parser.stats
+        out.format = parser.detectedFormat
+        if let c = parser.choice {
+            out.app = c.winner.name
+            out.confidence = c.winner.confidence
+            out.runnerUp = c.runnerUp.map { "\($0.name) (confidence \($0.confidence))" }
+        } else if let d = SensorParser.dialects.first(where: { $0.format == parser.detectedFormat }) {
+            out.app = d.name + " (recognised by its rows, no header)"
+        }
+        out.columnCount = parser.layoutColumnCount
+        out.columns = parser.columnsUsed
+        out.refusal = parser.refusal
+        if parser.stats.frames == 0 && out.refusal == nil {
+            out.refusal = parser.stats.lines == parser.stats.blank ? "empty: no line but blank ones" : whatWasSeen(parser)
+        }
+        out.notes = parser.headerNotes
+        if let n = parser.timingNote { out.notes.append(n) }
+        if let w = parser.stats.implausibleRateWarning() { out.notes.append("warning: " + w) }
+        var steps: [Double] = []
+        for k in 1..<max(1, times.count) where times[k] > times[k - 1] { steps.append(times[k] - times[k - 1]) }
+        steps.sort()
+        let median = steps.isEmpty ? 0 : steps[steps.count / 2]
+        if median > 0 { out.rate = 1 / median }
+        if let first = times.first, let last = times.last { out.duration = last - first }
+        out.gapThreshold = max(0.5, 10 * median)
+        for k in 1..<max(1, times.count) {
+            let d = times[k] - times[k - 1]
+            if d > out.gapThreshold {
+                out.gaps += 1
+                out.longestGap = max(out.longestGap, d)
+                if out.firstGapAt == nil { out.firstGapAt = times[k - 1] }
+            }
+        }
+        return out
+    }
+}

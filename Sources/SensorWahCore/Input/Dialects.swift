@@ -68,8 +68,11 @@ public enum LoggedSensor: String, CaseIterable, Sendable {
 struct HeaderFields: Sendable {
     let text: String
     let separator: UInt8
-    /// Fields with spaces, quotes and a byte-order mark trimmed, units kept.
+    /// Fields with spaces, quotes and a byte-order mark trimmed, units kept; without the
+    /// leading index columns of a re-saved table (`leading` of them, kept in `allRaw`).
     let raw: [Substring]
+    var leading = 0
+    var allRaw: [Substring] = []
     /// Names without the `(unit)` suffix.
     let names: [Substring]
     /// The text inside a trailing `(unit)`, or empty.
@@ -93,20 +96,27 @@ struct HeaderFields: Sendable {
                 }
             }
             bytes.removeAll()
-            raw = keys; names = keys; units = keys.map { _ in "" }
+            raw = keys; allRaw = keys; names = keys; units = keys.map { _ in "" }
             return
         }
         isJSON = false
         let sep = SensorParser.detectSeparator(line)
         separator = sep
         let fields = line.split(separator: Character(Unicode.Scalar(sep)), omittingEmptySubsequences: false)
-        raw = fields.map { f in
+        let trimmed = fields.map { f in
             var s = f
             while let c = s.first, c == " " || c == "\"" || c == "\u{FEFF}" || c == "\t" { s = s.dropFirst() }
             while let c = s.last, c == " " || c == "\"" || c == "\r" || c == "\t" { s = s.dropLast() }
             return s
         }
-        names = fields.map(columnName)
+        // a re-saved table's leading index columns (pandas: an empty name, or `Unnamed: 0`)
+        var k = 0
+        while k < trimmed.count - 2, trimmed[k].isEmpty || trimmed[k].lowercased().hasPrefix("unnamed:") { k += 1 }
+        if k > 0 && trimmed[k...].allSatisfy({ $0.isEmpty }) { k = 0 }
+        leading = k
+        allRaw = trimmed
+        raw = Array(trimmed[k...])
+        names = fields[k...].map(columnName)
         units = raw.map { f in
             guard f.last == ")", let open = f.lastIndex(of: "(") else { return "" }
             return f[f.index(after: open)..<f.index(before: f.endIndex)]

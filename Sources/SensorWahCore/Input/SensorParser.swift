@@ -180,6 +180,13 @@ struct ColumnLayout: Sendable {
     /// hold separators come before motion columns).
     var strictFieldCount = false
     var valid: Bool { lastNeeded >= 0 && groups != 0 }
+
+    /// Leading index columns of a re-saved table (left unread) before the layout's columns.
+    mutating func shift(by k: Int) {
+        slots = Array(repeating: Self.ignore, count: k) + slots
+        if lastNeeded >= 0 { lastNeeded += k }
+        if columnCount > 0 { columnCount += k }
+    }
 }
 
 enum LineTimeKind: UInt8, Sendable {
@@ -577,7 +584,8 @@ public struct SensorParser: Sendable {
         if let c = Self.choose(h, forced: options.format) {
             let d = c.winner
             switch d.build(h, options) {
-            case .layout(let l, let notes):
+            case .layout(var l, let notes):
+                if h.leading > 0 { l.shift(by: h.leading) }
                 layout = l
                 format = d.format
                 refusedHeader = false

@@ -59,6 +59,14 @@ public struct InputPreview: Sendable {
     }
 }
 
+extension InputPreview {
+    /// The data rows under a header, without its leading index columns (as `h.names`).
+    func rows(under h: HeaderFields) -> [[Substring]] {
+        let rows = dataRows(after: h.text, separator: h.separator)
+        return h.leading == 0 ? rows : rows.map { Array($0.dropFirst(h.leading)) }
+    }
+}
+
 /// Checks on preview rows (rare path: allocation is fine).
 enum DataChecks {
     static let g = HyperIMUColumns.standardGravity

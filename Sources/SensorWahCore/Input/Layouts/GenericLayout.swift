@@ -10,8 +10,9 @@
 ///   `lin`/`linear`/`user`, `grav`/`gravity`, `g`/`gyr`/`gyro`/`w`/`rot`/`rate`); bare `x,y,z`
 ///   are acceleration unless `--sensor` says otherwise.
 /// - Units from the name (`g`, `m/s^2`, `deg/s`/`dps`, `rad/s`), else from the magnitude:
-///   acceleration averaging about 9.8 is m/s² with gravity, about 1 is G with gravity, about 0
-///   has no gravity (m/s² when it peaks over 4, else G); a rotation rate peaking over 50 is deg/s.
+///   acceleration averaging about 9.8 is m/s² with gravity, about 1 is G with gravity, anything
+///   else has no gravity (m/s² when its mean is over 0.6 or it peaks over 4, else G); a rotation
+///   rate peaking over 50 is deg/s.
 /// Every assumption is one header note (printed in the summary).
 extension DialectRecognizer {
     static let generic = DialectRecognizer(
@@ -187,7 +188,7 @@ extension SensorParser {
         l.columnCount = h.names.count
         l.slots = .init(repeating: ColumnLayout.ignore, count: h.names.count)
         l.decimalComma = h.separator == 0x3B || h.separator == 0x09
-        let rows = o.preview?.dataRows(after: h.text, separator: h.separator) ?? []
+        let rows = o.preview?.rows(under: h) ?? []
         var said: [String] = []
         let dc = l.decimalComma
 
@@ -254,8 +255,10 @@ extension SensorParser {
                         } else if DataChecks.includesGravity(meanG: m) == true {
                             unit = .g; gravity = gravity ?? true; how = "mean magnitude \(DataChecks.fmt(m))"
                         } else {
-                            unit = (peak ?? 0) > 4 ? .si : .g
-                            gravity = gravity ?? (m / (unit == .si ? DataChecks.g : 1) > 0.6)
+                            // neither about 1 G nor about 9.8 m/s²: no gravity; a mean over 0.6
+                            // or a peak over 4 is no G reading of acceleration without gravity
+                            unit = (m > 0.6 || (peak ?? 0) > 4) ? .si : .g
+                            gravity = gravity ?? false
                             how = "mean magnitude \(DataChecks.fmt(m)), peak \(DataChecks.fmt(peak ?? 0))"
                         }
                     } else {

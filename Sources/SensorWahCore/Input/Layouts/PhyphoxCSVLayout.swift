@@ -32,7 +32,7 @@ extension SensorParser {
             i > 0 && PhyphoxUnit(h.units[i]) == .acceleration && ["x", "y", "z"].contains(h.names[i].lowercased())
         }
         if plainColumns.count == 3 {
-            let rows = o.preview?.dataRows(after: h.text, separator: h.separator) ?? []
+            let rows = o.preview?.rows(under: h) ?? []
             let m = DataChecks.mean(DataChecks.magnitudes(rows, (plainColumns[0], plainColumns[1], plainColumns[2]), decimalComma: l.decimalComma))
             let (s, note) = DataChecks.sensor(explicit: o.sensor, fileName: o.preview?.fileName, meanMagnitudeSI: m)
             plain = s

@@ -34,7 +34,7 @@ extension SensorParser {
             sensor = .orientation
         } else if hasXYZ {
             // the file name (a word anywhere in it), checked against the data; --sensor wins
-            let rows = o.preview?.dataRows(after: h.text, separator: h.separator) ?? []
+            let rows = o.preview?.rows(under: h) ?? []
             let m = DataChecks.mean(DataChecks.magnitudes(rows, (h.index("x")!, h.index("y")!, h.index("z")!), decimalComma: l.decimalComma))
             let (decided, note) = DataChecks.sensor(explicit: o.sensor, fileName: o.preview?.fileName, meanMagnitudeSI: m)
             guard let s = decided else {
