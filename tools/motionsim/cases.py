@@ -192,6 +192,18 @@ def watch_tt(rng):
 
 # ---------------------------------------------------------------- hard cases
 
+@case("hard-gyro-saturated-28.6hz", 28.6, 90.0, tags=["hard"],
+      about="watch strokes faster than the gyro's range: rotation rate clipped at 500 deg/s (8.7 rad/s)")
+def gyro_saturated(rng):
+    d = 90.0
+    tl = Timeline(d, rng)
+    env = tl.envelope(5, d - 5, ramp=0.5)
+    strokes(tl, rng, 6, d - 6)
+    tremor(tl, env, 0.05)
+    return tl, tilt_quat(-70, 10, 0), Sensors(28.6, accel_range=16.0, gyro_range=np.radians(500))
+
+
+
 def fast_rotation(name, rate, deg_per_sample, gyro_average=False):
     @case(name, rate, 60.0, tags=["hard"],
           about=f"bursts of fast rotation, peaks {deg_per_sample:g} deg between samples"
