@@ -72,3 +72,16 @@ extension ConfigSyntaxErrorTests {
         XCTAssertTrue(e.contains("`listen`"), "expected the offending text: \(e)")
     }
 }
+
+extension ConfigSyntaxErrorTests {
+    /// A value that starts with '-' (the rest-gravity a re-zero saves, a negative centre) is the
+    /// key's value, not read as an option ("Missing value for '--rest-gravity'").
+    func testAValueStartingWithAMinusIsAValue() throws {
+        let dir = try JackTest.tempDir("config-syntax")
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("minus.yaml").path
+        try "motion:\n  rest-gravity: -0.1,0.2,-0.97\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["replay", CLI.recording("watch-sweeps.csv"), "--fast", "--config", path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+}

@@ -179,7 +179,9 @@ struct ConfigFile {
             if e.key.kind == .flag && e.values.isEmpty { continue }
             switch e.key.kind {
             case .flag: args.append("--\(opt)")
-            default: for v in e.values { args += ["--\(opt)", v] }
+            // --opt=VALUE: a value that starts with '-' (a negative number, rest-gravity's
+            // -0.1,0.2,-0.97) is not read as an option
+            default: for v in e.values { args.append("--\(opt)=\(v)") }
             }
             origin[opt] = (e.line, "\(e.section).\(e.key.name)")
         }
