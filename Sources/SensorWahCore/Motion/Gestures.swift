@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The gestures `MotionStage` recognises.
 public enum Gesture: Int, CaseIterable, Sendable, CustomStringConvertible {
     /// A sharp wrist flick or stroke: one event per movement, strength = peak rotation rate (rad/s).
@@ -253,7 +259,7 @@ public struct GestureDetector: Sendable {
         accelFlick(deviation, time, dt)
         // shake: a sustained acceleration level
         if dt > 0 {
-            let a = OrientationEstimator.alpha(dt: dt, tau: s.shakeTimeConstant)
+            let a = Self.alpha(dt, s.shakeTimeConstant)
             shakeLevel += (deviation - shakeLevel) * a
         }
         if !shaking {
@@ -279,7 +285,7 @@ public struct GestureDetector: Sendable {
     @inline(__always) mutating func accelFlick(_ deviation: Double, _ time: Double, _ dt: Double) {
         let s = settings
         if dt > 0 {
-            moveLevel += (deviation - moveLevel) * OrientationEstimator.alpha(dt: dt, tau: s.flickAccelTimeConstant)
+            moveLevel += (deviation - moveLevel) * Self.alpha(dt, s.flickAccelTimeConstant)
         } else {
             moveLevel = deviation
         }
@@ -318,6 +324,12 @@ public struct GestureDetector: Sendable {
         } else {
             moveQuiet = 0
         }
+    }
+
+    /// The exact first-order low-pass step for an interval `dt` (the same smoothing at any rate).
+    @inline(__always) static func alpha(_ dt: Double, _ tau: Double) -> Double {
+        guard dt > 0, dt.isFinite, tau > 0 else { return 1 }
+        return 1 - exp(-dt / tau)
     }
 
     @inline(__always) mutating func fire(_ g: Gesture, _ strength: Double) {
