@@ -38,6 +38,7 @@ public struct FileExport {
             case .line(let bytes):
                 guard parser.parse(bytes, into: &frame) == .frame else { return true }
                 stage.process(&frame)
+                if stage.takeAccelerometerOnlyNotice() { noteAccelerometerOnly(path.split(separator: "/").last.map(String.init) ?? path) }
                 going = body(frame)
             }
             return going

@@ -178,6 +178,7 @@ public struct FileReplay {
                     if motionOn {
                         if Shutdown.takeRezeroRequest() { stage.captureRest() }
                         stage.process(&frame)
+                        if stage.takeAccelerometerOnlyNotice() { noteAccelerometerOnly(senderName) }
                     }
                     if let m = monitor { m.note(frame) }
                     let t = frame.latestTime
@@ -293,6 +294,7 @@ public struct FileReplay {
                 if motionOn {
                     if Shutdown.takeRezeroRequest() { stage.captureRest() }
                     stage.process(&f)
+                    if stage.takeAccelerometerOnlyNotice() { noteAccelerometerOnly("these files") }
                 }
                 if let m = monitor { m.note(f) }
                 let t = f.latestTime
@@ -498,4 +500,10 @@ extension FileReplay {
         }
         return out
     }
+}
+
+/// One line on stderr when a log turns out to carry no rotation rate: its tilt is the
+/// accelerometer's alone.
+func noteAccelerometerOnly(_ name: String) {
+    FileHandle.standardError.write(Data("sensorwah: \(name): no gyroscope in the stream: tilt.* follows the accelerometer alone (a shake or a swing tilts it; gestures still work)\n".utf8))
 }

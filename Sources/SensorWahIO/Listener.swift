@@ -261,6 +261,9 @@ final class ListenerCore: @unchecked Sendable {
         s.lastFrameNanos = received
         s.rested = false
         s.motion.process(&frame)
+        if s.motion.takeAccelerometerOnlyNotice() {
+            logger.notice("\(s.name): no gyroscope in the stream: tilt.* follows the accelerometer alone (a shake or a swing tilts it; gestures still work)")
+        }
         if let m = monitor { m.note(frame) }
         afterMotion(s, frame)
         let before = handoff.pushed

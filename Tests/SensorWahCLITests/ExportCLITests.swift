@@ -27,6 +27,25 @@ final class ExportCLITests: XCTestCase {
         XCTAssertEqual(taps, 3, "the demo's three knocks")
     }
 
+    /// A log without a gyroscope still gives tilt.* (the accelerometer's), and one line on
+    /// stderr says so; a log with one says nothing of the kind.
+    func testAccelerometerOnlyTiltIsSaidOnce() throws {
+        for command in [["export", CLI.recording("accel-only-30hz.csv"), "--sources", "tilt.x,tilt.z"],
+                        ["replay", CLI.recording("accel-only-30hz.csv"), "--fast", "--map", "tilt.x cc=11", "--midi", "stdout"]] {
+            let r = try CLI.run(command)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let said = CLI.lines(r.stderr).filter { $0.contains("no gyroscope in the stream: tilt.* follows the accelerometer alone") }
+            XCTAssertEqual(said.count, 1, "\(command[0]): \(r.stderr)")
+            XCTAssertTrue(said.first?.contains("accel-only-30hz.csv") ?? false, r.stderr)
+        }
+        let e = try CLI.run(["export", CLI.recording("accel-only-30hz.csv"), "--sources", "tilt.z"])
+        let z = CLI.lines(e.stdout).dropFirst().compactMap { Double($0.split(separator: ",")[1]) }
+        XCTAssertGreaterThan(z.count, 300)
+        XCTAssertTrue(z.allSatisfy { $0.isFinite && abs($0) <= 1 }, "tilt.z is a unit vector's component")
+        let g = try CLI.run(["export", CLI.recording("wrist-wah-phone.csv"), "--sources", "tilt.x"])
+        XCTAssertFalse(g.stderr.contains("no gyroscope"), g.stderr)
+    }
+
     func testExportToAFileAndBadSources() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("sensorwah-export-\(getpid()).csv")
         defer { try? FileManager.default.removeItem(at: out) }

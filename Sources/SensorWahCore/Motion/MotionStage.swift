@@ -42,6 +42,22 @@ public struct MotionStage: Sendable {
     @usableFromInline var lastGravity = Vector3(.nan, .nan, .nan)
     @usableFromInline var deviceGravity = Vector3(.nan, .nan, .nan)
     @usableFromInline var lastPoseDown = false
+    @usableFromInline var sawGyro = false
+    @usableFromInline var firstAccelTime = Double.nan
+    /// 0: not known yet or a gyro was seen; 1: accelerometer alone, not yet told; 2: told.
+    @usableFromInline var accelOnlyState: UInt8 = 0
+    /// A stream with accelerometer readings but no rotation rate for this long (s) gives its
+    /// tilt from the accelerometer alone.
+    public static let accelOnlyAfter = 1.0
+
+    /// True once, when the stream has turned out to carry no rotation rate (accelerometer
+    /// readings for `accelOnlyAfter` s and no gyro): its `tilt.*` follows the accelerometer
+    /// alone, so a shake or a swing tilts it. The caller says so (one line on stderr).
+    public mutating func takeAccelerometerOnlyNotice() -> Bool {
+        guard accelOnlyState == 1 else { return false }
+        accelOnlyState = 2
+        return true
+    }
     @usableFromInline var gyroSeen = false
     @usableFromInline var accelSeen = false
 
@@ -89,6 +105,11 @@ public struct MotionStage: Sendable {
         // the earlier sample first
         if gyroOK && (!accelOK || tg <= ta) { gyroStep(w, tg) }
         if accelOK { accelStep(a, ta) }
+        if gyroOK { sawGyro = true }
+        if accelOK && !sawGyro && accelOnlyState == 0 {
+            if firstAccelTime.isNaN { firstAccelTime = ta }
+            if ta - firstAccelTime >= Self.accelOnlyAfter { accelOnlyState = 1 }
+        }
         if gyroOK && accelOK && tg > ta { gyroStep(w, tg) }
         // no accelerometer (Sensor Logger's Accelerometer.csv, phyphox's linear acceleration,
         // ZIG SIM): the gestures read the device's own acceleration without gravity
