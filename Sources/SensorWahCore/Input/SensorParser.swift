@@ -333,6 +333,10 @@ public struct SensorParser: Sendable {
         }
         let isLetter = (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A
         if isLetter || c == 0x22 || c == 0xEF {
+            if c == 0xEF && n - s >= 3 && p[s + 1] == 0xBB && p[s + 2] == 0xBF {
+                // a byte-order mark (a file re-saved as "UTF-8 with BOM"): the line after it
+                return parseLine(p + s + 3, n - s - 3, into: &frame)
+            }
             if let header = tryHeader(p + s, n - s) { return note(header) }
         } else if (c == 0x2C || c == 0x3B || c == 0x7C) && !layout.valid && !refusedHeader,
                   let header = tryIndexedHeader(p + s, n - s) {

@@ -27,7 +27,7 @@ public struct InputPreview: Sendable {
 
     static func trim(_ s: Substring) -> String {
         var t = s
-        while let c = t.first, c == " " || c == "\t" { t = t.dropFirst() }
+        while let c = t.first, c == " " || c == "\t" || c == "\u{FEFF}" { t = t.dropFirst() }
         while let c = t.last, c == "\r" || c == " " || c == "\t" || c == "\r\n" { t = t.dropLast() }
         return String(t)
     }

@@ -11,7 +11,12 @@ extension DialectRecognizer {
         test: { h in
             guard !h.isJSON else { return false }
             let known = h.names.filter { SensorLogColumns.role(of: $0) != nil || SensorLogColumns.isKnownNonMotion($0) }.count
-            return known >= 2 || (known >= 1 && h.names.count <= 2)
+            // words any table may have (label columns added to another app's file) do not
+            // make a SensorLog header alone
+            let distinctive = h.names.contains { n in
+                SensorLogColumns.role(of: n) != nil || (SensorLogColumns.isKnownNonMotion(n) && n != "label" && n != "activity" && n != "deviceID")
+            }
+            return distinctive && (known >= 2 || (known >= 1 && h.names.count <= 2))
         },
         build: { h, _ in
             let l = SensorParser.sensorLogLayout(h.names, separator: h.separator)
