@@ -85,3 +85,14 @@ extension ConfigSyntaxErrorTests {
         XCTAssertEqual(r.status, 0, r.stderr)
     }
 }
+
+extension ConfigSyntaxErrorTests {
+    /// A key indented one space too far: the message names both lines and their indentation.
+    func testKeysIndentedApartNameBothLines() throws {
+        let n = try portLine()
+        let (path, _) = try brokenFile("indent.yaml", line: n, "   port: 56204")
+        let e = try error(path)
+        XCTAssertTrue(e.contains("\(path):\(n + 1):"), "expected line \(n + 1): \(e)")
+        XCTAssertTrue(e.contains("line \(n) is indented by 3 spaces and this one by 2"), e)
+    }
+}

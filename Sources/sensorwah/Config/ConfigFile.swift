@@ -233,6 +233,17 @@ struct ConfigFile {
         case .parser(let context, let problem, let mark, _), .composer(let context, let problem, let mark, _):
             (line, column, what) = (mark.line, mark.column, problem)
             if let c = context, c.mark.line >= 1, c.mark.line != mark.line { what += " (\(c.text) at line \(c.mark.line))" }
+            // keys of one section line up: name the line above when the two are indented apart
+            if mark.line >= 2, mark.line <= lines.count {
+                var k = mark.line - 1
+                while k >= 1, trimmed(lines[k - 1]).isEmpty || trimmed(lines[k - 1]).hasPrefix("#") { k -= 1 }
+                if k >= 1, !trimmed(lines[k - 1]).hasSuffix(":") {
+                    let above = indent(lines[k - 1]), here = indent(lines[mark.line - 1])
+                    if above != here, above > 0 {
+                        what += "; line \(k) is indented by \(above) spaces and this one by \(here): keys of one section line up"
+                    }
+                }
+            }
         default:
             return (1, nil, "not valid YAML: \(e)")
         }
