@@ -11,7 +11,7 @@ struct InputOptions: ParsableArguments {
     var sensor: LoggedSensor?
     @Option(help: ArgumentHelp("Sample rate of logs without a time column (HyperIMU without timestamps), in Hz, used when the file states none (default 50).", valueName: "HZ"))
     var sampleRate: Double?
-    @Option(help: ArgumentHelp("Column names for SensorLog streams that send no header, comma-separated.", valueName: "NAMES"))
+    @Option(help: ArgumentHelp("Column names for a file or stream without a header, comma-separated: SensorLog names, or a time column and axes (time,ax,ay,az; time,gx,gy,gz; units from the names or the data).", valueName: "NAMES"))
     var columns: String?
     @Option(help: ArgumentHelp("Longest line accepted, in bytes; longer lines are counted and dropped.", valueName: "BYTES"))
     var maxLine = 16_384

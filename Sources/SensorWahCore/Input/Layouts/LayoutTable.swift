@@ -69,7 +69,7 @@ extension SensorParser {
         if let reason { s += " " + reason }
         s += " Known layouts: " + dialects.map { "\($0.name): \($0.expects)" }.joined(separator: "; ") + "."
         if forced != .auto { s += " The input format was set to \(forced.rawValue)." }
-        s += " Rows under this header are skipped, never guessed: choose the layout with --format, or name the columns of a header-less SensorLog stream with --columns."
+        s += " Rows under this header are skipped, never guessed: choose the layout with --format, or name the columns with --columns (SensorLog names, or a time column and axes such as time,ax,ay,az)."
         return s
     }
 }
