@@ -2,8 +2,24 @@ import Foundation
 import XCTest
 
 final class ReplayCLITests: XCTestCase {
-    func testReplayPrintsOneJSONObjectPerMessageAndASummary() throws {
+    /// With no mapping given, the fused tilt re-zeroed at start: the wrist where it began reads 64,
+    /// the heel-to-toe sweeps move CC 11 both ways, and the end is the rest value.
+    func testTheDefaultMappingIsTheTiltFromWhereTheWristStarts() throws {
         let r = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--fast", "--midi", "stdout"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("mapping: zero.x -> CC 11 on channel 1"), r.stderr)
+        let values = CLI.lines(r.stdout).compactMap { l -> Int? in
+            guard let d = l.data(using: .utf8), let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any] else { return nil }
+            return o["value"] as? Int
+        }
+        XCTAssertGreaterThan(values.count, 100)
+        XCTAssertEqual(values.first, 64, "level where the stream starts")
+        XCTAssertEqual(values.last, 64, "the rest value at the end")
+        XCTAssertLessThan(values.min()!, 30); XCTAssertGreaterThan(values.max()!, 100)
+    }
+
+    func testReplayPrintsOneJSONObjectPerMessageAndASummary() throws {
+        let r = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--fast", "--midi", "stdout", "--map", "accel.x cc=11"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = CLI.lines(r.stdout)
         XCTAssertGreaterThan(lines.count, 300)

@@ -30,9 +30,11 @@ final class MapperTests: XCTestCase {
         return m
     }
 
-    func testDefaultMappingIsWristTiltOnAccelXToCC11Channel1Bipolar() {
+    /// The default is the fused tilt re-zeroed at start (`tilt.x zero cc=11`), bipolar on CC 11.
+    func testDefaultMappingIsTheReZeroedTiltToCC11Channel1Bipolar() throws {
         let m = Mapping.default
-        XCTAssertEqual(m.source, .axis(.accelX))
+        XCTAssertEqual(m.source, .axis(.zeroX))
+        XCTAssertEqual(m, try Mapping(parsing: "tilt.x zero cc=11"))
         XCTAssertEqual(m.target, .controlChange(channel: 0, controller: 11))
         XCTAssertTrue(m.bipolar)
         XCTAssertEqual(m.rest, 64)

@@ -32,10 +32,12 @@ final class MotionSyntaxTests: XCTestCase {
         for (text, needs) in table {
             XCTAssertEqual(try Mapping(parsing: text).needsMotionStage, needs, text)
         }
-        XCTAssertFalse(Mapper(mappings: [.default]).needsMotionStage)
-        XCTAssertTrue(Mapper(mappings: [.default, try Mapping(parsing: "tap note=38")]).needsMotionStage)
-        XCTAssertTrue(Mapper(mappings: [.default, try Mapping(parsing: "quat.w cc=3")]).readsQuaternion)
-        XCTAssertFalse(Mapper(mappings: [.default, try Mapping(parsing: "gravity.z cc=3")]).readsQuaternion)
+        let plain = try Mapping(parsing: "accel.x cc=11")
+        XCTAssertFalse(Mapper(mappings: [plain]).needsMotionStage)
+        XCTAssertTrue(Mapper(mappings: [.default]).needsMotionStage, "the default reads the fused tilt")
+        XCTAssertTrue(Mapper(mappings: [plain, try Mapping(parsing: "tap note=38")]).needsMotionStage)
+        XCTAssertTrue(Mapper(mappings: [plain, try Mapping(parsing: "quat.w cc=3")]).readsQuaternion)
+        XCTAssertFalse(Mapper(mappings: [plain, try Mapping(parsing: "gravity.z cc=3")]).readsQuaternion)
     }
 
     /// A tilt mapping reads nothing without the motion stage, and the stage's value with it.

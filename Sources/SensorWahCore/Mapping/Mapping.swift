@@ -324,8 +324,10 @@ public struct Mapping: Sendable, Equatable {
         self.jumpAllowance = d.jumpAllowance
     }
 
-    /// The default: wrist tilt on the accelerometer's X axis to CC 11 (expression) on channel 1.
-    public static let `default` = Mapping(source: .axis(.accelX), target: .controlChange(channel: 0, controller: 11))
+    /// The default: the fused tilt's X (gravity along the device's X axis, -1...1), relative to
+    /// the orientation the stream starts in (`tilt.x zero`), to CC 11 (expression) on channel 1:
+    /// the wrist level where it began is the middle (64), turned either way opens or closes.
+    public static let `default` = Mapping(source: .axis(.zeroX), target: .controlChange(channel: 0, controller: 11))
 
     /// The bits of `SensorFrame.activeGestures` that freeze this mapping (0 = none).
     public var holdBits: UInt8 { (hold?.bit ?? 0) | (holdPose?.bit ?? 0) }

@@ -21,6 +21,9 @@ public struct MotionSettings: Sendable, Equatable {
     /// A rest orientation saved earlier (gravity direction in the device frame), in force
     /// from the first frame until a new one is captured.
     public var rest: Vector3?
+    /// Without a saved `rest`, the orientation of the stream's first tilt becomes the rest, so
+    /// `zero` sources start at level wherever the device is held (a new capture replaces it).
+    public var zeroAtStart = true
     public init() {}
 }
 
@@ -65,7 +68,7 @@ public struct MotionStage: Sendable {
         self.settings = settings
         estimator = OrientationEstimator(settings: settings.estimator)
         gestures = GestureDetector(settings: settings.gestures)
-        if let r = settings.rest { setRest(gravity: r) }
+        if let r = settings.rest { setRest(gravity: r) } else if settings.zeroAtStart { zeroRequested = true }
     }
 
     /// Forgets the stream (a new take); the captured rest orientation is kept.
