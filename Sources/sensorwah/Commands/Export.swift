@@ -19,12 +19,14 @@ struct Export: ParsableCommand {
         `time,gesture,strength` (seconds since the first sample; strength in the gesture's \
         units: a flick's peak rotation rate in rad/s, or 3 x its peak acceleration in G when the \
         accelerometer found it; shake and tap in G). Tune the gesture settings on a take of \
-        your own: count the rows against the strokes you made.
+        your own: count the rows against the strokes you made, and try other values with \
+        `--gesture-setting NAME=VALUE` (docs/gestures.md).
 
         Examples:
           sensorwah export Recordings/wrist-wah-phone.csv --sources tilt.pitch,tilt.roll,pitch,roll
           sensorwah export take.csv --sources accel.x,tilt.x,tilt.x@40,flick,tap -o take-tilt.csv
           sensorwah export take.csv --gestures
+          sensorwah export take.csv --gestures --gesture-setting flickAccelThreshold=2.5
           sensorwah export watch.csv --columns accelerometerTimestamp_sinceReboot,accelerometerAccelerationX,accelerometerAccelerationY,accelerometerAccelerationZ --gestures
         """
     )
@@ -35,6 +37,9 @@ struct Export: ParsableCommand {
     var sources: String?
     @Flag(help: "List the gestures that fire (flick, shake, tap), one row each: time,gesture,strength.")
     var gestures = false
+    @Option(name: .customLong("gesture-setting"), parsing: .singleValue,
+            help: ArgumentHelp("Try another gesture setting on this take, NAME=VALUE (repeatable; seconds, G, rad/s): flickAccelThreshold=2.5, shakeMinDuration=1, ... (docs/gestures.md lists them).", valueName: "NAME=VALUE"))
+    var gestureSettings: [String] = []
     @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write the table here instead of stdout.", valueName: "FILE"))
     var output: String?
     @OptionGroup var input: InputOptions
@@ -52,7 +57,36 @@ struct Export: ParsableCommand {
         }
     }
 
+    static var settingNames: [(String, WritableKeyPath<GestureSettings, Double>)] { [
+        ("flickThreshold", \.flickThreshold), ("flickRelease", \.flickRelease), ("flickRefractory", \.flickRefractory),
+        ("flickSweepRate", \.flickSweepRate), ("flickSweepAngle", \.flickSweepAngle), ("flickTurnAccel", \.flickTurnAccel),
+        ("flickAccelStart", \.flickAccelStart), ("flickAccelThreshold", \.flickAccelThreshold),
+        ("flickAccelMinDuration", \.flickAccelMinDuration), ("flickAccelTimeConstant", \.flickAccelTimeConstant),
+        ("flickAccelRelease", \.flickAccelRelease), ("flickAccelGap", \.flickAccelGap), ("flickPeakFraction", \.flickPeakFraction),
+        ("flickAccelStrengthScale", \.flickAccelStrengthScale),
+        ("shakeThreshold", \.shakeThreshold), ("shakeRelease", \.shakeRelease), ("shakeTimeConstant", \.shakeTimeConstant),
+        ("shakeMinDuration", \.shakeMinDuration),
+        ("tapThreshold", \.tapThreshold), ("tapQuiet", \.tapQuiet), ("tapMaxRate", \.tapMaxRate), ("tapMaxDuration", \.tapMaxDuration),
+        ("tapQuietRotation", \.tapQuietRotation), ("tapRefractory", \.tapRefractory), ("tapActive", \.tapActive),
+    ] }
+
+    func gestureSettingsValue() throws -> GestureSettings {
+        var g = GestureSettings()
+        for item in gestureSettings {
+            let parts = item.split(separator: "=", maxSplits: 1).map { String($0).trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let v = Double(parts[1]), v.isFinite, v >= 0 else {
+                throw ValidationError("--gesture-setting '\(item)': NAME=VALUE with a number >= 0, e.g. flickAccelThreshold=2.5")
+            }
+            guard let path = Self.settingNames.first(where: { $0.0.lowercased() == parts[0].lowercased() })?.1 else {
+                throw ValidationError("--gesture-setting '\(parts[0])': not a gesture setting; one of \(Self.settingNames.map(\.0).joined(separator: ", "))")
+            }
+            g[keyPath: path] = v
+        }
+        return g
+    }
+
     func validate() throws {
+        _ = try gestureSettingsValue()
         if gestures {
             guard sources == nil else { throw ValidationError("--gestures lists the gestures by itself: leave out --sources") }
         } else {
@@ -64,6 +98,7 @@ struct Export: ParsableCommand {
     func run() throws {
         var motion = MotionSettings()
         motion.tiltSource = TiltSource(rawValue: tiltSource.lowercased()) ?? .fused
+        motion.gestures = try gestureSettingsValue()
         let export = FileExport(path: file, parserOptions: input.parserOptions(), maxLineLength: input.maxLine, motion: motion)
         var fd: Int32 = 1
         if let o = output {
