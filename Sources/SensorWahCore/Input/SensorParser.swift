@@ -278,6 +278,14 @@ public struct SensorParser: Sendable {
         if stats.firstSkipLine == 0 { stats.firstSkipLine = stats.lines; stats.firstSkipReason = .tooLong }
     }
 
+    /// A skipped row: counted by reason; the first one's line and reason kept (off the hot path).
+    @usableFromInline @inline(never)
+    mutating func noteSkipped(_ why: SkipReason) {
+        stats.rows &+= 1
+        stats.skipped[why.rawValue] &+= 1
+        if stats.firstSkipLine == 0 { stats.firstSkipLine = stats.lines; stats.firstSkipReason = why }
+    }
+
     /// Counts a line lost because its connection closed before the line ended.
     public mutating func skip(_ reason: SkipReason) {
         stats.skipped[reason.rawValue] &+= 1
@@ -303,9 +311,7 @@ public struct SensorParser: Sendable {
         case .comment: stats.comments &+= 1
         case .blank: stats.blank &+= 1
         case .held: stats.rows &+= 1; stats.held &+= 1
-        case .skipped(let why):
-            stats.rows &+= 1; stats.skipped[why.rawValue] &+= 1
-            if stats.firstSkipLine == 0 { stats.firstSkipLine = stats.lines; stats.firstSkipReason = why }
+        case .skipped(let why): noteSkipped(why)
         }
         return r
     }
@@ -335,7 +341,7 @@ public struct SensorParser: Sendable {
         if isLetter || c == 0x22 || c == 0xEF {
             if c == 0xEF && n - s >= 3 && p[s + 1] == 0xBB && p[s + 2] == 0xBF {
                 // a byte-order mark (a file re-saved as "UTF-8 with BOM"): the line after it
-                return parseLine(p + s + 3, n - s - 3, into: &frame)
+                return parseAfterMark(p + s + 3, n - s - 3, into: &frame)
             }
             if let header = tryHeader(p + s, n - s) { return note(header) }
         } else if (c == 0x2C || c == 0x3B || c == 0x7C) && !layout.valid && !refusedHeader,
@@ -605,6 +611,12 @@ public struct SensorParser: Sendable {
         // not a header: a data row that happens to start with a letter, or noise
         if (layout.valid || refusedHeader) && !h.looksLikeHeader { return nil }
         return refuse(h, nil, dialect: nil)
+    }
+
+    /// The rest of a line that began with a byte-order mark (kept out of `parseLine`'s body).
+    @inline(never)
+    mutating func parseAfterMark(_ p: UnsafePointer<UInt8>, _ n: Int, into frame: inout SensorFrame) -> LineResult {
+        parseLine(p, n, into: &frame)
     }
 
     /// A line starting with a separator, before any layout: a header whose first column has no
