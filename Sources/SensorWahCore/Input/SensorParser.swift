@@ -344,15 +344,15 @@ public struct SensorParser: Sendable {
                 return parseAfterMark(p + s + 3, n - s - 3, into: &frame)
             }
             if let header = tryHeader(p + s, n - s) { return note(header) }
-        } else if (c == 0x2C || c == 0x3B || c == 0x7C) && !layout.valid && !refusedHeader,
-                  let header = tryIndexedHeader(p + s, n - s) {
-            // a re-saved table whose first column (an index) has no name: `,loggingTime(txt),...`
-            return note(header)
         }
         if refusedHeader {
             return note(.skipped(Self.hasControlBytes(p, n) ? .binary : .underUnknownHeader))
         }
         if !layout.valid || format == .sensorstream {
+            if !layout.valid && (c == 0x2C || c == 0x3B || c == 0x7C), let header = tryIndexedHeader(p + s, n - s) {
+                // a re-saved table whose first column (an index) has no name: `,loggingTime(txt),...`
+                return note(header)
+            }
             if format == .sensorstream || (format == .auto && looksLikeSensorstream(p, n)) {
                 format = .sensorstream
                 return note(parseSensorstream(p, n, into: &frame))
