@@ -113,8 +113,12 @@ public struct GestureSettings: Sendable, Equatable {
     public var tapMaxRate = 3.0
     public var tapMaxDuration = 0.03
     /// ...and the rotation rate has stayed under `tapMaxRate` this long (the jolt at the end
-    /// of a stroke is not a tap).
+    /// of a stroke is not a tap)...
     public var tapQuietRotation = 0.2
+    /// ...and the acceleration under `tapQuiet` this long: a knock hits a device held still;
+    /// the stop of a punch or the first reading of a stroke at 17 Hz comes out of a movement
+    /// (without a gyro, this is what keeps them from being taps).
+    public var tapQuietBefore = 0.2
     public var tapRefractory = 0.15
     /// How long a tap counts as active (for `hold=tap`).
     public var tapActive = 0.1
@@ -162,6 +166,7 @@ public struct GestureDetector: Sendable {
     @usableFromInline var shaking = false
     @usableFromInline var lastAccelTime = Double.nan
     @usableFromInline var lastDeviation = 0.0
+    @usableFromInline var lastLoud = -Double.infinity
     @usableFromInline var lastTap = -Double.infinity
     @usableFromInline var inSpike = false
     @usableFromInline var spikeStart = 0.0
@@ -234,8 +239,8 @@ public struct GestureDetector: Sendable {
         // tap: a sharp spike from quiet, no rotation, over within a few ms
         if active & Gesture.tap.bit != 0 && time - lastTap >= s.tapActive { active &= ~Gesture.tap.bit }
         if !inSpike {
-            if deviation >= s.tapThreshold && lastDeviation < s.tapQuiet && rate < s.tapMaxRate
-                && time - lastTap >= s.tapRefractory && time - lastFastRotation > s.tapQuietRotation {
+            if deviation >= s.tapThreshold && lastDeviation < s.tapQuiet && time - lastLoud >= s.tapQuietBefore
+                && rate < s.tapMaxRate && time - lastTap >= s.tapRefractory && time - lastFastRotation > s.tapQuietRotation {
                 inSpike = true
                 spikePeak = deviation
                 spikeStart = time
@@ -252,6 +257,7 @@ public struct GestureDetector: Sendable {
             if time - spikeStart > s.tapMaxDuration { inSpike = false }   // too long for a knock
         }
         lastDeviation = deviation
+        if deviation >= s.tapQuiet { lastLoud = time }
         if inStroke {
             strokeAccel = max(strokeAccel, deviation)
             if !strokeFired && rate < strokePeak { checkStroke(rate, time) }   // the evidence came after the peak

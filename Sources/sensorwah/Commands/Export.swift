@@ -67,7 +67,7 @@ struct Export: ParsableCommand {
         ("shakeThreshold", \.shakeThreshold), ("shakeRelease", \.shakeRelease), ("shakeTimeConstant", \.shakeTimeConstant),
         ("shakeMinDuration", \.shakeMinDuration),
         ("tapThreshold", \.tapThreshold), ("tapQuiet", \.tapQuiet), ("tapMaxRate", \.tapMaxRate), ("tapMaxDuration", \.tapMaxDuration),
-        ("tapQuietRotation", \.tapQuietRotation), ("tapRefractory", \.tapRefractory), ("tapActive", \.tapActive),
+        ("tapQuietRotation", \.tapQuietRotation), ("tapQuietBefore", \.tapQuietBefore), ("tapRefractory", \.tapRefractory), ("tapActive", \.tapActive),
     ] }
 
     func gestureSettingsValue() throws -> GestureSettings {
