@@ -201,7 +201,7 @@ struct SimTake {
     }
 
     /// Sampled like a sensor: each reading is the mean over its sample period (the sensor's
-    /// output filter, sub-sampled every 0.5 ms or finer), with noise, clipped at ±16 G.
+    /// output filter, sub-sampled every 1 ms or finer), with noise, clipped at ±16 G.
     func frames(rate hz: Double, gyro: Bool, seed: UInt64) -> [SensorFrame] {
         var rng = SeededRandom(seed: seed)
         func gauss() -> Double {
@@ -209,7 +209,7 @@ struct SimTake {
             return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
         }
         let period = 1 / hz
-        let sub = max(1, Int((period / 0.0005).rounded(.up)))
+        let sub = max(1, Int((period / 0.001).rounded(.up)))
         var out: [SensorFrame] = []
         for i in 0...Int(duration * hz) {
             let t = Double(i) * period
