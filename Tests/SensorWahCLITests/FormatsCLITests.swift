@@ -105,7 +105,8 @@ final class FormatsCLITests: XCTestCase {
         for t in Self.times() {
             lines.append("\(Self.f(t, 3)),\(Self.f(sin(Self.angle(t)), 4)),0.0000,\(Self.f(cos(Self.angle(t)), 4)),0.01,0.0,0.0,0.0,0.1,0.0,")
         }
-        let s = try replay([try write("physics.csv", lines)])
+        // accel.x named: the default mapping is the fused tilt, re-zeroed at start
+        let s = try replay([try write("physics.csv", lines), "--map", "accel.x cc=11 range=-1..1 bipolar"])
         assertPlays(s, "Physics Toolbox gFx -> accel.x")
         XCTAssertTrue(s.summary.contains("(physicstoolbox)"), s.summary)
     }
