@@ -28,7 +28,10 @@ public struct FileExport {
     /// The one read loop: lines, parser, motion stage; `body` returns false to stop early.
     private func frames(_ body: (borrowing SensorFrame) -> Bool) throws -> SensorParser {
         var reader = FileLineSource(path: path, maxLineLength: maxLineLength)
-        var parser = SensorParser(options: parserOptions)
+        var options = parserOptions
+        // the file's name and head: the layout table's data checks, as replay has them
+        if options.preview == nil { options.preview = FileReplay.preview(path) }
+        var parser = SensorParser(options: options)
         var stage = MotionStage(settings: motion)
         var frame = SensorFrame()
         var going = true

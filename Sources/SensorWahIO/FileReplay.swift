@@ -328,6 +328,10 @@ public struct FileReplay {
 
     /// The head of a file for the recognition table (nil if it cannot be read).
     public static func preview(_ path: String) -> InputPreview? {
+        // only a regular file can be read twice: a pipe or a FIFO (a log streamed in) would
+        // lose what the preview read, so it is judged by its header alone, like a live stream
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

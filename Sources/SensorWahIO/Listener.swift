@@ -298,7 +298,7 @@ final class ListenerCore: @unchecked Sendable {
     /// tap, if one is set, sees the frame.
     @inline(__always)
     func afterMotion(_ s: SenderSession, _ frame: borrowing SensorFrame) {
-        if let g = s.motion.restGravity, g != s.publishedRest { s.publishedRest = g; publishRest(g) }
+        if let g = s.motion.restGravity, !s.motion.restIsStartingPose, g != s.publishedRest { s.publishedRest = g; publishRest(g) }
         afterMotion(s.name, frame)
     }
 

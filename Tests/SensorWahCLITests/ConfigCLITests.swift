@@ -237,6 +237,9 @@ final class ConfigCLITests: XCTestCase {
         defer { sender.interrupt(); _ = sender.wait() }
         let end = Date().addingTimeInterval(10)
         while Date() < end && !l.stdoutSoFar.contains("\"cc\":11,") { usleep(50_000) }
+        // the rest taken at the start (the stream's first tilt) is not written into the file
+        XCTAssertFalse(try String(contentsOfFile: path, encoding: .utf8).contains("rest-gravity"), "saved before any re-zero")
+        XCTAssertFalse(l.stderrSoFar.contains("rest orientation captured"), l.stderrSoFar)
         l.signal(SIGUSR1)
         XCTAssertNotNil(l.waitForStderr("rest orientation captured and saved to", seconds: 10), l.stderrSoFar)
         sender.interrupt()

@@ -184,7 +184,7 @@ final class MonitorCLITests: XCTestCase {
         XCTAssertNotNil(line, r.stderr)
         XCTAssertTrue(line?.contains("wrist-wah-phone.csv") ?? false, line ?? "")
         XCTAssertTrue(line?.range(of: #"[1-9][0-9]*\.[0-9] frames/s"#, options: .regularExpression) != nil, line ?? "")
-        XCTAssertTrue(line?.contains("accel.x -> CC 11 on channel 1 raw") ?? false, line ?? "")
+        XCTAssertTrue(line?.contains("zero.x -> CC 11 on channel 1 raw") ?? false, "the default mapping: " + (line ?? ""))
         XCTAssertFalse(r.stderr.contains("\u{1B}["), "escape sequences without a terminal")
         // not asked for and no terminal: no view, no status line
         let quiet = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--fast"])

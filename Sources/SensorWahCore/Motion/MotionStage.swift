@@ -37,6 +37,10 @@ public struct MotionStage: Sendable {
     public private(set) var gestures: GestureDetector
     /// Gravity direction (device frame) captured as the rest orientation; nil until captured.
     public private(set) var restGravity: Vector3?
+    /// True while the rest is the stream's first tilt (`zeroAtStart`), not one asked for: a
+    /// listener saves only the ones asked for.
+    public private(set) var restIsStartingPose = false
+    @usableFromInline var zeroAtStartPending = false
     /// The rotation that takes the rest gravity to straight down (applied to every reading).
     @usableFromInline var zeroing = Quaternion.identity
     @usableFromInline var zeroArmed = false
@@ -68,7 +72,7 @@ public struct MotionStage: Sendable {
         self.settings = settings
         estimator = OrientationEstimator(settings: settings.estimator)
         gestures = GestureDetector(settings: settings.gestures)
-        if let r = settings.rest { setRest(gravity: r) } else if settings.zeroAtStart { zeroRequested = true }
+        if let r = settings.rest { setRest(gravity: r) } else if settings.zeroAtStart { zeroAtStartPending = true }
     }
 
     /// Forgets the stream (a new take); the captured rest orientation is kept.
@@ -88,6 +92,7 @@ public struct MotionStage: Sendable {
     /// Sets the rest orientation from a gravity direction in the device frame.
     public mutating func setRest(gravity g: Vector3) {
         guard g.isFiniteVector, g.length > 1e-6 else { return }
+        restIsStartingPose = false
         let u = g / g.length
         restGravity = u
         zeroing = Quaternion.turning(u, to: Vector3(0, 0, -1))
@@ -136,7 +141,14 @@ public struct MotionStage: Sendable {
         }
         lastGravity = g
         zeroByGesture(gyroOK ? (w - estimator.bias).length : .nan, at: t)
-        if zeroRequested { zeroRequested = false; setRest(gravity: g) }
+        if zeroRequested {
+            zeroRequested = false; zeroAtStartPending = false
+            setRest(gravity: g)
+        } else if zeroAtStartPending {
+            zeroAtStartPending = false
+            setRest(gravity: g)
+            restIsStartingPose = true
+        }
 
         frame[.tiltPitch] = TiltAngles.pitch(g) * Self.degrees
         frame[.tiltRoll] = TiltAngles.roll(g) * Self.degrees
