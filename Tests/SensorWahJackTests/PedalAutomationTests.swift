@@ -85,8 +85,9 @@ final class PedalAutomationTests: XCTestCase {
             var events: [MIDIEvent] = []
             var p = SensorParser()
             var m = Mapper(mappings: mappings)
+            var stage = MotionStage()   // the default mapping reads the fused tilt
             var f = SensorFrame()
-            for line in lines where p.parse(line, into: &f) == .frame { m.process(f) { events.append($0) } }
+            for line in lines where p.parse(line, into: &f) == .frame { stage.process(&f); m.process(f) { events.append($0) } }
             m.flush { events.append($0) }
             XCTAssertEqual(mapper.messages, events.count)
             let mine = events.filter { PedalAutomation.pedal(of: $0, for: mappings[index].target) != nil }

@@ -129,19 +129,24 @@ public struct PedalAutomation: Sendable, Equatable {
         return lo == 0 ? initialPedal : breakpoints[lo - 1].pedal
     }
 
-    /// Runs sensor lines (a whole log, in order) through `SensorParser` and `Mapper` with
+    /// Runs sensor lines (a whole log, in order) through `SensorParser`, the motion stage (when
+    /// a mapping reads what it derives: `tilt.*`, `zero.*`, gestures) and `Mapper` with
     /// `mappings`, and follows mapping `index` (0-based). Includes what `Mapper.flush` sends at
     /// the end (rate-limited changes still held back), as a replay does.
     public static func fromSensorLog<S: Sequence>(
-        lines: S, parserOptions: ParserOptions = .init(), mappings: [Mapping], index: Int, sampleRate: Double
+        lines: S, parserOptions: ParserOptions = .init(), mappings: [Mapping], index: Int, sampleRate: Double,
+        motion: MotionSettings = .init()
     ) -> (automation: PedalAutomation, parser: ParserStats, mapper: MapperStats) where S.Element == String {
         precondition(mappings.indices.contains(index), "mapping index out of range")
         var automation = PedalAutomation(mapping: mappings[index], sampleRate: sampleRate)
         var parser = SensorParser(options: parserOptions)
         var mapper = Mapper(mappings: mappings)
+        var stage = MotionStage(settings: motion)
+        let motionOn = mapper.needsMotionStage
         var frame = SensorFrame()
         for line in lines {
             guard parser.parse(line, into: &frame) == .frame else { continue }
+            if motionOn { stage.process(&frame) }
             mapper.process(frame) { automation.add($0) }
         }
         mapper.flush { automation.add($0) }
