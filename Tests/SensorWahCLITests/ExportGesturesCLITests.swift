@@ -38,4 +38,25 @@ final class ExportGesturesCLITests: XCTestCase {
         XCTAssertNotEqual(both.status, 0)
         XCTAssertTrue(both.stderr.contains("--gestures"), both.stderr)
     }
+
+    /// The gesture settings tuned with export reach every command that runs the motion stage,
+    /// from the command line and from a configuration file's `motion: gesture-setting:` list.
+    func testGestureSettingsReachReplayAndTheConfigFile() throws {
+        func notes(_ args: [String]) throws -> Int {
+            let r = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--fast", "--midi", "stdout"] + args)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return CLI.lines(r.stdout).filter { $0.contains("\"note_on\"") }.count
+        }
+        XCTAssertEqual(try notes(["--map", "tap note=38 ch=10"]), 3, "the demo's three knocks")
+        XCTAssertEqual(try notes(["--map", "tap note=38 ch=10", "--gesture-setting", "tapThreshold=100"]), 0)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sensorwah-gesture-setting-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rig = dir.appendingPathComponent("rig.yaml").path
+        try "motion:\n  gesture-setting: [tapThreshold=100]\nmappings:\n  - tap note=38 ch=10\n".write(toFile: rig, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try notes(["--config", rig]), 0, "the file's setting")
+        let bad = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--fast", "--gesture-setting", "tapThreshhold=3"])
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertTrue(bad.stderr.contains("'tapThreshhold': not a gesture setting"), bad.stderr)
+    }
 }

@@ -57,33 +57,7 @@ struct Export: ParsableCommand {
         }
     }
 
-    static var settingNames: [(String, WritableKeyPath<GestureSettings, Double>)] { [
-        ("flickThreshold", \.flickThreshold), ("flickRelease", \.flickRelease), ("flickRefractory", \.flickRefractory),
-        ("flickSweepRate", \.flickSweepRate), ("flickSweepAngle", \.flickSweepAngle), ("flickTurnAccel", \.flickTurnAccel),
-        ("flickAccelStart", \.flickAccelStart), ("flickAccelThreshold", \.flickAccelThreshold),
-        ("flickAccelMinDuration", \.flickAccelMinDuration), ("flickAccelTimeConstant", \.flickAccelTimeConstant),
-        ("flickAccelRelease", \.flickAccelRelease), ("flickAccelGap", \.flickAccelGap), ("flickPeakFraction", \.flickPeakFraction),
-        ("flickAccelStrengthScale", \.flickAccelStrengthScale),
-        ("shakeThreshold", \.shakeThreshold), ("shakeRelease", \.shakeRelease), ("shakeTimeConstant", \.shakeTimeConstant),
-        ("shakeMinDuration", \.shakeMinDuration),
-        ("tapThreshold", \.tapThreshold), ("tapQuiet", \.tapQuiet), ("tapMaxRate", \.tapMaxRate), ("tapMaxDuration", \.tapMaxDuration),
-        ("tapQuietRotation", \.tapQuietRotation), ("tapQuietBefore", \.tapQuietBefore), ("tapRefractory", \.tapRefractory), ("tapActive", \.tapActive),
-    ] }
-
-    func gestureSettingsValue() throws -> GestureSettings {
-        var g = GestureSettings()
-        for item in gestureSettings {
-            let parts = item.split(separator: "=", maxSplits: 1).map { String($0).trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, let v = Double(parts[1]), v.isFinite, v >= 0 else {
-                throw ValidationError("--gesture-setting '\(item)': NAME=VALUE with a number >= 0, e.g. flickAccelThreshold=2.5")
-            }
-            guard let path = Self.settingNames.first(where: { $0.0.lowercased() == parts[0].lowercased() })?.1 else {
-                throw ValidationError("--gesture-setting '\(parts[0])': not a gesture setting; one of \(Self.settingNames.map(\.0).joined(separator: ", "))")
-            }
-            g[keyPath: path] = v
-        }
-        return g
-    }
+    func gestureSettingsValue() throws -> GestureSettings { try GestureSettings.parsing(gestureSettings) }
 
     func validate() throws {
         _ = try gestureSettingsValue()

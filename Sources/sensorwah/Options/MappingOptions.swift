@@ -17,6 +17,8 @@ struct MappingOptions: ParsableArguments {
     var zeroGesture: String?
     @Option(help: ArgumentHelp("A saved rest orientation for `zero` mappings (the gravity direction X,Y,Z; listen --config saves it there when you re-zero).", valueName: "X,Y,Z"))
     var restGravity: String?
+    @Option(name: .customLong("gesture-setting"), parsing: .singleValue, help: GestureSettings.optionHelp)
+    var gestureSettings: [String] = []
 
     /// Tilt and gesture settings for every sender's motion stage.
     func motionSettings() throws -> MotionSettings {
@@ -25,6 +27,7 @@ struct MappingOptions: ParsableArguments {
             throw ValidationError("--tilt-source '\(tiltSource)': fused or device")
         }
         m.tiltSource = src
+        m.gestures = try GestureSettings.parsing(gestureSettings)
         if let z = zeroGesture {
             guard let g = Gesture(name: z) else { throw ValidationError("--zero-gesture '\(z)': flick, shake or tap") }
             m.zeroGesture = g
