@@ -262,14 +262,12 @@ public struct OrientationEstimator: Sendable {
         let rb = ri.apply(bias)
         rbLP1 += (rb - rbLP1) * k
         rbLP += (rbLP1 - rbLP) * k
-        learnInMotion = age >= settings.startDuration + settings.biasSettleTime && !atRest
-        learnStep = step
-        correct()
-        learnInMotion = false
+        correct(learningOver: age >= settings.startDuration + settings.biasSettleTime && !atRest ? step : 0)
     }
 
     /// Turns the correction, about a horizontal axis, so that the filtered reading points down.
-    @inline(__always) mutating func correct() {
+    /// `learningOver` > 0: the correction also teaches the bias in motion, over that interval.
+    @inline(__always) mutating func correct(learningOver step: Double = 0) {
         let down = correction.rotate(filtered)
         let n = down.length
         guard n > 1e-9 else { return }
@@ -279,15 +277,13 @@ public struct OrientationEstimator: Sendable {
             : Quaternion(w: 0, x: 1, y: 0, z: 0)   // pointing straight up: half a turn about x
         correction = (turn * correction).normalized
         attitude = correction * inertial
-        if learnInMotion { motionBiasUpdate(turn: turn, dt: learnStep) }
+        if step > 0 { motionBiasUpdate(turn: turn, dt: step) }
     }
-    @usableFromInline var learnInMotion = false
     /// Set by a gap in the gyro stream: the next accelerometer reading sets the tilt.
     @usableFromInline var resync = false
     @usableFromInline var prevGyro = Vector3(.nan, .nan, .nan)
     @usableFromInline var roughness = 0.0
     @usableFromInline var accelPower = 0.0
-    @usableFromInline var learnStep = 0.0
     @usableFromInline var rLP1 = Matrix3.identity, rLP = Matrix3.identity
     @usableFromInline var rbLP1 = Vector3(0, 0, 0), rbLP = Vector3(0, 0, 0)
     @usableFromInline var covariance = Matrix3.identity

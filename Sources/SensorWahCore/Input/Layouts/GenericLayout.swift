@@ -182,12 +182,7 @@ struct GenericColumns {
 extension SensorParser {
     static func genericVerdict(_ h: HeaderFields, _ o: ParserOptions) -> HeaderVerdict {
         guard let cols = GenericColumns(h) else { return .refused("No time column with three or six axis columns.") }
-        var l = ColumnLayout()
-        l.separator = h.separator
-        l.dialect = .generic
-        l.columnCount = h.names.count
-        l.slots = .init(repeating: ColumnLayout.ignore, count: h.names.count)
-        l.decimalComma = h.separator == 0x3B || h.separator == 0x09
+        var l = ColumnLayout(columnsOf: h, dialect: .generic)
         let rows = o.preview?.rows(under: h) ?? []
         var said: [String] = []
         let dc = l.decimalComma

@@ -10,24 +10,20 @@ public struct ColumnUse: Sendable, Equatable {
 }
 
 extension Quantity {
-    /// The mapping source name of a raw sensor quantity.
-    var sourceName: String {
-        let axes = ["x", "y", "z"]
-        switch self {
-        case .accelX, .accelY, .accelZ: return "accel." + axes[rawValue - Quantity.accelX.rawValue]
-        case .gyroX, .gyroY, .gyroZ: return "gyro." + axes[rawValue - Quantity.gyroX.rawValue]
-        case .rateX, .rateY, .rateZ: return "rate." + axes[rawValue - Quantity.rateX.rawValue]
-        case .userX, .userY, .userZ: return "user." + axes[rawValue - Quantity.userX.rawValue]
-        case .gravityX, .gravityY, .gravityZ: return "gravity." + axes[rawValue - Quantity.gravityX.rawValue]
-        case .pitch: return "pitch"
-        case .roll: return "roll"
-        case .yaw: return "yaw"
-        case .quatX: return "quat.x"
-        case .quatY: return "quat.y"
-        case .quatZ: return "quat.z"
-        case .quatW: return "quat.w"
-        default: return "\(self)"
-        }
+    /// The mapping source name of a quantity (`accel.x`, `quat.w`, ...): the mapper's own.
+    var sourceName: String { Source.axis(self).description }
+}
+
+extension ColumnLayout {
+    /// A layout for `h`'s columns, every one ignored until the layout's builder assigns it;
+    /// a decimal comma where the separator is a semicolon or a tab.
+    init(columnsOf h: HeaderFields, dialect: SensorFormat) {
+        self.init()
+        separator = h.separator
+        self.dialect = dialect
+        columnCount = h.names.count
+        slots = .init(repeating: ColumnLayout.ignore, count: h.names.count)
+        decimalComma = h.separator == 0x3B || h.separator == 0x09
     }
 }
 

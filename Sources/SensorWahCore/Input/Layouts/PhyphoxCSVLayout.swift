@@ -17,12 +17,7 @@ extension DialectRecognizer {
 
 extension SensorParser {
     static func phyphoxVerdict(_ h: HeaderFields, _ o: ParserOptions) -> HeaderVerdict {
-        var l = ColumnLayout()
-        l.separator = h.separator
-        l.dialect = .phyphox
-        l.columnCount = h.names.count
-        l.slots = .init(repeating: ColumnLayout.ignore, count: h.names.count)
-        l.decimalComma = h.separator == 0x3B || h.separator == 0x09
+        var l = ColumnLayout(columnsOf: h, dialect: .phyphox)
         var ambiguous: [Substring] = []
         var used = Set<Int>()
         var notes: [String] = []

@@ -20,12 +20,7 @@ extension DialectRecognizer {
 
 extension SensorParser {
     static func physicsToolboxVerdict(_ h: HeaderFields) -> HeaderVerdict {
-        var l = ColumnLayout()
-        l.separator = h.separator
-        l.dialect = .physicstoolbox
-        l.columnCount = h.names.count
-        l.slots = .init(repeating: ColumnLayout.ignore, count: h.names.count)
-        l.decimalComma = h.separator == 0x3B || h.separator == 0x09
+        var l = ColumnLayout(columnsOf: h, dialect: .physicstoolbox)
         for (i, name) in h.names.enumerated() {
             if i == 0 {
                 l.slots[i] = ColumnLayout.lineTimestamp

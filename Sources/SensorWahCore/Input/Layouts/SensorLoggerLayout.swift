@@ -16,12 +16,7 @@ extension DialectRecognizer {
 
 extension SensorParser {
     static func sensorLoggerVerdict(_ h: HeaderFields, _ o: ParserOptions) -> HeaderVerdict {
-        var l = ColumnLayout()
-        l.separator = h.separator
-        l.dialect = .sensorlogger
-        l.columnCount = h.names.count
-        l.slots = .init(repeating: ColumnLayout.ignore, count: h.names.count)
-        l.decimalComma = h.separator == 0x3B || h.separator == 0x09
+        var l = ColumnLayout(columnsOf: h, dialect: .sensorlogger)
         let hasXYZ = ["x", "y", "z"].allSatisfy { h.index($0) != nil }
         let hasAttitude = ["roll", "pitch", "yaw"].allSatisfy { h.index($0) != nil }
         let names = ["Accelerometer", "TotalAcceleration", "Gravity", "Gyroscope", "Orientation"].map { "\($0).csv" }.joined(separator: ", ")
