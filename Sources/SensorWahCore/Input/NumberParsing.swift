@@ -11,11 +11,12 @@ public enum FieldValue: Equatable, Sendable {
     case invalid      // text that is not a number
 }
 
-@usableFromInline let exactPowersOfTen: [Double] = (0...22).map { i in
-    var p = 1.0
-    for _ in 0..<i { p *= 10 }
-    return p
-}
+/// 1e0...1e22, every one exact in a Double. Written out as literals so the table is static data:
+/// built by a closure it was a lazily initialised global, checked (`swift_once`) on every field.
+@usableFromInline let exactPowersOfTen: [Double] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+]
 
 /// Decimal number reader for sensor fields. Plain decimals with up to 19 digits use an exact
 /// fast path (mantissa below 2^53 and a power of ten below 1e23 give a correctly rounded

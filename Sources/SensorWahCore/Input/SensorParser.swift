@@ -381,7 +381,7 @@ public struct SensorParser: Sendable {
             while true {
                 var j = start
                 if col <= lastNeeded {
-                    while j < n && p[j] != sep { j &+= 1 }
+                    j = nextByte(sep, p, from: j, end: n)
                     let code = slots[col]
                     if code == ColumnLayout.lineTimestamp && timeKind != .number {
                         // a time column written as text
@@ -424,8 +424,9 @@ public struct SensorParser: Sendable {
                         }
                     }
                 } else {
-                    // past the motion columns: only count separators
-                    while j < n && p[j] != sep { j &+= 1 }
+                    // past the motion columns: only count the fields left
+                    col &+= countByte(sep, p, from: start, end: n) &+ 1
+                    break
                 }
                 col &+= 1
                 if j >= n { break }
