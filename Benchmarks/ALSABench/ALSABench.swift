@@ -202,7 +202,7 @@ private final class BenchShared: @unchecked Sendable {
         case .pitchBend:
             expected[2 * i] = .pitchBend(channel: ch, value: e.value & 0x3FFF)
             parts[i] = 1
-        case .noteOn, .noteOff, .wahSwitch:
+        case .noteOn, .noteOff, .wahSwitch, .effect, .effectChain:
             preconditionFailure("the benchmark sends Control Change and pitch bend only")
         }
     }

@@ -53,10 +53,16 @@ public struct Pipeline {
 
     /// Switches to other mappings while running (a reloaded configuration, a scene change):
     /// controllers only the old ones drove go to rest first.
-    public mutating func replaceMappings(_ next: [Mapping]) {
+    /// `scene`: the index of the scene switched to; the outputs are told (an `effectChain`
+    /// event, after the hand-over's rest values) so the audio engine can switch its chain.
+    public mutating func replaceMappings(_ next: [Mapping], scene: Int? = nil) {
         let outs = outputs
         mapper.handOver(to: next, at: mapper.latestTime) { e in for o in outs { o.send(e) } }
         mapper = Mapper(mappings: next, continuing: mapper)
+        if let i = scene {
+            let e = MIDIEvent(time: mapper.latestTime, kind: .effectChain, channel: 0, value: UInt16(clamping: i))
+            for o in outs { o.send(e) }
+        }
     }
 
     /// End of the stream: held-back changes go out, then every controller its rest value, then

@@ -6,8 +6,12 @@ import SensorWahCore
 public struct Scene: Sendable, Equatable {
     public var name: String
     public var mappings: [Mapping]
-    public init(name: String, mappings: [Mapping]) {
+    /// The scene's own effect chain (nil: the run's chain, `--fx`); switching to the scene
+    /// crossfades the engine to it.
+    public var chain: EffectChainSpec?
+    public init(name: String, mappings: [Mapping], chain: EffectChainSpec? = nil) {
         self.name = name
         self.mappings = mappings
+        self.chain = chain
     }
 }

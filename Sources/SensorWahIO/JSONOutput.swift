@@ -21,6 +21,7 @@ public final class JSONOutput: EventOutput {
     public var name: String { "stdout" }
 
     public func send(_ e: MIDIEvent) {
+        if e.kind == .effectChain { return }   // the engine's scene hand-over, nothing to print
         if used + JSONLine.maxLength > capacity { flush() }
         used += JSONLine.write(e, into: buffer + used)
     }

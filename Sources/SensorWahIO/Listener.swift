@@ -200,7 +200,7 @@ final class ListenerCore: @unchecked Sendable {
         let (routes, error) = Self.assignOSC(&sets)
         if let error { logger.error("\(error)") }
         self.oscRoutes = routes
-        self.scenes = zip(config.scenes, sets.dropFirst()).map { Scene(name: $0.0.name, mappings: $0.1) }
+        self.scenes = zip(config.scenes, sets.dropFirst()).map { Scene(name: $0.0.name, mappings: $0.1, chain: $0.0.chain) }
         if !scenes.isEmpty {
             sceneIndex = min(max(config.startScene, 0), scenes.count - 1)
             self.pipeline = Pipeline(mappings: scenes[sceneIndex].mappings, outputs: [handoff])
@@ -244,7 +244,7 @@ final class ListenerCore: @unchecked Sendable {
         let i = ((index % scenes.count) + scenes.count) % scenes.count
         let before = handoff.pushed
         handoff.stamp(received: monotonicNanos())
-        pipeline.replaceMappings(scenes[i].mappings)
+        pipeline.replaceMappings(scenes[i].mappings, scene: i)
         sceneIndex = i
         logger.notice("scene '\(scenes[i].name)' (\(i + 1) of \(scenes.count)): \(scenes[i].mappings.count) mapping\(scenes[i].mappings.count == 1 ? "" : "s")")
         if handoff.pushed != before { wake() }

@@ -380,7 +380,7 @@ public final class Listener: @unchecked Sendable {
         _ = try? core.loop.submit {
             let current = core.scenes.indices.contains(core.sceneIndex) ? core.scenes[core.sceneIndex].name : nil
             let sets = core.reassignOSC(scenes.map(\.mappings))
-            core.scenes = zip(scenes, sets).map { Scene(name: $0.0.name, mappings: $0.1) }
+            core.scenes = zip(scenes, sets).map { Scene(name: $0.0.name, mappings: $0.1, chain: $0.0.chain) }
             core.switchScene(to: core.scenes.firstIndex { $0.name == current } ?? 0)
         }.wait()
     }

@@ -75,6 +75,15 @@ public struct JackEngineConfiguration: Sendable {
     /// hands over (scene switching).
     public var controlIn = false
     public var wah = WahSettings()
+    /// The effect chains: the first runs from the start (empty: the wah alone); the others are
+    /// scenes' own chains, switched to by `selectChain` with a crossfade of `crossfadeSeconds`.
+    public var chains: [EffectChainSpec] = []
+    public var crossfadeSeconds = 0.02
+    /// `--fx-cc`: Control Changes on `control_in` that move an effect parameter (its address in
+    /// each chain; a chain without it ignores the controller).
+    public var effectControllers: [(controller: Int, address: String)] = []
+    /// The wah's switch (`--wah-switch`) runs: a chain switched to takes its state.
+    public var wahSwitch = false
     /// Pedal before the first value arrives (0...1).
     public var initialPedal: Float = 0
     public var connections: [JackConnection] = []
@@ -149,9 +158,11 @@ public final class JackEngine: @unchecked Sendable {
         state.initialize(to: RTState(midiCapacity: c.midiCapacity))
         state.pointee.channels = c.channels
         state.pointee.hasMIDI = c.midiOut
-        state.pointee.hasControl = c.controlIn
-        state.pointee.wah1 = WahProcessor(settings: c.wah)
-        state.pointee.wah2 = WahProcessor(settings: c.wah)
+        state.pointee.hasControl = c.controlIn || (c.channels > 0 && !c.effectControllers.isEmpty)
+        state.pointee.takesProgramChange = c.controlIn
+        // transport's tempo is read only when a chain has an effect that can follow it
+        state.pointee.transport = c.channels > 0 && (c.chains.isEmpty ? [EffectChainSpec.wahOnly] : c.chains)
+            .contains { $0.stages.contains { $0.kind == .tremolo || $0.kind == .delay } }
         state.pointee.hooks = c.hooks
         state.pointee.measure = c.measureCallbackTime
         setPedal(c.initialPedal)
@@ -183,6 +194,29 @@ public final class JackEngine: @unchecked Sendable {
     }
 
     public var isBypassed: Bool { state.pointee.bypassed.load(ordering: .relaxed) }
+
+    /// An effect parameter for chain `set` (in its units), for the callback's next period.
+    /// Single producer; dropped (and counted in `fxDropped`) when the ring is full.
+    public func setEffect(set: Int, slot: Int, value: Double) {
+        guard slot >= 0, slot < 0xFFFF, set >= 0, set < 0xFFFF, !value.isNaN else { return }
+        let word = UInt64(slot) | UInt64(set) << 16 | UInt64(Float(value).bitPattern) << 32
+        state.pointee.fxRing.push(MIDIRingEntry(arrival: 0, packed: word))
+    }
+
+    /// Switches to chain `set` (a scene's), crossfading in the callback. Any thread.
+    public func selectChain(_ set: Int) {
+        state.pointee.wantedSet.store(set, ordering: .releasing)
+    }
+
+    /// The chain set asked for last.
+    public var selectedChain: Int { state.pointee.wantedSet.load(ordering: .acquiring) }
+
+    /// The chain running and its parameters' values now, as the callback last published them
+    /// (the live view; empty before the first period).
+    public var effectValues: (set: Int, values: [Double]) { state.pointee.fx.snapshot() }
+
+    /// The chains this engine runs (set 0 first).
+    public var chainSpecs: [EffectChainSpec] { configuration.chains.isEmpty ? [.wahOnly] : configuration.chains }
 
     /// Queues a MIDI message for `midi_out`, stamped with the JACK time now. Dropped (and
     /// counted) while no server is connected or when the ring is full. Single producer.
@@ -379,16 +413,8 @@ public final class JackEngine: @unchecked Sendable {
         let rate = jack_get_sample_rate(jc)
         let period = jack_get_buffer_size(jc)
         // prepare before activation: the callback is not running yet
-        state.pointee.wah1 = WahProcessor(settings: c.wah)
-        state.pointee.wah2 = WahProcessor(settings: c.wah)
-        let pedalNow = pedal
-        state.pointee.wah1.setPedal(pedalNow)
-        state.pointee.wah2.setPedal(pedalNow)
-        state.pointee.wah1.setBypass(isBypassed)
-        state.pointee.wah2.setBypass(isBypassed)
-        state.pointee.wah1.prepare(sampleRate: Double(rate))
-        state.pointee.wah2.prepare(sampleRate: Double(rate))
-        state.pointee.preparedRate = rate
+        if c.channels > 0 { prepareChains(rate: rate) }
+        state.pointee.preparedRate.store(rate, ordering: .releasing)
         state.pointee.requestedRate.store(rate, ordering: .relaxed)
         state.pointee.periodFrames.store(period, ordering: .relaxed)
         sampleRateNow.store(Int(rate), ordering: .relaxed)
@@ -428,6 +454,20 @@ public final class JackEngine: @unchecked Sendable {
         logger.info("\(line)")
         reportedNoServer = false
         return true
+    }
+
+    /// Prepares every chain for `rate` (allocates): before activation, or while the callback
+    /// leaves them alone after a sample-rate change.
+    func prepareChains(rate: UInt32) {
+        let c = configuration
+        var wah = c.wah
+        wah.bypass = isBypassed
+        let selected = selectedChain
+        state.pointee.fx.current = selected
+        state.pointee.fx.build(specs: chainSpecs, channels: c.channels, sampleRate: Double(rate), wah: wah,
+                               controllers: c.effectControllers, pedal: pedal, bypassed: isBypassed,
+                               followsSwitch: c.wahSwitch, crossfadeSeconds: c.crossfadeSeconds)
+        while state.pointee.fxRing.pop() != nil {}   // values for chains that are gone
     }
 
     /// Makes the configured connections; returns how many succeeded.
@@ -548,6 +588,13 @@ public final class JackEngine: @unchecked Sendable {
                     logger.info("JACK: sample rate now \(rate) Hz")
                     sampleRateNow.store(Int(rate), ordering: .relaxed)
                     lastRate = rate
+                }
+                // the callback has let go of the chains (it saw the new rate): prepare new ones
+                if configuration.channels > 0, rate != 0, rate != state.pointee.preparedRate.load(ordering: .acquiring),
+                   state.pointee.rateSeen.load(ordering: .acquiring) == rate {
+                    prepareChains(rate: rate)
+                    state.pointee.preparedRate.store(rate, ordering: .releasing)
+                    logger.info("JACK: effect chains prepared for \(rate) Hz")
                 }
             } else if monotonicSeconds() >= nextAttempt {
                 if tryConnect(first: false) {

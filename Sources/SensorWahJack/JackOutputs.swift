@@ -19,10 +19,13 @@ public final class JackSession {
     /// The outputs a run asked for, sharing this session: `JackMIDIOutput` if `midi`, and a
     /// `WahPedalOutput` following `wahTarget` if given. The client makes its first connection
     /// attempt here (one error line if no server runs; the run goes on and it keeps trying).
-    public func start(midi: Bool, wahTarget: Target?) -> [any EventOutput] {
+    ///
+    /// `sceneChains`: for each scene (by index), the chain set of the engine it runs (see
+    /// `JackEngineConfiguration.chains`); a scene not listed runs set 0.
+    public func start(midi: Bool, wahTarget: Target?, sceneChains: [Int] = []) -> [any EventOutput] {
         var outs: [any EventOutput] = []
         if midi { outs.append(JackMIDIOutput(session: self)) }
-        if let t = wahTarget { outs.append(WahPedalOutput(session: self, target: t)) }
+        if let t = wahTarget { outs.append(WahPedalOutput(session: self, target: t, sceneChains: sceneChains)) }
         open = outs.count
         engine.start()
         return outs
@@ -52,7 +55,12 @@ public final class JackMIDIOutput: EventOutput, ProgramChangeInput {
     public func takeProgramChanges(_ body: (_ channel: UInt8, _ program: UInt8) -> Void) {
         session.engine.takeProgramChanges(body)
     }
-    public func send(_ e: MIDIEvent) { if e.kind != .wahSwitch { session.engine.send(e) } }
+    public func send(_ e: MIDIEvent) {
+        switch e.kind {
+        case .wahSwitch, .effect, .effectChain: return   // not MIDI: the wah and the effect chain
+        default: session.engine.send(e)
+        }
+    }
     public func flush() {}
     public func close() {
         guard !closed else { return }
@@ -61,21 +69,45 @@ public final class JackMIDIOutput: EventOutput, ProgramChangeInput {
     }
 }
 
-/// `--wah`: watches one mapping's target (channel + controller, or pitch bend) and stores the
-/// pedal position (value / 127, or / 16383 for 14 bits) in an atomic the audio thread reads
-/// every period; the wah smooths it at audio rate.
+/// `--wah` / `--fx`: the audio engine's input. Watches one mapping's target (channel +
+/// controller, or pitch bend) and stores the pedal position (value / 127, or / 16383 for 14
+/// bits) in an atomic the audio thread reads every period (the wahs smooth it at audio rate);
+/// hands `fx=` parameters (slot, value in the parameter's units) to the callback through a
+/// lock-free ring, and a scene's change of chain through an atomic.
 public final class WahPedalOutput: EventOutput {
     let session: JackSession
     public let target: Target
+    let sceneChains: [Int]
+    /// Each chain set's parameter ranges, by slot (the events carry positions in them).
+    let ranges: [[(lower: Double, upper: Double)]]
+    /// The set the running scene uses (the one `fx=` values go to).
+    private var set = 0
     private var closed = false
-    init(session: JackSession, target: Target) {
+    init(session: JackSession, target: Target, sceneChains: [Int] = []) {
         self.session = session
         self.target = target
+        self.sceneChains = sceneChains
+        ranges = session.engine.chainSpecs.map { spec in
+            spec.parameterList.map { ($0.parameter.range.lowerBound, $0.parameter.range.upperBound) }
+        }
+        set = session.engine.selectedChain
     }
     public var name: String { "wah" }
     public func send(_ e: MIDIEvent) {
-        if e.kind == .wahSwitch { session.engine.setBypass(e.value == 0); return }
-        if let p = PedalAutomation.pedal(of: e, for: target) { session.engine.setPedal(p) }
+        switch e.kind {
+        case .wahSwitch: session.engine.setBypass(e.value == 0)
+        case .effect:
+            let slot = Int(e.controller)
+            guard set < ranges.count, slot < ranges[set].count else { return }
+            let r = ranges[set][slot]
+            session.engine.setEffect(set: set, slot: slot, value: EffectTarget.value(position: e.value, minimum: r.lower, maximum: r.upper))
+        case .effectChain:
+            let scene = Int(e.value)
+            set = scene < sceneChains.count ? sceneChains[scene] : 0
+            session.engine.selectChain(set)
+        default:
+            if let p = PedalAutomation.pedal(of: e, for: target) { session.engine.setPedal(p) }
+        }
     }
     public func flush() {}
     public func close() {
@@ -110,6 +142,39 @@ extension JackSession {
 }
 
 extension JackEngine {
+    /// The chain running and each parameter's value now, one line per effect (the live view).
+    public func effectLines() -> [String] {
+        let specs = chainSpecs
+        let (set, values) = effectValues
+        guard specs.indices.contains(set) else { return [] }
+        let spec = specs[set]
+        var lines = ["effects   \(spec.stages.map(\.kind.rawValue).joined(separator: " > "))" + (specs.count > 1 ? "   (chain \(set + 1) of \(specs.count))" : "")]
+        let first = spec.firstSlots
+        for (i, stage) in spec.stages.enumerated() {
+            var line = "  " + spec.stageName(i)
+            while line.count < 12 { line += " " }
+            for (k, p) in stage.kind.parameters.enumerated() {
+                let slot = first[i] + k
+                guard slot < values.count else { continue }
+                line += " \(p.name) \(Self.show(values[slot], p))"
+            }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    /// A value as the live view shows it: switches on/off, choices by name, numbers with two
+    /// decimals (or fewer) and the unit.
+    static func show(_ v: Double, _ p: EffectParameter) -> String {
+        switch p.kind {
+        case .continuous:
+            let r = (v * 100).rounded() / 100
+            let t = r == r.rounded() ? String(Int(r)) : String(r)
+            return p.unit.isEmpty ? t : t + " " + p.unit
+        default: return p.format(v)
+        }
+    }
+
     /// The live view's lines, read from atomics on the view's thread: the wah's pedal and
     /// centre frequency (with `wah`), the JACK load (callback time when measured) and xruns.
     public func monitorLines(wah: Bool) -> [String] {
@@ -119,6 +184,7 @@ extension JackEngine {
             let hz = Int(configuration.wah.centreFrequency(pedal: p).rounded())
             lines.append("wah       pedal \(fmt1(p * 100))%   centre \(hz) Hz" + (isBypassed ? "   (bypassed)" : ""))
         }
+        if wah { lines += effectLines() }
         guard isConnected else {
             lines.append("JACK      not connected to server '\(serverLabel)' (retrying)")
             return lines

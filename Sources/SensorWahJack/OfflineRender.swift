@@ -2,6 +2,7 @@
 
 import CSndfile
 import SensorWahCore
+import SensorWahEngine
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -172,6 +173,8 @@ public struct OfflineRenderResult: Sendable {
     public var pedalChanges = 0
     /// Engage-switch changes (`--wah-switch`) that fell inside the audio.
     public var switchChanges = 0
+    /// Effect parameter changes (`fx=` mappings) that fell inside the audio.
+    public var effectChanges = 0
     public var elapsedSeconds = 0.0
     public var outputFormat: SoundSampleFormat = .pcm24
     public var audioSeconds: Double { sampleRate > 0 ? Double(frames) / Double(sampleRate) : 0 }
@@ -243,6 +246,133 @@ public func renderWah(input: SoundFile, output path: String, settings: WahSettin
                 let p = planar + c * block + offset
                 wahs[c].process(p, p, count: end - offset)
             }
+            offset = end
+        }
+        for c in 0..<channels {
+            let src = planar + c * block
+            for i in 0..<n { interleaved[i * channels + c] = src[i] }
+        }
+        try output.write(interleaved, frames: n)
+        position += n
+    }
+    result.frames = position
+    result.elapsedSeconds = monotonicSeconds() - start
+    return result
+}
+
+/// A change of an effect parameter at a sample position (`render --fx` with `fx=` mappings):
+/// from `frame` on, slot `slot` of the chain is set to `value` (in the parameter's units).
+public struct EffectBreakpoint: Sendable, Equatable {
+    public var frame: Int
+    public var slot: Int
+    public var value: Double
+    public init(frame: Int, slot: Int, value: Double) {
+        self.frame = frame; self.slot = slot; self.value = value
+    }
+}
+
+/// `render`: the events of the pedal's mapping become pedal breakpoints (as `PedalAutomationOutput`)
+/// and `fx=` events become effect breakpoints, each at round(t * sample rate).
+public final class EffectAutomationOutput: EventOutput {
+    public private(set) var automation: PedalAutomation
+    public private(set) var effects: [EffectBreakpoint] = []
+    let ranges: [(lower: Double, upper: Double)]
+    public init(_ automation: PedalAutomation, chain: EffectChainSpec) {
+        self.automation = automation
+        ranges = chain.parameterList.map { ($0.parameter.range.lowerBound, $0.parameter.range.upperBound) }
+    }
+    public var name: String { "render" }
+    public func send(_ e: MIDIEvent) {
+        guard e.kind == .effect else { automation.add(e); return }
+        let slot = Int(e.controller)
+        guard slot < ranges.count, let f = PedalAutomation.frame(at: e.time, sampleRate: automation.sampleRate) else { return }
+        var frame = f
+        if let last = effects.last, frame < last.frame { frame = last.frame }   // in frame order, as the pedal's
+        effects.append(EffectBreakpoint(frame: frame, slot: slot,
+                                        value: EffectTarget.value(position: e.value, minimum: ranges[slot].lower, maximum: ranges[slot].upper)))
+    }
+    public func flush() {}
+    public func close() {}
+}
+
+/// Runs an effect chain (one `EffectChain` per channel, same spec and settings) over `input`
+/// into a new file: the wahs' pedal follows `automation`'s breakpoints and their switch its
+/// switches, and every effect breakpoint sets its parameter, each at its exact sample; the
+/// chain smooths them as it does in real time. As `renderWah` otherwise.
+public func renderChain(input: SoundFile, output path: String, chain spec: EffectChainSpec, settings: WahSettings,
+                        automation: PedalAutomation, effects: [EffectBreakpoint] = [],
+                        sampleFormat: SoundSampleFormat? = nil, blockFrames: Int = 4096,
+                        progress: ((Double) -> Void)? = nil) throws(SoundFileError) -> OfflineRenderResult {
+    let start = monotonicSeconds()
+    let channels = input.channels
+    var chosen = sampleFormat ?? input.sampleFormat ?? .pcm24
+    if sampleFormat == nil && chosen == .float && SoundFileContainer(path: path) == .flac { chosen = .pcm24 }
+    let output = try SoundFile.create(path, sampleRate: input.sampleRate, channels: channels, sampleFormat: chosen)
+
+    var startSettings = settings
+    if automation.initialBypassed { startSettings.bypass = true }   // a switched wah starts off
+    let block = max(blockFrames, 1)
+    let chains = (0..<channels).map { _ in
+        EffectChain(spec: spec, sampleRate: Double(input.sampleRate), maximumBlock: block, wah: startSettings)
+    }
+    defer { for c in chains { c.destroy() } }
+    // the wahs' pedal and switch slots
+    var pedalSlots: [Int] = [], switchSlots: [Int] = []
+    let first = spec.firstSlots
+    for (i, stage) in spec.stages.enumerated() where stage.kind == .wah {
+        let pedal = EffectKind.wah.parameter(named: "pedal")!.index
+        pedalSlots.append(first[i] + pedal)
+        switchSlots.append(first[i] + EffectKind.wah.parameter(named: "bypass")!.index)
+        if stage.settings[pedal] == nil {
+            for c in chains { c.setParameter(slot: first[i] + pedal, value: Double(automation.initialPedal)) }
+        }
+    }
+    for c in chains { c.reset() }   // the start is where it is, no glide from the defaults
+
+    let interleaved = UnsafeMutablePointer<Float>.allocate(capacity: block * channels)
+    let planar = UnsafeMutablePointer<Float>.allocate(capacity: block * channels)
+    defer { interleaved.deallocate(); planar.deallocate() }
+
+    let points = automation.breakpoints
+    let switches = automation.switches
+    var next = 0, nextSwitch = 0, nextEffect = 0
+    var position = 0
+    var result = OfflineRenderResult()
+    result.channels = channels
+    result.sampleRate = input.sampleRate
+    result.outputFormat = chosen
+    let total = Double(max(input.frames, 1))
+    while true {
+        let n = input.read(into: interleaved, frames: block)
+        if n <= 0 { break }
+        progress?(Double(position) / total)
+        for c in 0..<channels {
+            let dst = planar + c * block
+            for i in 0..<n { dst[i] = interleaved[i * channels + c] }
+        }
+        var offset = 0
+        while offset < n {
+            let here = position + offset
+            while next < points.count && points[next].frame <= here {
+                for c in chains { for s in pedalSlots { c.setParameter(slot: s, value: Double(points[next].pedal)) } }
+                next += 1
+                result.pedalChanges += 1
+            }
+            while nextSwitch < switches.count && switches[nextSwitch].frame <= here {
+                for c in chains { for s in switchSlots { c.setParameter(slot: s, value: switches[nextSwitch].pedal == 0 ? 1 : 0) } }
+                nextSwitch += 1
+                result.switchChanges += 1
+            }
+            while nextEffect < effects.count && effects[nextEffect].frame <= here {
+                for c in chains { c.setParameter(slot: effects[nextEffect].slot, value: effects[nextEffect].value) }
+                nextEffect += 1
+                result.effectChanges += 1
+            }
+            var end = n
+            if next < points.count && points[next].frame < position + end { end = points[next].frame - position }
+            if nextSwitch < switches.count && switches[nextSwitch].frame < position + end { end = switches[nextSwitch].frame - position }
+            if nextEffect < effects.count && effects[nextEffect].frame < position + end { end = effects[nextEffect].frame - position }
+            for c in 0..<channels { chains[c].process(planar + c * block + offset, count: end - offset) }
             offset = end
         }
         for c in 0..<channels {

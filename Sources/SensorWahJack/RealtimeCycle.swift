@@ -126,10 +126,15 @@ struct RTState {
     /// `control_in`: Program Change for scene switching (nil: not registered).
     var controlPort: OpaquePointer? = nil
     var channels = 0
-    var wah1 = WahProcessor()
-    var wah2 = WahProcessor()
-    /// Sample rate the processors are prepared for.
-    var preparedRate: UInt32 = 0
+    /// The effect chains, prepared outside the audio thread (`EffectChainSet`): set 0 is the
+    /// chain of `--fx` (the wah alone by default), the others scenes' own chains.
+    var fx = EffectChainSet()
+    /// Sample rate the chains are prepared for (written by the thread that prepares them,
+    /// after they are in place; read each cycle).
+    let preparedRate: UnsafeAtomic<UInt32>
+    /// A sample rate the callback saw differ from `preparedRate`: from then on it leaves the
+    /// chains alone (audio passes dry) until new ones are prepared (`JackEngine.supervise`).
+    let rateSeen: UnsafeAtomic<UInt32>
 
     /// Pedal 0...1 as the bit pattern of a Float (written by any thread, read each cycle).
     let pedalBits: UnsafeAtomic<UInt32>
@@ -151,14 +156,27 @@ struct RTState {
     /// Program Change received on `control_in` (status and program in the packed bytes),
     /// for the main thread; and how many arrived (dropped ones included).
     var hasControl = false
+    /// Program Change selects scenes (else only `--fx-cc` controllers are read).
+    var takesProgramChange = false
     let controlRing: MIDIRing
     let programChanges: UnsafeAtomic<Int>
+    /// `--fx-cc` Control Changes applied.
+    let fxControlChanges: UnsafeAtomic<Int>
+    /// Effect parameters from the mappings: slot (bits 0-15), chain set (16-31), the value as
+    /// Float bits (32-63); one producer (the output thread), the callback drains it each cycle.
+    let fxRing: MIDIRing
+    /// The chain set the current scene runs (written by the output thread).
+    let wantedSet: UnsafeAtomic<Int>
+    /// Read JACK transport's tempo each cycle (the chain has a tempo-synced effect).
+    var transport = false
 
     var hooks: RTHooks? = nil
     var measure = false
     var timer: CallbackTimer
 
     init(midiCapacity: Int) {
+        preparedRate = .create(0)
+        rateSeen = .create(0)
         pedalBits = .create(Float(0).bitPattern)
         bypassed = .create(false)
         requestedRate = .create(0)
@@ -171,10 +189,16 @@ struct RTState {
         ring = MIDIRing(capacity: midiCapacity)
         controlRing = MIDIRing(capacity: 64)
         programChanges = .create(0)
+        fxControlChanges = .create(0)
+        fxRing = MIDIRing(capacity: 1024)
+        wantedSet = .create(0)
         timer = CallbackTimer()
     }
 
     func destroy() {
+        fx.destroy()
+        preparedRate.destroy()
+        rateSeen.destroy()
         pedalBits.destroy()
         bypassed.destroy()
         requestedRate.destroy()
@@ -187,6 +211,9 @@ struct RTState {
         ring.destroy()
         controlRing.destroy()
         programChanges.destroy()
+        fxControlChanges.destroy()
+        fxRing.destroy()
+        wantedSet.destroy()
         timer.destroy()
     }
 }
@@ -230,50 +257,79 @@ func rtCycle(_ s: UnsafeMutablePointer<RTState>, _ nframes: jack_nframes_t) {
     s.pointee.cycles.wrappingIncrement(ordering: .relaxed)
     s.pointee.periodFrames.store(nframes, ordering: .relaxed)
 
+    // the chains are for this sample rate (else new ones are being prepared: hands off)
+    let rate = s.pointee.requestedRate.load(ordering: .relaxed)
+    let ready = rate == 0 || rate == s.pointee.preparedRate.load(ordering: .acquiring)
+    // control_in first: a controller moved in the last period takes effect in this one
+    if s.pointee.hasControl { rtControl(s, nframes, chains: ready) }
     let channels = s.pointee.channels
     if channels > 0 {
-        let pedal = Float(bitPattern: s.pointee.pedalBits.load(ordering: .relaxed))
-        s.pointee.wah1.setPedal(pedal)
-        s.pointee.wah2.setPedal(pedal)
-        // the engage switch: a store into each processor; the crossfade avoids the click
-        let off = s.pointee.bypassed.load(ordering: .relaxed)
-        s.pointee.wah1.setBypass(off)
-        s.pointee.wah2.setBypass(off)
-        // re-prepare after a sample-rate change (a few libm calls, no allocation); the smoothed
-        // pedal restarts at its target
-        let rate = s.pointee.requestedRate.load(ordering: .relaxed)
-        if rate != 0 && rate != s.pointee.preparedRate {
-            s.pointee.wah1.prepare(sampleRate: Double(rate))
-            s.pointee.wah2.prepare(sampleRate: Double(rate))
-            s.pointee.preparedRate = rate
-        }
-        if let i = jack_port_get_buffer(s.pointee.in1, nframes), let o = jack_port_get_buffer(s.pointee.out1, nframes) {
-            s.pointee.wah1.process(i.assumingMemoryBound(to: Float.self), o.assumingMemoryBound(to: Float.self), count: n)
-        }
+        let in1 = jack_port_get_buffer(s.pointee.in1, nframes)?.assumingMemoryBound(to: Float.self)
+        let out1 = jack_port_get_buffer(s.pointee.out1, nframes)?.assumingMemoryBound(to: Float.self)
+        var in2: UnsafeMutablePointer<Float>? = nil, out2: UnsafeMutablePointer<Float>? = nil
         if channels > 1 {
-            if let i = jack_port_get_buffer(s.pointee.in2, nframes), let o = jack_port_get_buffer(s.pointee.out2, nframes) {
-                s.pointee.wah2.process(i.assumingMemoryBound(to: Float.self), o.assumingMemoryBound(to: Float.self), count: n)
+            in2 = jack_port_get_buffer(s.pointee.in2, nframes)?.assumingMemoryBound(to: Float.self)
+            out2 = jack_port_get_buffer(s.pointee.out2, nframes)?.assumingMemoryBound(to: Float.self)
+        }
+        // a sample-rate change: the chains were prepared for the old rate; pass the audio dry
+        // until the supervisor has prepared new ones (allocation is not for this thread)
+        if !ready {
+            s.pointee.rateSeen.store(rate, ordering: .releasing)
+            if let i = in1, let o = out1 { o.update(from: i, count: n) }
+            if let i = in2, let o = out2 { o.update(from: i, count: n) }
+        } else {
+            rtControls(s)
+            if s.pointee.transport, let client = s.pointee.client {
+                var pos = jack_position_t()
+                _ = jack_transport_query(client, &pos)   // documented real-time safe: shared memory
+                if pos.valid.rawValue & JackPositionBBT.rawValue != 0 { s.pointee.fx.setTempo(pos.beats_per_minute) }
             }
+            s.pointee.fx.process(in1, out1, in2, out2, count: n)
+            s.pointee.fx.publish()
         }
     }
     if s.pointee.hasMIDI { rtMIDI(s, nframes) }
-    if s.pointee.hasControl { rtControl(s, nframes) }
 }
 
+/// What other threads set since the last cycle: the pedal and the wah's switch (applied only
+/// when they change, so an `fx=wah.pedal` mapping or a CC is not overridden every period), the
+/// chain a scene asked for, and the parameters the mappings sent.
+@inline(__always)
+func rtControls(_ s: UnsafeMutablePointer<RTState>) {
+    let wanted = s.pointee.wantedSet.load(ordering: .acquiring)
+    s.pointee.fx.select(wanted)
+    let pedalBits = s.pointee.pedalBits.load(ordering: .relaxed)
+    let off = s.pointee.bypassed.load(ordering: .relaxed)
+    s.pointee.fx.applyPedal(bits: pedalBits, bypassed: off)
+    let ring = s.pointee.fxRing
+    while let e = ring.pop() {
+        let p = e.packed
+        s.pointee.fx.setParameter(set: Int(truncatingIfNeeded: (p >> 16) & 0xFFFF), slot: Int(truncatingIfNeeded: p & 0xFFFF),
+                                  value: Double(Float(bitPattern: UInt32(truncatingIfNeeded: p >> 32))))
+    }
+}
+
+
 /// `control_in`: copies each Program Change (status 0xC0-0xCF and its program) into the
-/// control ring; everything else (clock, notes, controllers, SysEx) is left where it is.
+/// control ring (with scenes); a Control Change bound by `--fx-cc` sets its effect parameter
+/// at once; everything else (clock, notes, other controllers, SysEx) is left where it is.
 /// A full ring drops the message and counts it (`controlRing.dropped`).
 @inline(__always)
-func rtControl(_ s: UnsafeMutablePointer<RTState>, _ nframes: jack_nframes_t) {
+func rtControl(_ s: UnsafeMutablePointer<RTState>, _ nframes: jack_nframes_t, chains: Bool) {
     guard let port = s.pointee.controlPort, let buffer = jack_port_get_buffer(port, nframes) else { return }
     let count = jack_midi_get_event_count(buffer)
     let ring = s.pointee.controlRing
     var event = jack_midi_event_t()
     var i: UInt32 = 0
+    let scenes = s.pointee.takesProgramChange
     while i < count {
-        if jack_midi_event_get(&event, buffer, i) == 0, event.size == 2, let b = event.buffer, b[0] & 0xF0 == 0xC0 {
-            ring.push(MIDIRingEntry(arrival: 0, packed: UInt64(b[0]) | UInt64(b[1] & 0x7F) << 8 | 2 << 56))
-            s.pointee.programChanges.wrappingIncrement(ordering: .relaxed)
+        if jack_midi_event_get(&event, buffer, i) == 0, let b = event.buffer {
+            if scenes, event.size == 2, b[0] & 0xF0 == 0xC0 {
+                ring.push(MIDIRingEntry(arrival: 0, packed: UInt64(b[0]) | UInt64(b[1] & 0x7F) << 8 | 2 << 56))
+                s.pointee.programChanges.wrappingIncrement(ordering: .relaxed)
+            } else if chains, event.size == 3, b[0] & 0xF0 == 0xB0, s.pointee.fx.controlChange(Int(b[1] & 0x7F), value: Int(b[2] & 0x7F)) {
+                s.pointee.fxControlChanges.wrappingIncrement(ordering: .relaxed)
+            }
         }
         i &+= 1
     }

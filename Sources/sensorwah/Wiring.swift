@@ -28,7 +28,8 @@ enum Wiring {
     /// Every output asked for. One that cannot start (no sequencer, no JACK server) logs one
     /// error line and the others run in full. `controlIn` (listen with scenes) also opens the
     /// Program Change inputs: the ALSA port `control in` and the JACK port `control_in`.
-    static func outputs(_ o: OutputOptions, mappings: [Mapping], controlIn: Bool = false, logger: Logger) throws -> [any EventOutput] {
+    static func outputs(_ o: OutputOptions, mappings: [Mapping], controlIn: Bool = false, scenes: [Scene] = [], startScene: Int = 0,
+                        logger: Logger) throws -> [any EventOutput] {
         var outs: [any EventOutput] = []
         for d in o.destinations {
             switch d {
@@ -41,7 +42,8 @@ enum Wiring {
                 break   // below, with the wah: one JACK client serves both
             }
         }
-        outs += try jackOutputs(o.jack, midi: o.destinations.contains(.jack), controlIn: controlIn, mappings: mappings, logger: logger)
+        outs += try jackOutputs(o.jack, midi: o.destinations.contains(.jack), controlIn: controlIn, mappings: mappings,
+                                scenes: scenes, startScene: startScene, logger: logger)
         return outs
     }
 
@@ -50,32 +52,55 @@ enum Wiring {
         outputs.compactMap { $0 as? any ProgramChangeInput }.filter { $0.programChangeInputName != nil }
     }
 
-    /// The JACK outputs (`--midi jack`, `--wah`), sharing one client; empty when neither is asked for.
-    static func jackOutputs(_ j: JackOptions, midi: Bool, controlIn: Bool = false, mappings: [Mapping], logger: Logger) throws -> [any EventOutput] {
-        guard midi || j.wah else { return [] }
-        if j.wah && j.wahMap > mappings.count {
+    /// The JACK outputs (`--midi jack`, `--wah` or `--fx`), sharing one client; empty when
+    /// neither is asked for. With scenes, each scene's own chain is prepared too (see `chainSets`).
+    static func jackOutputs(_ j: JackOptions, midi: Bool, controlIn: Bool = false, mappings: [Mapping],
+                            scenes: [Scene] = [], startScene: Int = 0, logger: Logger) throws -> [any EventOutput] {
+        guard midi || j.audio else { return [] }
+        if j.audio && j.wahMap > mappings.count {
             throw ValidationError("--wah-map \(j.wahMap): there \(mappings.count == 1 ? "is 1 mapping" : "are \(mappings.count) mappings")")
         }
         let pedalMapping = mappings[min(j.wahMap, mappings.count) - 1]
-        let session = JackSession(engine: JackEngine(configuration: try jackConfiguration(j, midi: midi, controlIn: controlIn, pedalMapping: pedalMapping),
-                                                     logger: logger), logger: logger)
-        let outs = session.start(midi: midi, wahTarget: j.wah ? pedalMapping.target : nil)
-        if j.wah {
-            logger.info("wah: pedal follows mapping \(j.wahMap) (\(pedalMapping.target)); \(j.tone.summary), \(j.channels) channel\(j.channels == 1 ? "" : "s")")
+        let (sets, sceneSets) = try chainSets(j, scenes: scenes)
+        var config = try jackConfiguration(j, midi: midi, controlIn: controlIn, pedalMapping: pedalMapping)
+        config.chains = sets
+        let engine = JackEngine(configuration: config, logger: logger)
+        if sceneSets.indices.contains(startScene) { engine.selectChain(sceneSets[startScene]) }
+        let session = JackSession(engine: engine, logger: logger)
+        let outs = session.start(midi: midi, wahTarget: j.audio ? pedalMapping.target : nil, sceneChains: sceneSets)
+        if j.audio {
+            let pedal = pedalMapping.target.isEffect ? "no mapping moves the wah's pedal (mapping \(j.wahMap) is an effect parameter)"
+                : "wah pedal follows mapping \(j.wahMap) (\(pedalMapping.target))"
+            logger.info("effects: \(sets[0])\(sets.count > 1 ? " (and \(sets.count - 1) scene chain\(sets.count == 2 ? "" : "s"))" : ""); \(pedal); \(j.tone.summary), \(j.channels) channel\(j.channels == 1 ? "" : "s")")
         }
         return outs
+    }
+
+    /// The chains the engine prepares: the run's (`--fx`, else the wah alone) first, then each
+    /// scene's own one not seen before; and for each scene, the index of the chain it runs.
+    static func chainSets(_ j: JackOptions, scenes: [Scene]) throws -> (sets: [EffectChainSpec], sceneSets: [Int]) {
+        var sets = [try j.fx.chain()]
+        var sceneSets: [Int] = []
+        for scene in scenes {
+            guard let c = scene.chain else { sceneSets.append(0); continue }
+            if let k = sets.firstIndex(of: c) { sceneSets.append(k) } else { sets.append(c); sceneSets.append(sets.count - 1) }
+        }
+        return (sets, sceneSets)
     }
 
     static func jackConfiguration(_ j: JackOptions, midi: Bool, controlIn: Bool = false, pedalMapping: Mapping) throws -> JackEngineConfiguration {
         var c = JackEngineConfiguration()
         c.serverName = j.jackServer
-        c.channels = j.wah ? j.channels : 0
+        c.channels = j.audio ? j.channels : 0
         c.midiOut = midi
         c.controlIn = midi && controlIn
         c.wah = j.tone.settings()
         c.connections = try j.connections()
-        c.initialPedal = PedalAutomation.pedal(value: pedalMapping.rest, of: pedalMapping.target)
+        c.initialPedal = pedalMapping.target.isEffect ? 0 : PedalAutomation.pedal(value: pedalMapping.rest, of: pedalMapping.target)
         if j.wahSwitch != nil { c.wah.bypass = true }   // a switched wah starts off, like the pedal
+        c.wahSwitch = j.wahSwitch != nil
+        c.chains = [try j.fx.chain()]
+        c.effectControllers = try j.controllerBindings().map { ($0.controller, $0.address) }
         return c
     }
 

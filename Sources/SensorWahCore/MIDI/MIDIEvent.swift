@@ -6,6 +6,11 @@ public struct MIDIEvent: Sendable, Equatable {
         case noteOn = 3, noteOff = 4
         /// Not MIDI: the wah's engage switch (`value` 1 engaged, 0 bypassed), for `--wah-switch`.
         case wahSwitch = 5
+        /// Not MIDI: a parameter of the effect chain (`fx=`): `controller` is the parameter's
+        /// slot in the chain, `value` its position 0...65535 in the parameter's whole range.
+        case effect = 6
+        /// Not MIDI: a scene switched the effect chain; `value` is the scene's index.
+        case effectChain = 7
     }
     /// Seconds of sensor time since the first sample.
     public var time: Double
@@ -49,7 +54,7 @@ public struct MIDIEvent: Sendable, Equatable {
         case .noteOff:
             out[0] = 0x80 | status; out[1] = controller & 0x7F; out[2] = 0
             return 3
-        case .wahSwitch:
+        case .wahSwitch, .effect, .effectChain:
             return 0
         }
     }
@@ -98,10 +103,18 @@ public enum JSONLine {
         case .noteOn: put(",\"type\":\"note_on\",\"ch\":")
         case .noteOff: put(",\"type\":\"note_off\",\"ch\":")
         case .wahSwitch: put(",\"type\":\"wah_switch\",\"engaged\":")
+        case .effect: put(",\"type\":\"fx\",\"slot\":")
+        case .effectChain: put(",\"type\":\"fx_chain\",\"scene\":")
         }
         switch e.kind {
         case .wahSwitch:
             put(e.value != 0 ? "true" : "false")
+        case .effect:
+            putInt(Int(e.controller))
+            put(",\"position\":")
+            putInt(Int(e.value))
+        case .effectChain:
+            putInt(Int(e.value))
         case .noteOn, .noteOff:
             putInt(Int(e.channel) &+ 1)
             put(",\"note\":")

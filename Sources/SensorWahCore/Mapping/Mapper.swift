@@ -360,7 +360,7 @@ public struct Mapper: Sendable {
             states[i].lastAccepted = .nan
             states[i].candidate = .nan
             states[i].candidateRun = 0
-            if case .wahSwitch = m.target { continue }   // a stomp switch stays where it was put
+            if m.target.staysWhereSwitched { continue }   // a stomp switch stays where it was put
             if case .note = m.target {
                 // a hanging note ends now (not later than its length)
                 let due = states[i].noteOffDue
@@ -402,8 +402,8 @@ public struct Mapper: Sendable {
             if next.contains(where: { $0.target == m.target }) { continue }
             states[i].pending = -1
             states[i].glideFrom = -1
+            if m.target.staysWhereSwitched { continue }
             switch m.target {
-            case .wahSwitch: continue
             case .note:
                 // a sounding note ends now
                 let due = states[i].noteOffDue
@@ -450,6 +450,9 @@ extension MIDIEvent {
             self.init(time: time, kind: .controlChange, channel: ch, controller: cc, value: UInt16(value))
         case .wahSwitch:
             self.init(time: time, kind: .wahSwitch, channel: 0, value: UInt16(value))
+        case .effect(let t):
+            self.init(time: time, kind: .effect, channel: 0, controller: UInt8(clamping: t.slot),
+                      value: t.position(of: t.value(forStep: value)))
         }
     }
 }

@@ -216,17 +216,21 @@ public enum Target: Sendable, Equatable, CustomStringConvertible {
     case toggle(channel: UInt8, controller: UInt8)
     /// Each gesture flips the wah between engaged and bypassed (`--wah-switch`; not MIDI).
     case wahSwitch
+    /// A parameter of the effect chain (`fx=tremolo.rate`; not MIDI): a 14-bit value over the
+    /// target's span, or with `toggle` flipped by a gesture.
+    case effect(EffectTarget)
 
     public var channel: UInt8 {
         switch self {
         case .controlChange(let c, _), .controlChange14(let c, _), .pitchBend(let c), .note(let c, _, _), .toggle(let c, _): return c
-        case .wahSwitch: return 0
+        case .wahSwitch, .effect: return 0
         }
     }
     public var maxValue: Int {
         switch self {
         case .controlChange, .note, .toggle: return 127
         case .wahSwitch: return 1
+        case .effect: return EffectTarget.steps
         default: return 16383
         }
     }
@@ -234,9 +238,26 @@ public enum Target: Sendable, Equatable, CustomStringConvertible {
     public var isTrigger: Bool {
         switch self {
         case .note, .toggle, .wahSwitch: return true
+        case .effect(let t): return t.toggle
         default: return false
         }
     }
+    /// An effect parameter (`fx=`), not a MIDI message.
+    public var isEffect: Bool {
+        if case .effect = self { return true }
+        return false
+    }
+
+    /// A switch a gesture flips (the wah's, an effect's `toggle`): it stays where it was put
+    /// when a sender falls silent, at exit and across scenes.
+    public var staysWhereSwitched: Bool {
+        switch self {
+        case .wahSwitch: return true
+        case .effect(let t): return t.toggle
+        default: return false
+        }
+    }
+
     public var description: String {
         switch self {
         case .controlChange(let ch, let cc): return "CC \(cc) on channel \(ch + 1)"
@@ -245,6 +266,7 @@ public enum Target: Sendable, Equatable, CustomStringConvertible {
         case .note(let ch, let n, let len): return "note \(n) on channel \(ch + 1) (\(Int((len * 1000).rounded())) ms)"
         case .toggle(let ch, let cc): return "CC \(cc) toggle 127/0 on channel \(ch + 1)"
         case .wahSwitch: return "the wah's engage switch"
+        case .effect(let t): return t.description
         }
     }
 }

@@ -17,6 +17,9 @@ extension Mapping {
       bend     pitch bend                              ch=N    MIDI channel 1-16 (default 1)
       note=N   a note per gesture (velocity from its strength), length=MS (default 150)
       toggle=N a gesture flips CC N between 127 and 0
+      fx=EFFECT.PARAM  a parameter of the effect chain (--fx), e.g. fx=tremolo.rate, fx=delay.bypass
+               to=LO..HI  where the output lands, in the parameter's units (default: its whole range)
+               toggle     with a gesture source: each gesture flips it between HI and LO
       range=MIN..MAX   input range (clamped)           bipolar | unipolar   centre=X
       invert   deadzone=F (0-0.9)   curve=linear|exp:K|log:K
       smooth=MS  smoothing time constant in ms (0 = off)   beta=B  one-euro speed coefficient
@@ -62,6 +65,9 @@ extension Mapping {
         var channel: UInt8 = 0
         var chosen: (kind: String, number: UInt8)? = nil
         var noteLength = 0.15
+        var fxAddress: String? = nil
+        var fxSpan: (Double, Double)? = nil
+        var fxToggle = false
         var rest: [(word: String, key: String, value: String?)] = []
         for o in options {
             func int(_ lo: Int, _ hi: Int) throws -> Int {
@@ -82,7 +88,23 @@ extension Mapping {
                 try setTarget("bend", 0)
             case "ch", "channel": channel = UInt8(try int(1, 16) - 1)
             case "note": try setTarget("note", UInt8(try int(0, 127)))
+            case "toggle" where o.value == nil:
+                fxToggle = true
             case "toggle": try setTarget("toggle", UInt8(try int(0, 127)))
+            case "fx":
+                guard let v = o.value, EffectTarget.isAddress(v) else {
+                    throw fail("'\(o.word)': fx names a parameter as EFFECT.PARAM, e.g. fx=tremolo.rate or fx=delay.bypass")
+                }
+                try setTarget("fx", 0)
+                fxAddress = v
+            case "to":
+                let v = o.value ?? ""
+                let r = v.componentsSeparatedByDoubleDot
+                let bounds = r.count == 2 ? r.compactMap { Double($0) } : []
+                guard bounds.count == 2, bounds[0].isFinite, bounds[1].isFinite, bounds[0] != bounds[1] else {
+                    throw fail("'\(o.word)': to needs LO..HI in the parameter's units, e.g. to=1..8 (HI below LO turns it around)")
+                }
+                fxSpan = (bounds[0], bounds[1])
             case "length":
                 guard let v = o.value, let ms = Double(v.replacingMS), ms.isFinite, ms >= 1, ms <= 60_000 else {
                     throw fail("'\(o.word)': length needs a time from 1 to 60000 ms (how long a gesture's note sounds)")
@@ -97,10 +119,18 @@ extension Mapping {
         case "bend": t = .pitchBend(channel: channel)
         case "note": t = .note(channel: channel, note: chosen!.number, length: noteLength)
         case "toggle": t = .toggle(channel: channel, controller: chosen!.number)
+        case "fx": t = .effect(EffectTarget(address: fxAddress!, low: fxSpan?.0, high: fxSpan?.1, toggle: fxToggle))
         default: t = .controlChange(channel: channel, controller: chosen?.number ?? 11)
         }
+        if chosen?.kind == "fx", let c = options.first(where: { $0.key == "ch" || $0.key == "channel" }) {
+            throw fail("'\(c.word)': an effect parameter (fx=) is not sent on a MIDI channel; leave ch= out")
+        }
+        if chosen?.kind != "fx" {
+            if fxToggle { throw fail("'toggle': a bare toggle flips an effect parameter (fx=...); a CC toggle is toggle=N") }
+            if fxSpan != nil { throw fail("'to': only an effect parameter (fx=...) has an output span; a MIDI target's is its 0-127 (or 14-bit) range") }
+        }
         if t.isTrigger && source.gesture == nil {
-            throw fail("'\(first)': note= and toggle= are played by a gesture source (flick, shake, tap)")
+            throw fail("'\(first)': note=, toggle= and an fx toggle are played by a gesture source (flick, shake, tap)")
         }
         if options.contains(where: { $0.key == "length" }), case .note = t {} else if options.contains(where: { $0.key == "length" }) {
             throw fail("'length': only a note= mapping has a length")
@@ -245,6 +275,10 @@ extension Mapping {
         case .note(let ch, let note, let length): w += ["note=\(note)", "ch=\(Int(ch) + 1)", "length=\(n((length * 1000).rounded()))"]
         case .toggle(let ch, let cc): w += ["toggle=\(cc)", "ch=\(Int(ch) + 1)"]
         case .wahSwitch: w.append("# the wah switch (--wah-switch), not a --map target")
+        case .effect(let t):
+            w.append("fx=\(t.address)")
+            if let lo = t.low, let hi = t.high { w.append("to=\(n(lo))..\(n(hi))") }
+            if t.toggle { w.append("toggle") }
         }
         w.append("range=\(n(inputMin))..\(n(inputMax))")
         w.append(bipolar ? "bipolar" : "unipolar")

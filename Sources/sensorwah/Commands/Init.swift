@@ -54,6 +54,13 @@ struct Init: ParsableCommand {
         # Mappings: one per line, the syntax of --map (see `sensorwah mappings`).
         mappings:
           - \(Mapping.default.syntax)
+          # - tilt.y fx=tremolo.rate to=1..8    # an effect parameter follows the wrist (needs it in the chain)
+          # - flick fx=delay.bypass toggle       # a gesture switches an effect on and off
+
+        # The effect chain the engine runs (--fx); without one, the wah alone. One line or a list:
+        # chain: fuzz drive=0.8 tone=0.6 level=0.4 > wah > delay time=0.3 feedback=0.4 mix=0.3
+        # fx-preset: fuzz-wah               # or a named chain (\(EffectChainSpec.presets.map(\.name).joined(separator: ", ")))
+        # fx-cc: { 20: delay.mix, 21: delay.feedback }   # MIDI CC on the JACK port control_in moves a parameter
 
         input:
           format: \(input.format.rawValue)          # \(SensorFormat.allCases.map(\.rawValue).joined(separator: ", "))

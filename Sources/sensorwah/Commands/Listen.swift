@@ -117,7 +117,21 @@ struct Listen: ParsableCommand {
         }
         let file = try ConfigFile(path: path)
         let extra = output.jack.switchMappings()
-        let scenes = try file.parsedScenes().map { Scene(name: $0.name, mappings: $0.mappings + extra) }
+        let main = try output.jack.fx.chain()
+        let scenes = try file.parsedScenes().map { s -> Scene in
+            // a scene's own chain (chain: or fx-preset: under it), its fx= targets resolved against it
+            var chain: EffectChainSpec? = nil
+            if let own = s.chain {
+                do { chain = own.preset ? try EffectChainSpec.preset(named: own.text) : try EffectChainSpec(parsing: own.text) } catch {
+                    throw ConfigFile.Problem(path: path, line: own.line, key: "scenes.\(s.name).\(own.preset ? "fx-preset" : "chain")", message: "\(error)")
+                }
+            }
+            var mappings = s.mappings + extra
+            do { try Mapping.resolveEffectTargets(&mappings, chain: chain ?? main) } catch {
+                throw ConfigFile.Problem(path: path, line: file.scenes.first { $0.name == s.name }?.line ?? 0, key: "scenes.\(s.name)", message: "\(error)")
+            }
+            return Scene(name: s.name, mappings: mappings, chain: chain)
+        }
         if scenes.isEmpty {
             if let s = scene { throw ValidationError("--scene \(s): \(path) has no scenes") }
             return ([], 0)
@@ -138,14 +152,15 @@ struct Listen: ParsableCommand {
         let logger = Logger(label: "sensorwah.listen")
         let (scenes, startScene): ([Scene], Int)
         do { (scenes, startScene) = try loadScenes() } catch let p as ConfigFile.Problem { throw RuntimeFailure("\(p)") }
-        let mappings = scenes.isEmpty ? try mapping.mappings() + output.jack.switchMappings() : scenes[startScene].mappings
+        let mappings = scenes.isEmpty ? try output.jack.resolve(mapping.mappings() + output.jack.switchMappings()) : scenes[startScene].mappings
         for m in mappings { logger.info("mapping: \(m.summary)") }
         Shutdown.installRezeroSignal()
 
         let config = try Wiring.listenerConfiguration(self, scenes: scenes, startScene: startScene)
 
         let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 16)
-        let pump = OutputPump(queue: queue, outputs: detect ? [] : try Wiring.outputs(output, mappings: mappings, controlIn: !scenes.isEmpty, logger: logger))
+        let pump = OutputPump(queue: queue, outputs: detect ? [] : try Wiring.outputs(output, mappings: mappings, controlIn: !scenes.isEmpty,
+                                                                                 scenes: scenes, startScene: startScene, logger: logger))
         let controls = Wiring.programChangeInputs(pump.outputs)
         let view = detect ? nil : Wiring.liveView(monitor, title: "listen", output: output,
                                                   scenes: scenes.isEmpty ? [mappings] : config.scenes.map(\.mappings),
@@ -297,7 +312,7 @@ struct Listen: ParsableCommand {
                 logger.notice("\(path): reloaded, scenes \(scenes.map(\.name).joined(separator: ", "))")
                 return ([], true)
             }
-            let mappings = try again.mapping.mappings() + again.output.jack.switchMappings()
+            let mappings = try again.output.jack.resolve(again.mapping.mappings() + again.output.jack.switchMappings())
             listener.replaceMappings(mappings)
             view?.setScenes([mappings], names: [])
             logger.notice("\(path): reloaded, \(mappings.count) mapping\(mappings.count == 1 ? "" : "s") now active (other settings take effect at the next start)")

@@ -13,7 +13,7 @@ extension SoundSampleFormat: ExpressibleByArgument {}
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Run the wah over an audio file, driven by a recorded gesture or a fixed pedal.",
+        abstract: "Run the wah (or an effect chain, --fx) over an audio file, driven by a recorded gesture or a fixed pedal.",
         discussion: """
         The gesture goes through the same parser, mapper and wah as in real time: the chosen \
         mapping's messages set the pedal (7-bit value/127, 14-bit value/16383) at sample \
@@ -27,6 +27,8 @@ struct Render: ParsableCommand {
           sensorwah render --wah-mode both --pedal 20 --sensitivity 4 guitar.wav touch.wav
           sensorwah render --recording take.csv --map "pitch cc14=1" --sample-format float in.wav out.wav
           sensorwah render --recording take.csv --map "tilt.x zero cc=11" --wah-switch flick in.wav out.wav
+          sensorwah render --recording take.csv --fx-preset fuzz-wah guitar.wav fuzzwah.wav
+          sensorwah render --recording take.csv --fx "wah > tremolo" --map "tilt.x zero cc=11" --map "tilt.y fx=tremolo.rate to=2..9" in.wav out.wav
         """
     )
 
@@ -45,6 +47,7 @@ struct Render: ParsableCommand {
     @Argument(help: "Output audio file; .wav, .flac, .aif or .aiff.")
     var output: String
     @OptionGroup var tone: WahToneOptions
+    @OptionGroup var fx: EffectChainOptions
     @OptionGroup var sensors: InputOptions
     @OptionGroup var mapping: MappingOptions
     @OptionGroup var global: GlobalOptions
@@ -73,6 +76,9 @@ struct Render: ParsableCommand {
         do { source = try SoundFile.openForReading(input) } catch { throw RuntimeFailure(error.message) }
         let rate = Double(source.sampleRate)
 
+        let chain = try fx.chain()
+        var effects: [EffectBreakpoint] = []
+        var usesChain = fx.given
         var automation: PedalAutomation
         var how: String
         if recording == nil && pedal == nil {
@@ -82,14 +88,16 @@ struct Render: ParsableCommand {
             automation = .constant(WahProcessor.pedal(fromMIDI: p, bits: 7), sampleRate: rate)
             how = "pedal held at \(p)"
         } else {
-            let mappings = try mapping.mappings()
+            let mappings = try fx.resolve(try mapping.mappings(), chain: chain)
+            if !Mapping.effectAddresses(in: mappings).isEmpty { usesChain = true }
             guard pedalMap <= mappings.count else {
                 throw ValidationError("--pedal-map \(pedalMap): there \(mappings.count == 1 ? "is 1 mapping" : "are \(mappings.count) mappings")")
             }
             let m = mappings[pedalMap - 1]
             var start = PedalAutomation(mapping: m, sampleRate: rate)
+            if m.target.isEffect { start.initialPedal = 0 }   // no mapping moves the wahs' pedal
             start.initialBypassed = wahSwitch != nil
-            let collect = PedalAutomationOutput(start)
+            let collect = EffectAutomationOutput(start, chain: chain)
             // the switch's mapping goes after the user's, as with JACK (--pedal-map counts are unchanged)
             var pipeline = Pipeline(mappings: mappings + wahSwitchMappings(wahSwitch), outputs: [collect])
             guard let paths = FileReplay.expand(recording!), !paths.isEmpty else {
@@ -105,6 +113,7 @@ struct Render: ParsableCommand {
                 throw RuntimeFailure("'\(recording!)': no sensor frames (\(read.parser.totalSkipped) rows skipped)")
             }
             automation = collect.automation
+            effects = collect.effects
             let end = automation.breakpoints.last.map { Double($0.frame) / rate } ?? 0
             how = "gesture \(recording!): \(read.parser.frames) frames, \(automation.breakpoints.count) pedal changes over \(fmt(end, 2)) s from mapping \(pedalMap) (\(m.target))"
             if let w = wahSwitch {
@@ -116,8 +125,13 @@ struct Render: ParsableCommand {
         do {
             let bar = ProgressLine("render")
             defer { bar.finish() }
-            result = try renderWah(input: source, output: output, settings: tone.settings(), automation: automation,
-                                   sampleFormat: sampleFormat, progress: bar.enabled ? bar.update : nil)
+            if usesChain {
+                result = try renderChain(input: source, output: output, chain: chain, settings: tone.settings(), automation: automation,
+                                         effects: effects, sampleFormat: sampleFormat, progress: bar.enabled ? bar.update : nil)
+            } else {
+                result = try renderWah(input: source, output: output, settings: tone.settings(), automation: automation,
+                                       sampleFormat: sampleFormat, progress: bar.enabled ? bar.update : nil)
+            }
         } catch {
             throw RuntimeFailure(error.message)
         }
@@ -126,6 +140,8 @@ struct Render: ParsableCommand {
         text += "  \(how)"
         if recording != nil { text += "; \(result.pedalChanges) applied within the audio" }
         if wahSwitch != nil { text += ", \(result.switchChanges) switch\(result.switchChanges == 1 ? "" : "es")" }
+        if !effects.isEmpty { text += "; \(result.effectChanges) effect parameter change\(result.effectChanges == 1 ? "" : "s")" }
+        if usesChain { text += "\n  effects: \(chain)" }
         text += "\n  wah: \(tone.summary)\n"
         text += "  rendered in \(fmt(result.elapsedSeconds, 3)) s = \(fmt(result.realTimeFactor, 0))x real time"
         printError(text)

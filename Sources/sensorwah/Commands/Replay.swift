@@ -34,7 +34,7 @@ struct Replay: ParsableCommand {
     func run() throws {
         global.bootstrapLogging()
         let logger = Logger(label: "sensorwah.replay")
-        let mappings = try mapping.mappings() + output.jack.switchMappings()
+        let mappings = try output.jack.resolve(mapping.mappings() + output.jack.switchMappings())
         let paths = try Wiring.recordingPaths(files)
         let motion = try mapping.motionSettings()
         Shutdown.installHandlers(hangupStops: true)

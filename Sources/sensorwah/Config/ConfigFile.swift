@@ -30,8 +30,21 @@ struct ConfigFile {
     /// Mapping lines and where they are.
     var mappings: [(text: String, line: Int)] = []
     var mappingsLine: Int?
-    /// Named sets of mappings, in file order; and the one to start with.
-    var scenes: [(name: String, line: Int, mappings: [(text: String, line: Int)])] = []
+    /// Named sets of mappings, in file order, each with its own effect chain if it names one
+    /// (`chain:` or `fx-preset:` under the scene); and the one to start with.
+    var scenes: [(name: String, line: Int, mappings: [(text: String, line: Int)], chain: SceneChain?)] = []
+    /// `chain:` (the text of `--fx`; a list is joined with ` > `) or `fx-preset:`, and `fx-cc:`
+    /// (`CC=EFFECT.PARAM` each, as `--fx-cc` takes them), with their lines.
+    var chain: (text: String, line: Int)?
+    var fxPreset: (name: String, line: Int)?
+    var fxCC: [(text: String, line: Int)] = []
+
+    /// A scene's own chain: a chain's text or a preset's name.
+    struct SceneChain: Equatable {
+        var text: String
+        var preset: Bool
+        var line: Int
+    }
     var startScene: (name: String, line: Int)?
 
     init(path: String) throws {
@@ -68,7 +81,56 @@ struct ConfigFile {
                 for (sk, sv) in named {
                     guard let sceneName = sk.string, !sceneName.isEmpty else { continue }
                     let sl = sk.mark?.line ?? line
-                    scenes.append((sceneName, sl, try Self.mappingList(sv, path: path, line: sl, key: "scenes.\(sceneName)")))
+                    let key = "scenes.\(sceneName)"
+                    // a list of mappings, or mappings: with the scene's chain: / fx-preset:
+                    if let parts = sv.mapping {
+                        var list: [(text: String, line: Int)] = []
+                        var own: SceneChain?
+                        for (pk, pv) in parts {
+                            let pl = pk.mark?.line ?? sl
+                            switch pk.string {
+                            case ConfigSchema.mappingsKey: list = try Self.mappingList(pv, path: path, line: pl, key: "\(key).mappings")
+                            case ConfigSchema.chainKey:
+                                own = SceneChain(text: try Self.chainText(pv, path: path, line: pl, key: "\(key).chain"), preset: false, line: pl)
+                            case ConfigSchema.presetKey:
+                                guard let name = pv.scalar?.string, !name.isEmpty else {
+                                    throw Problem(path: path, line: pl, key: "\(key).fx-preset", message: "expects the name of a chain preset (see sensorwah mappings)")
+                                }
+                                own = SceneChain(text: name, preset: true, line: pl)
+                            default:
+                                throw Problem(path: path, line: pl, key: "\(key).\(pk.string ?? "")",
+                                              message: "unknown key; a scene holds mappings: and, for its own effect chain, chain: or fx-preset:")
+                            }
+                        }
+                        scenes.append((sceneName, sl, list, own))
+                        continue
+                    }
+                    scenes.append((sceneName, sl, try Self.mappingList(sv, path: path, line: sl, key: key), nil))
+                }
+                continue
+            }
+            if name == ConfigSchema.chainKey {
+                chain = (try Self.chainText(v, path: path, line: line, key: name), line)
+                continue
+            }
+            if name == ConfigSchema.presetKey {
+                guard let s = v.scalar?.string, !s.isEmpty else {
+                    throw Problem(path: path, line: line, key: name, message: "expects the name of a chain preset, e.g. fuzz-wah (sensorwah mappings lists them)")
+                }
+                fxPreset = (s, line)
+                continue
+            }
+            if name == ConfigSchema.fxCCKey {
+                if case .scalar(let s) = v, s.string.isEmpty || s.string == "~" || s.string == "null" { continue }
+                guard let pairs = v.mapping else {
+                    throw Problem(path: path, line: line, key: name, message: "expects controller numbers with the parameter each moves, e.g. { 20: tremolo.rate, 21: delay.mix }")
+                }
+                for (ck, cv) in pairs {
+                    let cl = ck.mark?.line ?? line
+                    guard let cc = ck.string, let target = cv.scalar?.string, !target.isEmpty else {
+                        throw Problem(path: path, line: cl, key: name, message: "each entry is CC: EFFECT.PARAM, e.g. 20: tremolo.rate")
+                    }
+                    fxCC.append(("\(cc)=\(target)", cl))
                 }
                 continue
             }
@@ -99,6 +161,27 @@ struct ConfigFile {
                 entries.append(Entry(section: name, key: key, values: values, line: kline))
             }
         }
+        if let c = chain, let p = fxPreset {
+            throw Problem(path: path, line: max(c.line, p.line), key: c.line > p.line ? ConfigSchema.chainKey : ConfigSchema.presetKey,
+                          message: "the file names a chain twice (chain: on line \(c.line), fx-preset: on line \(p.line)); keep one")
+        }
+    }
+
+    /// An effect chain as the file writes it: one line (`fuzz drive=0.8 > wah`) or a list of
+    /// effects, one per line (joined with ` > `).
+    static func chainText(_ v: Node, path: String, line: Int, key: String) throws -> String {
+        if let s = v.scalar?.string, !s.isEmpty, s != "~", s != "null" { return s }
+        if let seq = v.sequence, !seq.isEmpty {
+            return try seq.map { item in
+                guard let s = item.scalar?.string, !s.isEmpty else {
+                    throw Problem(path: path, line: item.mark?.line ?? line, key: key,
+                                  message: "each effect is one line of text, e.g. - tremolo rate=5 depth=0.7")
+                }
+                return s
+            }.joined(separator: " > ")
+        }
+        throw Problem(path: path, line: v.mark?.line ?? line, key: key,
+                      message: "expects a chain, e.g. \"fuzz drive=0.8 > wah > delay time=0.3\", or a list of effects")
     }
 
     /// A list of mapping lines (`- accel.x cc=11 ...`), each with its line.
@@ -121,7 +204,7 @@ struct ConfigFile {
     }
 
     /// The scenes' mappings, parsed; an error names the file, the line and the scene.
-    func parsedScenes() throws -> [(name: String, mappings: [Mapping])] {
+    func parsedScenes() throws -> [(name: String, mappings: [Mapping], chain: SceneChain?)] {
         if let start = startScene, !scenes.contains(where: { $0.name == start.name }) {
             throw Problem(path: path, line: start.line, key: ConfigSchema.sceneKey,
                           message: "no scene '\(start.name)'; scenes: \(scenes.map(\.name).joined(separator: ", "))")
@@ -134,7 +217,7 @@ struct ConfigFile {
                 do { return try Mapping(parsing: m.text) } catch let e as MappingSyntaxError {
                     throw Problem(path: path, line: m.line, key: "scenes.\(scene.name)", message: e.message)
                 }
-            })
+            }, scene.chain)
         }
     }
 
@@ -184,6 +267,19 @@ struct ConfigFile {
             default: for v in e.values { args.append("--\(opt)=\(v)") }
             }
             origin[opt] = (e.line, "\(e.section).\(e.key.name)")
+        }
+        if ConfigSchema.chainCommands.contains(command) && !given.contains("fx") && !given.contains("fx-preset") {
+            if let c = chain {
+                args.append("--fx=\(c.text)")
+                origin["fx"] = (c.line, ConfigSchema.chainKey)
+            } else if let p = fxPreset {
+                args.append("--fx-preset=\(p.name)")
+                origin["fx-preset"] = (p.line, ConfigSchema.presetKey)
+            }
+        }
+        if ConfigSchema.chainCommands.contains(command) && command != "render" && !given.contains("fx-cc") {
+            for c in fxCC { args.append("--fx-cc=\(c.text)") }
+            if let first = fxCC.first { origin["fx-cc"] = (first.line, ConfigSchema.fxCCKey) }
         }
         let takesMappings: Set<String> = ["replay", "listen", "render", "learn", "calibrate", "plot"]
         if takesMappings.contains(command) && !given.contains("map") && !given.contains("map-file") {

@@ -38,6 +38,12 @@ enum ConfigSchema {
     static let mappingsKey = "mappings"
     static let scenesKey = "scenes"
     static let sceneKey = "scene"
+    /// The effect chain (`--fx`), a named chain (`--fx-preset`) and the MIDI CCs that move its
+    /// parameters (`--fx-cc`): top-level keys, for the commands that run the engine.
+    static let chainKey = "chain"
+    static let presetKey = "fx-preset"
+    static let fxCCKey = "fx-cc"
+    static let chainCommands: Set<String> = ["replay", "listen", "learn", "render"]
 
     static let sections: [Section] = [
         Section(name: "input", keys: [
@@ -73,7 +79,7 @@ enum ConfigSchema {
         ], commands: ["replay", "listen", "learn", "render"]),
     ]
 
-    static var sectionNames: [String] { sections.map(\.name) + [mappingsKey, scenesKey, sceneKey] }
+    static var sectionNames: [String] { sections.map(\.name) + [mappingsKey, scenesKey, sceneKey, chainKey, presetKey, fxCCKey] }
 
     static func section(_ name: String) -> Section? { sections.first { $0.name == name } }
 }

@@ -19,6 +19,20 @@ struct JackOptions: ParsableArguments {
     @Option(name: .customLong("wah-switch"), help: ArgumentHelp("A gesture that engages and bypasses the wah, like a wah pedal's toe switch (5 ms crossfade, no click); the wah starts bypassed.", valueName: "flick|shake|tap"))
     var wahSwitch: String?
     @OptionGroup var tone: WahToneOptions
+    @OptionGroup var fx: EffectChainOptions
+    @Option(name: .customLong("fx-cc"), help: ArgumentHelp(
+        "A MIDI Control Change on the JACK port control_in moves an effect parameter over its whole range, e.g. 20=tremolo.rate (repeatable; needs --wah or --fx).",
+        valueName: "CC=EFFECT.PARAM"))
+    var fxCC: [String] = []
+
+    /// Whether the engine runs audio: `--wah`, or a chain (`--fx`, `--fx-preset`).
+    var audio: Bool { wah || fx.given }
+
+    /// `--fx-cc` as written.
+    func controllerBindings() throws -> [EffectControllerBinding] { try fxCC.map(EffectControllerBinding.init(parsing:)) }
+
+    /// `mappings` with their `fx=` targets resolved against the chain that runs.
+    func resolve(_ mappings: [Mapping]) throws -> [Mapping] { try fx.resolve(mappings, chain: try fx.chain()) }
 
     /// The internal mapping `--wah-switch` adds after the user's (so --wah-map counts are unchanged).
     func switchMappings() -> [Mapping] { wahSwitchMappings(wahSwitch) }
@@ -28,7 +42,12 @@ struct JackOptions: ParsableArguments {
         guard (1...1000).contains(wahMap) else { throw ValidationError("--wah-map counts from 1") }
         if let w = wahSwitch {
             guard Gesture(name: w) != nil else { throw ValidationError("--wah-switch '\(w)': flick, shake or tap") }
-            guard wah else { throw ValidationError("--wah-switch needs --wah (it switches the JACK wah)") }
+            guard audio else { throw ValidationError("--wah-switch needs --wah or --fx (it switches the JACK wah)") }
+        }
+        let bindings = try controllerBindings()
+        if !bindings.isEmpty {
+            guard audio else { throw ValidationError("--fx-cc needs --wah or --fx (it moves the JACK engine's effects)") }
+            _ = try EffectControllerBinding.resolve(bindings, chain: try fx.chain())
         }
         _ = try connections()
     }

@@ -31,7 +31,7 @@ struct OutputOptions: ParsableArguments {
 
     /// The MIDI destinations asked for; stdout unless another MIDI output or the wah was.
     var destinations: [MIDIDestination] {
-        let wanted = midi.isEmpty && !jack.wah ? [.stdout] : midi
+        let wanted = midi.isEmpty && !jack.audio ? [.stdout] : midi
         return Set(wanted).sorted(by: { $0.rawValue < $1.rawValue })
     }
 }

@@ -50,6 +50,18 @@ struct JackCheck: ParsableCommand {
     var lineToAudio = false
     @Option(name: .customLong("map"), help: "The mapping whose target is swept (default: sensorwah's default mapping).")
     var map: String?
+    @Option(name: .customLong("fx"), help: "The effect chain the engine runs (as sensorwah --fx; default: the wah alone).")
+    var fx: String?
+    @Option(name: .customLong("fx-map"), help: "An fx= mapping swept as well, e.g. \"tilt.y fx=tremolo.rate to=1..8\" (its own triangle, period --fx-period).")
+    var fxMap: String?
+    @Option(help: "Seconds for one sweep of the --fx-map parameter.")
+    var fxPeriod = 1.0
+    @Option(name: .customLong("scene-fx"), help: "A second chain, switched to and back every --scene-every seconds (a scene's change of chain, crossfaded in the callback).")
+    var sceneFx: String?
+    @Option(help: "Seconds between changes of chain (with --scene-fx).")
+    var sceneEvery = 0.5
+    @Option(name: .customLong("fx-cc"), help: "CC=EFFECT.PARAM: a Control Change on control_in moves a parameter (as sensorwah --fx-cc; repeatable).")
+    var fxCC: [String] = []
 
     func validate() throws {
         guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds must be positive") }
@@ -84,16 +96,64 @@ struct JackCheck: ParsableCommand {
         c.wah.mode = WahMode(rawValue: wahMode) ?? .sensor
         c.connections = connections
         c.initialPedal = PedalAutomation.pedal(value: mapping.rest, of: mapping.target)
+        var chains: [EffectChainSpec] = []
+        do {
+            chains = [try fx.map { try EffectChainSpec(parsing: $0) } ?? .wahOnly]
+            if let second = sceneFx { chains.append(try EffectChainSpec(parsing: second)) }
+        } catch { throw ValidationError("--fx / --scene-fx: \(error)") }
+        c.chains = chains
+        for b in fxCC {
+            let parts = b.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, let cc = Int(parts[0]) else { throw ValidationError("--fx-cc '\(b)': CC=EFFECT.PARAM") }
+            c.effectControllers.append((cc, String(parts[1])))
+        }
+        // the --fx-map sweep's target, resolved against each chain (the second chain's slot
+        // when it runs)
+        var fxTargets: [Target] = []
+        if let text = fxMap {
+            for chain in chains {
+                var m = [try Mapping(parsing: text)]
+                do { try Mapping.resolveEffectTargets(&m, chain: chain) } catch { throw ValidationError("--fx-map: \(error)") }
+                fxTargets.append(m[0].target)
+            }
+        }
         c.measureCallbackTime = getenv("SENSORWAH_JACK_TIMING") != nil
         let audit = try RTAudit.fromEnvironment()
         c.hooks = audit?.hooks
         let session = JackSession(engine: JackEngine(configuration: c, logger: logger), logger: logger)
         session.onStop = { engine in audit?.report(engine: engine) }
-        var outputs = session.start(midi: midiJack, wahTarget: wah ? mapping.target : nil)
+        var outputs = session.start(midi: midiJack, wahTarget: wah ? mapping.target : nil, sceneChains: chains.indices.map { $0 })
         if midiStdout { outputs.append(JSONOutput()) }
 
         let sweep = ControllerSweep(target: mapping.target, period: sweepPeriod, rate: rate, hold: hold)
-        sweep.run(seconds: seconds, outputs: outputs)
+        if fxTargets.isEmpty && sceneFx == nil {
+            sweep.run(seconds: seconds, outputs: outputs)
+        } else {
+            // the pedal's sweep, the fx= parameter's sweep and the changes of chain, interleaved
+            let start = monotonicSeconds()
+            var k = 0, scene = 0
+            var nextScene = sceneEvery
+            while !Shutdown.isRequested {
+                let t = Double(k) / rate
+                if t >= seconds { break }
+                sleep(until: start + t)
+                let pedal = MIDIEvent(target: mapping.target, value: sweep.value(at: t), time: t)
+                for o in outputs { o.send(pedal) }
+                if sceneFx != nil && t >= nextScene {
+                    scene = 1 - scene
+                    nextScene += sceneEvery
+                    let e = MIDIEvent(time: t, kind: .effectChain, channel: 0, value: UInt16(scene))
+                    for o in outputs { o.send(e) }
+                }
+                if scene < fxTargets.count {
+                    let target = fxTargets[scene]
+                    let fxSweep = ControllerSweep(target: target, period: fxPeriod, rate: rate)
+                    let e = MIDIEvent(target: target, value: fxSweep.value(at: t), time: t)
+                    for o in outputs { o.send(e) }
+                }
+                k += 1
+            }
+        }
         for o in outputs { o.close() }
     }
 }
