@@ -40,11 +40,47 @@ enum Wiring {
                 catch { logger.error("\(error)") }
             case .jack:
                 break   // below, with the wah: one JACK client serves both
+            case .rtp:
+                outs.append(try rtpOutput(o.network, logger: logger))
             }
         }
+        if !o.network.oscOut.isEmpty { outs.append(try oscOutput(o.network, logger: logger)) }
         outs += try jackOutputs(o.jack, midi: o.destinations.contains(.jack), controlIn: controlIn, mappings: mappings,
                                 scenes: scenes, startScene: startScene, logger: logger)
         return outs
+    }
+
+    /// `--midi rtp`: the RTP-MIDI session, announced through Avahi unless told not to.
+    static func rtpOutput(_ n: NetworkOutputOptions, logger: Logger) throws -> RTPMIDIOutput {
+        var c = RTPMIDIOutput.Configuration(name: n.sessionName)
+        c.port = n.rtpPort
+        c.timeout = n.rtpTimeout
+        c.journal = !n.noRtpJournal
+        c.waitForParticipant = n.rtpWait
+        for s in n.rtpConnect {
+            let (host, port) = try NetworkOutputOptions.hostPort(s)
+            guard let ip = NetworkOutputOptions.resolveIPv4(host) else {
+                throw RuntimeFailure("--rtp-connect '\(s)': cannot find the IPv4 address of '\(host)' (check the name, or give the address)")
+            }
+            c.connect.append(RTPEndpoint(host: ip, port: port))
+        }
+        do { return try RTPMIDIOutput(configuration: c, announcer: nil, logger: logger) }
+        catch let e as RTPMIDIError { throw RuntimeFailure(e.description) }
+    }
+
+    /// `--osc-out`: OSC to every target (UDP ones resolved to an IPv4 address now).
+    static func oscOutput(_ n: NetworkOutputOptions, logger: Logger) throws -> OSCOutput {
+        var targets: [OSCOutput.Target] = []
+        for s in n.oscOut {
+            let t = try NetworkOutputOptions.oscTarget(s)
+            if t.tcp { targets.append(.init(host: t.host, port: t.port, tcp: true)); continue }
+            guard let ip = NetworkOutputOptions.resolveIPv4(t.host) else {
+                throw RuntimeFailure("--osc-out '\(s)': cannot find the IPv4 address of '\(t.host)' (check the name, or give the address)")
+            }
+            targets.append(.init(host: ip, port: t.port, tcp: false))
+        }
+        do { return try OSCOutput(targets: targets, raw: n.oscOutRaw, logger: logger) }
+        catch let e as RTPMIDIError { throw RuntimeFailure(e.description) }
     }
 
     /// The outputs that also receive Program Change (see `outputs(controlIn:)`).

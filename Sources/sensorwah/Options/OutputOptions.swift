@@ -5,13 +5,14 @@ enum MIDIDestination: String, ExpressibleByArgument, CaseIterable {
     case stdout
     case alsa
     case jack
+    case rtp
     static var allValueStrings: [String] { allCases.map(\.rawValue) }
 }
 
 /// Where the mapped events go: MIDI destinations and, through `jack`, the wah.
 struct OutputOptions: ParsableArguments {
     @Option(name: .customLong("midi"), help: ArgumentHelp(
-        "Where MIDI goes (repeatable): stdout (one JSON line per message), alsa (ALSA sequencer port, default SensorWah:out), jack (JACK MIDI port sensorwah:midi_out).",
+        "Where MIDI goes (repeatable): stdout (one JSON line per message), alsa (ALSA sequencer port, default SensorWah:out), jack (JACK MIDI port sensorwah:midi_out), rtp (an RTP-MIDI network session for Macs, iPads and Linux peers).",
         valueName: "OUTPUT"))
     var midi: [MIDIDestination] = []
     @Option(help: ArgumentHelp("ALSA sequencer client name (--midi alsa).", valueName: "NAME"))
@@ -22,6 +23,7 @@ struct OutputOptions: ParsableArguments {
     var alsaConnect: [String] = []
 
     @OptionGroup var jack: JackOptions
+    @OptionGroup var network: NetworkOutputOptions
 
     func validate() throws {
         for s in alsaConnect {

@@ -1,0 +1,283 @@
+import Foundation
+import XCTest
+
+/// `--midi rtp` against real peers on loopback: pymidi (PyPI, in .venv-tools/) as sessions
+/// SensorWah invites; a session initiator written with Python's standard library
+/// (Tests/Tools/rtpmidi-peer.py) that invites SensorWah, syncs clocks, decodes every packet and
+/// its recovery journal with its own RFC 6295 decoder, drops packets on purpose and sends RS
+/// feedback; tshark's own RTP-MIDI dissector on a capture of the session.
+final class RTPMIDICLITests: XCTestCase {
+    static let python = CLI.repo.appendingPathComponent(".venv-tools/bin/python").path
+    static let peerScript = CLI.repo.appendingPathComponent("Tests/Tools/rtpmidi-peer.py").path
+
+    /// A free pair of UDP ports (even, next one free too), so parallel runs do not collide.
+    static func freePortPair() -> Int {
+        for _ in 0..<200 {
+            let p = Int.random(in: 20_000...40_000) & ~1
+            if [p, p + 1].allSatisfy(udpPortFree) { return p }
+        }
+        return 23_456
+    }
+
+    static func udpPortFree(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_port = in_port_t(UInt16(port).bigEndian)
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0
+    }
+
+    /// A peer process whose stdout (JSON lines) is collected.
+    final class Peer: @unchecked Sendable {
+        let process = Process()
+        let pipe = Pipe()
+        private var data = Data()
+        private let lock = NSLock()
+        private let done = DispatchGroup()
+
+        init(_ args: [String]) throws {
+            XCTAssertTrue(FileManager.default.isExecutableFile(atPath: RTPMIDICLITests.python),
+                          "no \(RTPMIDICLITests.python): tools/install-deps (tools/python-env) makes it")
+            process.executableURL = URL(fileURLWithPath: RTPMIDICLITests.python)
+            process.arguments = [RTPMIDICLITests.peerScript] + args
+            process.standardOutput = pipe
+            process.standardError = FileHandle.standardError
+            done.enter()
+            let h = pipe.fileHandleForReading
+            DispatchQueue.global().async { [self] in
+                while true {
+                    let d = h.availableData
+                    if d.isEmpty { break }
+                    lock.lock(); data.append(d); lock.unlock()
+                }
+                done.leave()
+            }
+            try process.run()
+        }
+
+        var lines: [[String: Any]] {
+            lock.lock(); defer { lock.unlock() }
+            return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+
+        func waitFor(_ predicate: ([[String: Any]]) -> Bool, seconds: Double) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline { if predicate(lines) { return true }; usleep(20_000) }
+            return predicate(lines)
+        }
+
+        func midi() -> [[Int]] { lines.filter { $0["event"] as? String == "midi" }.compactMap { $0["bytes"] as? [Int] } }
+
+        func stop(_ sig: Int32 = SIGTERM) {
+            if process.isRunning { kill(process.processIdentifier, sig) }
+            process.waitUntilExit()
+            done.wait()
+        }
+    }
+
+    /// stdout's JSON lines as MIDI bytes (what an RTP-MIDI receiver decodes).
+    static func midiBytes(_ stdout: String) -> [[Int]] {
+        var out: [[Int]] = []
+        for line in CLI.lines(stdout) {
+            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let type = o["type"] as? String, let ch = o["ch"] as? Int else { continue }
+            let c = ch - 1
+            switch type {
+            case "cc": out.append([0xB0 | c, o["cc"] as! Int, o["value"] as! Int])
+            case "cc14":
+                let n = o["cc"] as! Int, v = o["value"] as! Int
+                out.append([0xB0 | c, n, v >> 7]); out.append([0xB0 | c, n + 32, v & 0x7F])
+            case "pitchbend": let v = o["value"] as! Int; out.append([0xE0 | c, v & 0x7F, v >> 7])
+            case "note_on": out.append([0x90 | c, o["note"] as! Int, o["velocity"] as! Int])
+            case "note_off": out.append([0x80 | c, o["note"] as! Int, 0])
+            default: break
+            }
+        }
+        return out
+    }
+
+    /// Two pymidi sessions invited at once decode exactly `--midi stdout`'s stream, message for
+    /// message; the goodbye at the end reaches both.
+    func testPymidiSessionsWeInviteDecodeTheStdoutStream() throws {
+        let pa = Self.freePortPair(), pb = Self.freePortPair(), ours = Self.freePortPair()
+        let a = try Peer(["pymidi", "--port", "\(pa)"]), b = try Peer(["pymidi", "--port", "\(pb)"])
+        defer { a.stop(); b.stop() }
+        XCTAssertTrue(a.waitFor({ $0.contains { $0["event"] as? String == "listening" } }, seconds: 10))
+        XCTAssertTrue(b.waitFor({ $0.contains { $0["event"] as? String == "listening" } }, seconds: 10))
+        let r = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--speed", "4", "--midi", "rtp", "--midi", "stdout",
+                             "--map", "tilt.x zero cc=11", "--map", "flick note=60",
+                             "--rtp-port", "\(ours)", "--rtp-connect", "127.0.0.1:\(pa)", "--rtp-connect", "localhost:\(pb)",
+                             "--rtp-wait", "10", "--rtp-name", "wah test"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("'pymidi' joined"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("goodbye to 'pymidi', 'pymidi'"), r.stderr)
+        let expected = Self.midiBytes(r.stdout)
+        XCTAssertGreaterThan(expected.count, 100)
+        XCTAssertTrue(expected.contains { $0[0] == 0x90 } && expected.contains { $0[0] == 0x80 }, "the take should play notes")
+        for p in [a, b] {
+            XCTAssertTrue(p.waitFor({ $0.contains { $0["event"] as? String == "disconnected" } }, seconds: 5), "no goodbye")
+            XCTAssertEqual(p.lines.first { $0["event"] as? String == "connected" }?["name"] as? String, "wah test")
+            let got = p.midi()
+            XCTAssertEqual(got.count, expected.count)
+            XCTAssertEqual(got, expected, "pymidi decoded another stream than --midi stdout printed")
+        }
+    }
+
+    /// A participant that vanishes (killed: its clock sync goes unanswered) is dropped while the
+    /// other plays on, and invited again when it is back; it then receives MIDI again.
+    func testAVanishedPeerIsDroppedAndInvitedAgain() throws {
+        let pa = Self.freePortPair(), pb = Self.freePortPair(), ours = Self.freePortPair()
+        let a = try Peer(["pymidi", "--port", "\(pa)"])
+        var b = try Peer(["pymidi", "--port", "\(pb)"])
+        defer { a.stop(); b.stop() }
+        XCTAssertTrue(b.waitFor({ $0.contains { $0["event"] as? String == "listening" } }, seconds: 10))
+        let s = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--midi", "rtp",
+                                 "--rtp-port", "\(ours)", "--rtp-connect", "127.0.0.1:\(pa)", "--rtp-connect", "127.0.0.1:\(pb)",
+                                 "--rtp-wait", "10"])
+        XCTAssertNotNil(s.waitForStderr("2 participants", seconds: 10), s.stderrSoFar)
+        XCTAssertTrue(b.waitFor({ !$0.filter { $0["event"] as? String == "midi" }.isEmpty }, seconds: 10))
+        b.stop(SIGKILL)
+        XCTAssertNotNil(s.waitForStderr("127.0.0.1:\(pb)\\) no answer to clock sync; inviting again", seconds: 15), s.stderrSoFar)
+        let aBefore = a.midi().count
+        b = try Peer(["pymidi", "--port", "\(pb)"])
+        XCTAssertTrue(b.waitFor({ $0.contains { $0["event"] as? String == "connected" } }, seconds: 15), s.stderrSoFar)
+        XCTAssertTrue(b.waitFor({ $0.filter { $0["event"] as? String == "midi" }.count > 5 }, seconds: 10), "no MIDI after the re-invitation")
+        XCTAssertGreaterThan(a.midi().count, aBefore, "the other participant stopped receiving")
+        s.interrupt()
+        let r = s.wait(timeout: 20)
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
+    /// A session that invites SensorWah (Python's standard library): the handshake on both
+    /// ports, clock sync, the stream decoded with delta times and running status equal to
+    /// stdout's, every fourth packet dropped and the state repaired from the next packet's
+    /// journal (no controller, wheel or note left stale), RS feedback moving the journal's
+    /// checkpoint, goodbye. tshark decodes the same session with its own dissector: no malformed
+    /// packet, and its reading of the journal's chapters C, W and N equals the test's decoder's.
+    func testInvitedByAnInitiatorWithLossJournalFeedbackAndTshark() throws {
+        let ours = Self.freePortPair(), theirs = Self.freePortPair()
+        let pcap = FileManager.default.temporaryDirectory.appendingPathComponent("rtpmidi-\(getpid())-\(ours).pcap").path
+        defer { try? FileManager.default.removeItem(atPath: pcap) }
+        let tshark = Process()
+        tshark.executableURL = URL(fileURLWithPath: "/usr/bin/tshark")
+        tshark.arguments = ["-i", "lo", "-f", "udp portrange \(ours)-\(ours + 1)", "-w", pcap, "-q"]
+        let tsErr = Pipe()
+        tshark.standardError = tsErr
+        tshark.standardOutput = FileHandle.nullDevice
+        XCTAssertNoThrow(try tshark.run(), "tshark (Debian: tshark) is needed: tools/install-deps")
+        // capture starts when tshark says so
+        var started = false
+        let deadline = Date().addingTimeInterval(10)
+        var errText = ""
+        while Date() < deadline && !started {
+            let d = tsErr.fileHandleForReading.availableData
+            errText += String(decoding: d, as: UTF8.self)
+            started = errText.contains("Capturing on")
+            if d.isEmpty { usleep(20_000) }
+        }
+        XCTAssertTrue(started, "tshark did not start capturing on lo (it needs root or dumpcap's capabilities): \(errText)")
+        let s = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--speed", "4", "--loop", "--midi", "rtp", "--midi", "stdout",
+                                 "--map", "tilt.x zero cc=11", "--map", "flick note=60", "--map", "accel.y bend",
+                                 "--map", "accel.z cc14=1", "--rtp-port", "\(ours)", "--rtp-wait", "10"])
+        // it listens for 5 s (a take and a bit), then says goodbye while SensorWah plays on
+        let initiator = try Peer(["initiate", "--target", "127.0.0.1:\(ours)", "--port", "\(theirs)", "--drop", "4",
+                                  "--rs-every", "10", "--seconds", "5", "--bye"])
+        XCTAssertTrue(initiator.waitFor({ $0.contains { $0["handshake"] != nil } }, seconds: 30))
+        initiator.stop()
+        XCTAssertNotNil(s.waitForStderr("said goodbye", seconds: 5), s.stderrSoFar)
+        s.interrupt()
+        let r = s.wait(timeout: 20)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        usleep(300_000)
+        tshark.interrupt()
+        tshark.waitUntilExit()
+        guard let result = initiator.lines.first(where: { $0["handshake"] != nil }) else { return XCTFail("no result from the initiator") }
+
+        // the handshake: OK on the control port then the data port, our token, the session's name
+        let hs = result["handshake"] as! [[String: Any]]
+        XCTAssertEqual(hs.map { $0["code"] as! String }, ["OK", "OK"])
+        XCTAssertEqual(hs.map { $0["port"] as! Int }, [ours, ours + 1])
+        XCTAssertTrue(hs.allSatisfy { $0["token_echoed"] as! Bool })
+        let ck = result["ck"] as! [String: Any]
+        XCTAssertEqual(ck["count"] as? Int, 1)
+        XCTAssertEqual(ck["t1_echoed"] as? Bool, true)
+        XCTAssertEqual(ck["their_ssrc_ok"] as? Bool, true)
+
+        // the stream, message for message, as stdout printed it
+        // (it left while SensorWah played on: what it heard is the beginning of stdout's)
+        let events = (result["events"] as! [[Int]]).map { Array($0.dropFirst()) }
+        let expected = Self.midiBytes(r.stdout)
+        XCTAssertGreaterThan(events.count, 1000)
+        XCTAssertEqual(events, Array(expected.prefix(events.count)), "the initiator decoded another stream than --midi stdout printed")
+        let times = (result["events"] as! [[Int]]).map { $0[0] }
+        XCTAssertEqual(times, times.sorted(), "timestamps plus delta times go backwards")
+
+        // loss repaired from the journal: after each packet that arrived, the receiver's state equals the sender's
+        let dropped = result["dropped"] as! Int, repaired = result["repaired"] as! Int
+        XCTAssertGreaterThan(dropped, 50)
+        XCTAssertGreaterThanOrEqual(repaired, dropped - 1, "every loss (but a last packet dropped) should be followed by a repair from the journal")
+        XCTAssertEqual((result["mismatches"] as! [Any]).count, 0, "\(result["mismatches"]!)")
+        XCTAssertEqual(result["checks"] as! Int, (result["packets"] as! Int) - dropped)
+
+        // RS trims: the journal's checkpoint moves to the packet after the confirmed one
+        let pairs = (result["checkpoints_after_rs"] as! [[Int]])
+        XCTAssertGreaterThan(pairs.count, 50)
+        let moved = pairs.filter { $0[1] == ($0[0] + 1) & 0xFFFF }.count
+        XCTAssertGreaterThan(Double(moved) / Double(pairs.count), 0.8, "the checkpoint does not follow RS feedback: \(pairs.prefix(20))")
+        XCTAssertTrue(pairs.allSatisfy { (($0[0] + 1 - $0[1]) & 0xFFFF) < 0x8000 }, "a checkpoint after the confirmed packet + 1")
+
+        // tshark: every packet decoded as AppleMIDI or RTP-MIDI, none malformed, none with a warning
+        func tsharkRun(_ args: [String]) throws -> String {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/tshark")
+            p.arguments = ["-r", pcap] + args
+            let o = Pipe()
+            p.standardOutput = o
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            let d = o.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            return String(decoding: d, as: UTF8.self)
+        }
+        let bad = try tsharkRun(["-Y", "_ws.malformed || _ws.expert.severity >= warning"])
+        XCTAssertEqual(bad, "", "tshark finds malformed packets:\n\(bad.prefix(2000))")
+        let commands = try tsharkRun(["-Y", "applemidi", "-T", "fields", "-e", "applemidi.command"])
+        let codes = Set(CLI.lines(commands).map { $0.trimmingCharacters(in: .whitespaces) })
+        for c in ["0x494e", "0x4f4b", "0x434b", "0x5253", "0x4259"] {   // IN OK CK RS BY
+            XCTAssertTrue(codes.contains(c), "tshark saw no \(c) command: \(codes)")
+        }
+        let fields = try tsharkRun(["-Y", "rtpmidi", "-T", "fields", "-E", "separator=|", "-e", "rtp.seq", "-e", "rtpmidi.check_Seq_num",
+                                    "-e", "rtpmidi.cj_chapter_c_number", "-e", "rtpmidi.cj_chapter_c_value",
+                                    "-e", "rtpmidi.cj_chapter_w_first", "-e", "rtpmidi.cj_chapter_w_second",
+                                    "-e", "rtpmidi.cj_chapter_n_log_note", "-e", "rtpmidi.cj_chapter_n_log_velocity"])
+        let journals = result["journals"] as! [String: [String: Any]]
+        var compared = 0, withNotes = 0, withWheel = 0
+        func ints(_ s: Substring) -> [Int] {
+            s.split(separator: ",").map { t in t.hasPrefix("0x") ? Int(t.dropFirst(2), radix: 16)! : Int(t)! }
+        }
+        for line in CLI.lines(fields) {
+            let f = line.split(separator: "|", omittingEmptySubsequences: false)
+            guard f.count == 8, let j = journals[String(f[0])] else { continue }
+            XCTAssertEqual(Int(f[1]), j["checkpoint"] as? Int, "checkpoint of packet \(f[0])")
+            let cc = (j["cc"] as! [[Int]])
+            XCTAssertEqual(ints(f[2]), cc.map { $0[1] }, "chapter C numbers of packet \(f[0])")
+            XCTAssertEqual(ints(f[3]), cc.map { $0[2] }, "chapter C values of packet \(f[0])")
+            let w = (j["wheel"] as! [[Int]])
+            XCTAssertEqual(ints(f[4]), w.map { $0[1] & 0x7F }, "chapter W of packet \(f[0])")
+            XCTAssertEqual(ints(f[5]), w.map { $0[1] >> 7 }, "chapter W of packet \(f[0])")
+            let on = (j["on"] as! [[Int]])
+            XCTAssertEqual(ints(f[6]), on.map { $0[1] }, "chapter N notes of packet \(f[0])")
+            XCTAssertEqual(ints(f[7]), on.map { $0[2] }, "chapter N velocities of packet \(f[0])")
+            compared += 1
+            if !on.isEmpty || !(j["off"] as! [Any]).isEmpty { withNotes += 1 }
+            if !w.isEmpty { withWheel += 1 }
+        }
+        XCTAssertEqual(compared, result["packets"] as! Int, "tshark and the initiator did not see the same packets")
+        XCTAssertGreaterThan(withNotes, 0, "no journal held chapter N")
+        XCTAssertGreaterThan(withWheel, 0, "no journal held chapter W")
+    }
+}
