@@ -10,9 +10,9 @@ import Darwin
 #endif
 
 /// The delay. Per sample: the delay in samples `d` glides toward `time * fs` (or the synced note
-/// value) by a one-pole of 60 ms whose step is limited to 0.25 samples per sample (the read head
-/// moves at most 25 % faster or slower than the write head: a tape-like pitch bend, never a
-/// jump); the echo `e` is read at `n - d` by 4-point cubic Hermite interpolation (exact at whole
+/// value) by a one-pole of 60 ms whose step is limited to 0.5 samples per sample (the read head
+/// moves at most 50 % faster or slower than the write head: a tape-like pitch bend of at most
+/// +-7 semitones while `time` moves by 0.5 s per second, never a jump); the echo `e` is read at `n - d` by 4-point cubic Hermite interpolation (exact at whole
 /// samples); the loop writes `x + feedback * lp(e)`, `lp` a one-pole with coefficient
 /// `1 - (1 - a500) (1 - tone)` (`a500` the 500 Hz one-pole's: tone 1 is no filter at all); the
 /// output is `(1 - mix) x + mix e`.
@@ -25,7 +25,7 @@ public struct DelayEffect: @unchecked Sendable {
     /// The longest delay, seconds.
     public static let maximumTime = 2.0
     /// Most the read head's delay changes per sample while gliding.
-    public static let maximumGlide = 0.25
+    public static let maximumGlide = 0.5
 
     @usableFromInline let line: UnsafeMutablePointer<Float>
     @usableFromInline let mask: Int

@@ -207,7 +207,7 @@ public struct EffectParameter: Sendable, Equatable {
     static let fuzzTable: [EffectParameter] = [
         bypass,
         EffectParameter(name: "drive", range: 0...1, defaultValue: 0.5,
-                        summary: "gain into the shaper, 0 dB to +36 dB (exponential)"),
+                        summary: "gain into the shaper, 0 dB to +29.5 dB (exponential)"),
         EffectParameter(name: "tone", range: 0...1, defaultValue: 0.5,
                         summary: "low-pass after the shaper, 700 Hz to open (1 = no filter)"),
         EffectParameter(name: "level", range: 0...1, defaultValue: 0.5,

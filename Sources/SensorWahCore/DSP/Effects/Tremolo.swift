@@ -1,7 +1,8 @@
 // Tremolo.swift — amplitude modulation at a rate in Hz or one cycle per note value at a tempo.
 
-/// The tremolo: `gain = 1 - depth * (1 - u)`, `u` the waveform in 0...1 (1 at the cycle's start),
-/// through a 1 ms one-pole so a square's edges and a shape change do not click.
+/// The tremolo: `gain = 1 - depth * (1 - u)`, `u` the waveform in 0...1 (1 at the cycle's start).
+/// The square's `u`, and any shape's for 25 ms after a change of shape, goes through a 1 ms
+/// one-pole so edges do not click; sine and triangle are otherwise exact.
 ///
 /// Per sample: rate smoother (Hz, 20 ms; the rate is `rate` or, with `sync`, the note value at
 /// the tempo), phase accumulator in turns (Double: exact over hours), waveform, the 1 ms
@@ -25,6 +26,9 @@ public struct TremoloEffect: Sendable {
     /// The waveform after its 1 ms one-pole.
     @usableFromInline var shaped: Double = 1
     @usableFromInline var edge: Double
+    /// Samples left of smoothing after a shape change.
+    @usableFromInline var settling = 0
+    @usableFromInline var settleLength: Int
 
     public init(sampleRate: Double, stage: EffectChainSpec.Stage = .init(.tremolo)) {
         let fs = (sampleRate.isFinite && sampleRate > 0) ? sampleRate : 48_000
@@ -38,6 +42,7 @@ public struct TremoloEffect: Sendable {
         depth = Smoother(stage.value(Parameter.depth.rawValue), coefficient: smoothing)
         fade = BypassFade(bypassed: stage.value(Parameter.bypass.rawValue) >= 0.5, sampleRate: fs)
         edge = Smoother.coefficient(time: 0.001, sampleRate: fs)
+        settleLength = Int(0.025 * fs)
         hz.target = rateTarget
         hz.jump()
     }
@@ -55,7 +60,8 @@ public struct TremoloEffect: Sendable {
         case .bypass: fade.set(bypassed: value >= 0.5)
         case .rate: freeRate = value; hz.target = rateTarget
         case .depth: depth.target = value
-        case .shape: shape = Int(value)
+        case .shape:
+            if Int(value) != shape { shape = Int(value); settling = settleLength }
         case .sync: sync = Int(value); hz.target = rateTarget
         case nil: break
         }
@@ -84,6 +90,7 @@ public struct TremoloEffect: Sendable {
     public mutating func reset() {
         phase = 0
         shaped = 1
+        settling = 0
         hz.jump()
         depth.jump()
         fade.position = fade.target
@@ -105,14 +112,19 @@ public struct TremoloEffect: Sendable {
 
     @inlinable
     public mutating func process(_ buffer: UnsafeMutablePointer<Float>, count: Int) {
-        var phase = self.phase, shaped = self.shaped
+        var phase = self.phase, shaped = self.shaped, settling = self.settling
         var hz = self.hz, depth = self.depth, fade = self.fade
         let inverseRate = self.inverseRate, shape = self.shape, edge = self.edge
         var i = 0
         while i < count {
             let rate = hz.next()
             let u = Self.waveform(phase, shape)
-            shaped += edge * (u - shaped)
+            if shape == 2 || settling > 0 {
+                shaped += edge * (u - shaped)
+                if settling > 0 { settling &-= 1 }
+            } else {
+                shaped = u
+            }
             let d = depth.next()
             let gain = 1.0 - d * (1.0 - shaped)
             let x = buffer[i]
@@ -123,6 +135,7 @@ public struct TremoloEffect: Sendable {
         }
         self.phase = phase
         self.shaped = shaped
+        self.settling = settling
         self.hz = hz
         self.depth = depth
         self.fade = fade

@@ -4,9 +4,10 @@
 /// The wah in a chain. The processor is `WahProcessor` itself: with no setting moving, `process`
 /// is exactly `WahProcessor.process` in place, so a chain of the wah alone renders bit for bit
 /// what the wah renders. `pedal` goes to `setPedal` (the wah's own smoother), `bypass` to
-/// `setBypass` (its own 5 ms crossfade); `voice` and `mode` switch at once (a voice change clears
-/// the filter, as `WahProcessor.settings` does); `sensitivity`, `mix`, `heel` and `toe` glide
-/// (20 ms smoothers, applied to the settings every 16 samples while they move).
+/// `setBypass` (its own 5 ms crossfade); `mode` switches at once (the pedal's smoother glides);
+/// a `voice` change starts the new voice from a clear filter and crossfades to it from the old
+/// one over 10 ms; `sensitivity`, `mix`, `heel` and `toe` glide (20 ms smoothers, applied to the
+/// settings every 16 samples while they move).
 public struct WahEffect: Sendable {
     public enum Parameter: Int, Sendable { case bypass, pedal, voice, mode, sensitivity, mix, heel, toe }
 
@@ -17,6 +18,10 @@ public struct WahEffect: Sendable {
     @usableFromInline var mix: Smoother
     @usableFromInline var heel: Smoother
     @usableFromInline var toe: Smoother
+    /// The voice being faded out after a voice change, and the fade's position (0 old ... 1 new).
+    @usableFromInline var outgoing: WahProcessor? = nil
+    @usableFromInline var voiceFade = 1.0
+    @usableFromInline var voiceStep = 1.0
 
     /// `base` gives everything the chain's parameters do not (Q, level law, gain, attack,
     /// release...); the stage's settings override it where they were written.
@@ -39,6 +44,7 @@ public struct WahEffect: Sendable {
         mix = Smoother(s.mix, coefficient: a)
         heel = Smoother(s.heelFrequency, coefficient: a)
         toe = Smoother(s.toeFrequency, coefficient: a)
+        voiceStep = 1 / (0.01 * fs)
         if let v = written(.pedal) {
             wah.setPedal(Float(v))
             wah.reset()
@@ -50,10 +56,17 @@ public struct WahEffect: Sendable {
         case .bypass:
             settings.bypass = value >= 0.5
             wah.setBypass(settings.bypass)
-        case .pedal: wah.setPedal(Float(value))
+        case .pedal:
+            wah.setPedal(Float(value))
+            outgoing?.setPedal(Float(value))
         case .voice:
             let v = Self.voice(value)
-            if v != settings.voice { settings.voice = v; wah.settings = settings }
+            if v != settings.voice {
+                outgoing = wah
+                voiceFade = 0
+                settings.voice = v
+                wah.settings = settings
+            }
         case .mode:
             let m = Self.mode(value)
             if m != settings.mode { settings.mode = m; wah.settings = settings }
@@ -91,6 +104,8 @@ public struct WahEffect: Sendable {
         toe.jump()
         applySettings()
         wah.reset()
+        outgoing = nil
+        voiceFade = 1
     }
 
     @usableFromInline var settled: Bool {
@@ -107,10 +122,20 @@ public struct WahEffect: Sendable {
 
     @inlinable
     public mutating func process(_ buffer: UnsafeMutablePointer<Float>, count: Int) {
+        if outgoing != nil {
+            crossfadeVoices(buffer, count: count)
+            return
+        }
         if settled {
             wah.process(buffer, buffer, count: count)
             return
         }
+        processGliding(buffer, count: count)
+    }
+
+    /// The settings gliding: 16 samples at a time with the settings updated in between.
+    @usableFromInline
+    mutating func processGliding(_ buffer: UnsafeMutablePointer<Float>, count: Int) {
         var base = 0
         while base < count {
             let n = min(16, count - base)
@@ -120,6 +145,35 @@ public struct WahEffect: Sendable {
             applySettings()
             wah.process(buffer + base, buffer + base, count: n)
             base += n
+        }
+    }
+
+    /// After a voice change: the old voice and the new one on the same input, 64 samples at a
+    /// time (the old one's output in 256 bytes of stack), mixed by the 10 ms fade.
+    @usableFromInline
+    mutating func crossfadeVoices(_ buffer: UnsafeMutablePointer<Float>, count: Int) {
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: 64) { scratch in
+            let old = scratch.baseAddress!
+            var base = 0
+            while base < count, var fading = outgoing {
+                let n = min(64, count - base)
+                let b = buffer + base
+                fading.process(b, old, count: n)
+                outgoing = fading
+                if settled { wah.process(b, b, count: n) } else { processGliding(b, count: n) }
+                var f = voiceFade
+                for i in 0..<n {
+                    f = min(f + voiceStep, 1)
+                    b[i] = old[i] + Float(f) * (b[i] - old[i])
+                }
+                voiceFade = f
+                if f >= 1 { outgoing = nil }
+                base += n
+            }
+            if base < count {
+                let b = buffer + base
+                if settled { wah.process(b, b, count: count - base) } else { processGliding(b, count: count - base) }
+            }
         }
     }
 }
