@@ -66,17 +66,34 @@ public final class OSCOutput: EventOutput {
         if OSCOut.message(for: e, raw: raw, into: &scratch) { messages.append(scratch) }
     }
 
+    /// Largest datagram: events due together beyond it go out in further bundles.
+    static let maxPacket = 1400
+
     public func flush() {
         guard !messages.isEmpty else { return }
-        packet.removeAll(keepingCapacity: true)
-        if messages.count == 1 {
-            packet += messages[0]
-        } else {
-            var ts = timespec()
-            clock_gettime(CLOCK_REALTIME, &ts)
-            OSCOut.bundle(messages, timetag: OSCOut.timetag(unixSeconds: Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9), into: &packet)
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        let tag = OSCOut.timetag(unixSeconds: Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9)
+        var first = 0
+        while first < messages.count {
+            var last = first + 1, size = 16 + 4 + messages[first].count
+            while last < messages.count && size + 4 + messages[last].count <= Self.maxPacket {
+                size += 4 + messages[last].count
+                last += 1
+            }
+            packet.removeAll(keepingCapacity: true)
+            if last - first == 1 {
+                packet += messages[first]
+            } else {
+                OSCOut.bundle(Array(messages[first..<last]), timetag: tag, into: &packet)
+            }
+            emit()
+            first = last
         }
         messages.removeAll(keepingCapacity: true)
+    }
+
+    private func emit() {
         packet.withUnsafeBytes { b in
             for i in udp.indices {
                 let n = withUnsafePointer(to: &udp[i].address) {
@@ -111,6 +128,10 @@ final class TCPLink: @unchecked Sendable {
     private let loop: EventLoop
     private var channel: Channel?   // on `loop`
     private var closing = false      // on `loop`
+    /// Frames written before the first connection is up (bounded), sent once it is.
+    private var backlog: [[UInt8]] = []   // on `loop`
+    private var backlogBytes = 0
+    static let maxBacklog = 64 << 10
     private var warned = false
 
     init(target: OSCOutput.Target, group: EventLoopGroup, logger: Logger) {
@@ -130,6 +151,14 @@ final class TCPLink: @unchecked Sendable {
                     case .success(let ch):
                         channel = ch
                         warned = false
+                        for f in backlog {
+                            var b = ch.allocator.buffer(capacity: f.count)
+                            b.writeBytes(f)
+                            ch.write(b, promise: nil)
+                        }
+                        ch.flush()
+                        backlog.removeAll()
+                        backlogBytes = 0
                         logger.info("OSC out: connected to \(target)")
                         ch.closeFuture.whenComplete { [self] _ in
                             channel = nil
@@ -145,10 +174,13 @@ final class TCPLink: @unchecked Sendable {
         }
     }
 
-    /// Queues the bytes on the connection's loop; false when not connected.
+    /// Queues the bytes on the connection's loop (kept, up to 64 KB, while not yet connected).
     func write(_ bytes: [UInt8]) -> Bool {
         loop.execute { [self] in
-            guard let ch = channel else { return }
+            guard let ch = channel else {
+                if backlogBytes + bytes.count <= Self.maxBacklog { backlog.append(bytes); backlogBytes += bytes.count }
+                return
+            }
             var b = ch.allocator.buffer(capacity: bytes.count)
             b.writeBytes(bytes)
             ch.writeAndFlush(b, promise: nil)

@@ -37,11 +37,17 @@ final class RTPMIDICLITests: XCTestCase {
         private let lock = NSLock()
         private let done = DispatchGroup()
 
-        init(_ args: [String]) throws {
-            XCTAssertTrue(FileManager.default.isExecutableFile(atPath: RTPMIDICLITests.python),
-                          "no \(RTPMIDICLITests.python): tools/install-deps (tools/python-env) makes it")
-            process.executableURL = URL(fileURLWithPath: RTPMIDICLITests.python)
-            process.arguments = [RTPMIDICLITests.peerScript] + args
+        convenience init(_ args: [String]) throws {
+            try self.init(program: RTPMIDICLITests.python, [RTPMIDICLITests.peerScript] + args)
+        }
+
+        static func custom(_ program: String, _ args: [String]) throws -> Peer { try Peer(program: program, args) }
+
+        init(program: String, _ args: [String]) throws {
+            XCTAssertTrue(FileManager.default.isExecutableFile(atPath: program),
+                          "no \(program): tools/install-deps (tools/python-env) makes it")
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = args
             process.standardOutput = pipe
             process.standardError = FileHandle.standardError
             done.enter()
@@ -56,6 +62,8 @@ final class RTPMIDICLITests: XCTestCase {
             }
             try process.run()
         }
+
+        var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
 
         var lines: [[String: Any]] {
             lock.lock(); defer { lock.unlock() }
