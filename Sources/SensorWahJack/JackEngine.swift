@@ -111,6 +111,10 @@ public struct JackEngineStats: Sendable {
     /// took them in time (the control ring was full).
     public var programChanges = 0
     public var programChangesDropped = 0
+    /// `--fx-cc` Control Changes applied on `control_in`; effect values from the mappings lost
+    /// to a full ring.
+    public var effectControlChanges = 0
+    public var effectValuesDropped = 0
     public var sampleRate = 0
     public var periodFrames = 0
     public var timedCallbacks = 0
@@ -283,6 +287,7 @@ public final class JackEngine: @unchecked Sendable {
             line += ", Program Change received \(s.programChanges)"
             if s.programChangesDropped > 0 { line += " (\(s.programChangesDropped) dropped)" }
         }
+        if !configuration.effectControllers.isEmpty { line += ", effect CCs applied \(s.effectControlChanges)" }
         if configuration.measureCallbackTime && s.timedCallbacks > 0 && s.sampleRate > 0 && s.periodFrames > 0 {
             let periodNanos = 1e9 * Double(s.periodFrames) / Double(s.sampleRate)
             func us(_ n: Double) -> String { fmt1(n / 1000) + " µs" }
@@ -310,6 +315,8 @@ public final class JackEngine: @unchecked Sendable {
         s.midiDeferred = p.pointee.midiDeferred.load(ordering: .relaxed)
         s.programChanges = p.pointee.programChanges.load(ordering: .relaxed)
         s.programChangesDropped = p.pointee.controlRing.dropped.load(ordering: .relaxed)
+        s.effectControlChanges = p.pointee.fxControlChanges.load(ordering: .relaxed)
+        s.effectValuesDropped = p.pointee.fxRing.dropped.load(ordering: .relaxed)
         s.sampleRate = sampleRateNow.load(ordering: .relaxed)
         s.periodFrames = Int(p.pointee.periodFrames.load(ordering: .relaxed))
         // the timer's words are atomics: while a client runs, each is whole but they may be

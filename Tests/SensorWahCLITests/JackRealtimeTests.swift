@@ -34,7 +34,8 @@ final class JackRealtimeTests: XCTestCase {
 
     /// Runs `sensorwah-jack-check` under the audit with noise (NaN/Inf/denormal bursts) on both inputs and
     /// a MIDI consumer on midi_out; changes the period half way. Returns the audit line and stderr.
-    func auditedRun(binary: String, library: String, mode: String, seconds: Double, period: Int, voice: String = "svf") throws -> (JackTest.Audit?, String) {
+    func auditedRun(binary: String, library: String, mode: String, seconds: Double, period: Int, voice: String = "svf",
+                    extra: [String] = []) throws -> (JackTest.Audit?, String) {
         let dir = try JackTest.tempDir("rt-input")
         defer { try? FileManager.default.removeItem(at: dir) }
         let rate = 48_000
@@ -61,7 +62,7 @@ final class JackRealtimeTests: XCTestCase {
             "--wah", "--channels", "2", "--midi-jack", "--control-in", "--voice", voice,
             "--wah-mode", voice == "crybaby" ? "both" : "sensor",
             "--jack-connect", "in_1=\(p1),in_2=\(p2),out_1=system:playback_1,out_2=system:playback_2,midi_out=\(dumpName):input",
-        ], extraEnv: ["LD_PRELOAD": library, "SENSORWAH_RT_AUDIT": mode])
+        ] + extra, extraEnv: ["LD_PRELOAD": library, "SENSORWAH_RT_AUDIT": mode])
         XCTAssertTrue(sw.waitForStderr("JACK: connected", seconds: 15), sw.stderr)
         // control_in hears what a DAW sends: Program Change among clock and controllers, 25 times
         // a second, over the first half (its control ring fills up: the drop path runs too)
@@ -116,5 +117,34 @@ final class JackRealtimeTests: XCTestCase {
             }
             XCTAssertTrue(err.contains("period now 256 frames"), "the period change was not seen:\n\(err)")
         }
+    }
+
+    /// The same audit with the whole effect chain (fuzz, wah, tremolo, phaser, delay) instead of
+    /// the wah alone: a mapping sweeping the delay's time (the delay line glides), a scene's
+    /// change of chain every quarter second (both chains run during each crossfade), the CC the
+    /// burst sends on control_in bound to a parameter (--fx-cc), transport's tempo read every
+    /// cycle. Zero of everything from the first callback on.
+    func testEffectChainAndSceneChangesAreRealTimeSafeInReleaseBuild() throws {
+        let (binary, library) = try prerequisites()
+        let seconds = 10.0
+        let (auditResult, err) = try auditedRun(binary: binary, library: library, mode: "1", seconds: seconds, period: 128, extra: [
+            "--fx", "fuzz drive=0.8 > wah > tremolo rate=5 depth=0.7 sync=1/8 > phaser > delay time=0.3 feedback=0.4 mix=0.3",
+            "--fx-map", "tilt.y fx=delay.time to=0.05..0.6", "--fx-period", "0.7",
+            "--scene-fx", "delay time=0.2 > tremolo > fuzz", "--scene-every", "0.25",
+            "--fx-cc", "7=tremolo.depth",
+        ])
+        let audit = try XCTUnwrap(auditResult, "no rt-audit line:\n\(err)")
+        XCTAssertEqual(audit.values["selftest"], "ok", "the audit's self-test failed:\n\(err)")
+        XCTAssertEqual(audit.values["syscall_dispatch"], "on", "system calls were not audited:\n\(err)")
+        let callbacks = audit.int("callbacks")
+        XCTAssertGreaterThan(callbacks, Int(seconds * 180), "too few callbacks audited")
+        XCTAssertEqual(callbacks, audit.int("cycles"), "some callbacks were not audited")
+        for k in ["malloc", "free", "lock", "condvar", "semaphore", "libc_io", "syscalls",
+                  "retain", "release", "swift_alloc", "swift_access", "swift_once"] {
+            XCTAssertEqual(audit.int(k), 0, "\(k) in the process callback (effect chain):\n\(err)")
+        }
+        let ccs = Int(err.firstCapture("effect CCs applied (\\d+)") ?? "") ?? 0
+        XCTAssertGreaterThan(ccs, Int(seconds * 5), "the bound CC did not reach the chain:\n\(err)")
+        XCTAssertTrue(err.contains("period now 256 frames"), "the period change was not seen:\n\(err)")
     }
 }
