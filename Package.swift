@@ -55,6 +55,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .systemLibrary(name: "CJack", path: "Sources/CJack", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
+        .systemLibrary(name: "CAvahi", path: "Sources/CAvahi", pkgConfig: "avahi-client", providers: [.apt(["libavahi-client-dev"])]),
+        // mDNS/DNS-SD announcement of the RTP-MIDI session through the Avahi daemon.
+        .target(name: "SensorWahAvahi", dependencies: [
+            "SensorWahIO", "CAvahi",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .systemLibrary(name: "CSndfile", path: "Sources/CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .target(name: "SensorWahJack", dependencies: [
             "SensorWahCore", "SensorWahRuntime", "SensorWahEngine", "CJack", "CSndfile",
@@ -74,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "sensorwah",
             dependencies: [
-                "SensorWahCore", "SensorWahEngine", "SensorWahIO", "SensorWahALSA", "SensorWahJack",
+                "SensorWahCore", "SensorWahEngine", "SensorWahIO", "SensorWahALSA", "SensorWahJack", "SensorWahAvahi",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

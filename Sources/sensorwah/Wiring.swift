@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import SensorWahALSA
+import SensorWahAvahi
 import SensorWahCore
 import SensorWahEngine
 import SensorWahIO
@@ -64,7 +65,7 @@ enum Wiring {
             }
             c.connect.append(RTPEndpoint(host: ip, port: port))
         }
-        do { return try RTPMIDIOutput(configuration: c, announcer: nil, logger: logger) }
+        do { return try RTPMIDIOutput(configuration: c, announcer: n.noRtpAnnounce ? nil : AvahiAnnouncer(logger: logger), logger: logger) }
         catch let e as RTPMIDIError { throw RuntimeFailure(e.description) }
     }
 
