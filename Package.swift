@@ -75,6 +75,8 @@ let package = Package(
                 linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xlinker", "--version-script=Sources/LV2/bundle/exports.map"])]),
         // The same wah in plain C, compiled -O2: the benchmark's and tests' reference.
         .target(name: "CWahReference", cSettings: [.unsafeFlags(["-O2", "-ffp-contract=off"])]),
+        // The effect chain's fuzz, tremolo, phaser and delay in plain C, -O2: their reference likewise.
+        .target(name: "CEffectReference", cSettings: [.unsafeFlags(["-O2", "-ffp-contract=off"])]),
 
         // The command line: subcommands, option groups and the wiring between them.
         .executableTarget(
@@ -114,7 +116,7 @@ let package = Package(
         ),
 
         .testTarget(name: "SensorWahCoreTests", dependencies: [
-            "SensorWahCore", "CWahReference",
+            "SensorWahCore", "CWahReference", "CEffectReference",
             .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
         ], exclude: ["Golden", "Reference"]),
         .testTarget(name: "SensorWahIOTests", dependencies: [
@@ -150,6 +152,17 @@ let package = Package(
                 .product(name: "Benchmark", package: "package-benchmark"),
             ],
             path: "Benchmarks/Wah",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        // Each effect's cost per sample against its C reference, and the whole chain per 64-frame
+        // period, with their bounds in Thresholds/ (tools/bench-effects).
+        .executableTarget(
+            name: "EffectBenchmarks",
+            dependencies: [
+                "SensorWahCore", "CWahReference", "CEffectReference",
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/Effects",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
         // The listener's latency at 100 Hz over loopback TCP and its CPU use at rest, with their

@@ -110,11 +110,22 @@ public struct TremoloEffect: Sendable {
         }
     }
 
+    /// The block loop, one copy per shape (the shape is a constant inside each, so the waveform's
+    /// switch disappears from the loop; the C reference is built the same way).
     @inlinable
     public mutating func process(_ buffer: UnsafeMutablePointer<Float>, count: Int) {
+        switch shape {
+        case 1: render(buffer, count, shape: 1)
+        case 2: render(buffer, count, shape: 2)
+        default: render(buffer, count, shape: 0)
+        }
+    }
+
+    @inlinable @inline(__always)
+    mutating func render(_ buffer: UnsafeMutablePointer<Float>, _ count: Int, shape: Int) {
         var phase = self.phase, shaped = self.shaped, settling = self.settling
         var hz = self.hz, depth = self.depth, fade = self.fade
-        let inverseRate = self.inverseRate, shape = self.shape, edge = self.edge
+        let inverseRate = self.inverseRate, edge = self.edge
         var i = 0
         while i < count {
             let rate = hz.next()
