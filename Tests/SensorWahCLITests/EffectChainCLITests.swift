@@ -158,6 +158,13 @@ final class EffectChainCLITests: XCTestCase {
         XCTAssertEqual(a.count, b.count)
         XCTAssertTrue(a.allSatisfy { $0.isFinite })
         XCTAssertNotEqual(a, b)
+        // plot --audio: the spectrogram with the wah's centre over it
+        let svg = dir.appendingPathComponent("fw.svg").path
+        let plot = try CLI.run(["plot", Self.recording, "--audio", guitar, "-o", svg])
+        XCTAssertEqual(plot.status, 0, plot.stderr)
+        let picture = try String(contentsOfFile: svg, encoding: .utf8)
+        XCTAssertTrue(picture.hasPrefix("<svg") && picture.contains("<path d=\"M") && picture.contains("the wah's centre"), String(picture.prefix(300)))
+        XCTAssertGreaterThan(picture.components(separatedBy: "<rect").count, 100)
         // the chain of the wah alone renders what the wah renders
         let chainWah = dir.appendingPathComponent("cw.wav").path
         XCTAssertEqual(try CLI.run(["render", "--recording", Self.recording, "--fx", "wah", input, chainWah]).status, 0)
@@ -252,7 +259,7 @@ final class EffectChainCLITests: XCTestCase {
         let player = try server.run("jack-play", [tonePath])
         let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"), "jack-play has no port")
         let sw = try server.run(binary, [
-            "replay", Self.recording, "--midi", "stdout", "--fx", "tremolo depth=1",
+            "replay", Self.recording, "--midi", "stdout", "--monitor", "--fx", "tremolo depth=1",
             "--map", "tilt.x zero fx=tremolo.rate to=2..12",
             "--jack-connect", "in_1=\(playPort),out_1=\(recPort)",
         ])
@@ -260,6 +267,10 @@ final class EffectChainCLITests: XCTestCase {
         XCTAssertFalse(status.timedOut)
         XCTAssertEqual(status.status, 0, sw.stderr)
         XCTAssertTrue(sw.stderr.contains("effects: tremolo depth=1"), sw.stderr)
+        // the live view (a status line on stderr without a terminal) shows the chain and each
+        // parameter's value as the callback has it
+        XCTAssertTrue(sw.stderr.contains("effects   tremolo"), sw.stderr)
+        XCTAssertNotNil(sw.stderr.range(of: "tremolo +bypass off rate [0-9.]+ Hz depth 1 shape sine", options: .regularExpression), sw.stderr)
         recorder.wait(timeout: 40)
         player.signal(SIGTERM)
         player.wait(timeout: 5)

@@ -2,6 +2,10 @@ import ArgumentParser
 import SensorWahCore
 import SensorWahEngine
 import SensorWahIO
+import SensorWahJack
+#if canImport(Glibc)
+import Glibc
+#endif
 
 struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,6 +21,11 @@ struct Plot: ParsableCommand {
           sensorwah plot Recordings/wrist-wah-phone.csv -o wah.svg
           sensorwah plot take.csv --config rig.yaml -o take.svg
           sensorwah plot take.csv --map "tilt.x zero cc=11 smooth=80" -o smoother.svg
+          sensorwah plot take.csv --audio fuzzwah.wav -o fuzzwah.svg    the rendered sound's spectrogram
+
+        With --audio, the picture is instead the spectrum of that sound over time (a \
+        spectrogram, e.g. of `render`'s output), with the wah's centre frequency that the first \
+        mapping's values ask for drawn over it (the svf voice's law: --heel-hz to --toe-hz).
         """
     )
 
@@ -24,6 +33,12 @@ struct Plot: ParsableCommand {
     var files: [String]
     @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write the picture here (- for stdout).", valueName: "FILE.svg"))
     var output: String
+    @Option(help: ArgumentHelp("Draw this sound's spectrogram instead (a WAV, FLAC or AIFF file, e.g. what render wrote from the same log), with the wah's centre frequency from the first mapping over it.", valueName: "FILE"))
+    var audio: String?
+    @Option(name: .customLong("heel-hz"), help: ArgumentHelp("With --audio: the wah's centre at the heel, Hz (as render's).", valueName: "HZ"))
+    var heelHz = WahSettings().heelFrequency
+    @Option(name: .customLong("toe-hz"), help: ArgumentHelp("With --audio: the wah's centre at the toe, Hz.", valueName: "HZ"))
+    var toeHz = WahSettings().toeFrequency
     @OptionGroup var input: InputOptions
     @OptionGroup var mapping: MappingOptions
     @OptionGroup var global: GlobalOptions
@@ -52,6 +67,27 @@ struct Plot: ParsableCommand {
         }
         pipeline.finish()   // what replay sends at the end (held-back changes, rest values) is drawn too
         let title = files.map { $0.split(separator: "/").last.map(String.init) ?? $0 }.joined(separator: " ")
+        if let path = audio {
+            let sound: (sampleRate: Int, channels: [[Float]])
+            do { sound = try SoundFile.readAll(path) } catch { out.abandon(); throw RuntimeFailure(error.message) }
+            // the pedal the first mapping sends, as the svf wah's centre frequency
+            var line: [(t: Double, hz: Double)] = []
+            if let lane = trace.lanes.first, !lane.mapping.target.isEffect, !lane.mapping.target.isTrigger {
+                let top = Double(lane.mapping.target.maxValue)
+                for (t, v) in zip(lane.sent.t, lane.sent.v) {
+                    let p = min(max(v / top, 0), 1)
+                    if let last = line.last { line.append((t, last.hz)) }   // a step: held until the next value
+                    line.append((t, heelHz * pow(toeHz / heelHz, p)))
+                }
+            }
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            let svg = SpectrogramSVG.render(sound.channels.first ?? [], rate: sound.sampleRate,
+                                            title: "\(name): spectrum over time, \(title) driving the wah",
+                                            line: line, lineLabel: line.isEmpty ? "" : "- - the wah's centre the wrist asks for (mapping 1)")
+            do { try out.write(svg) } catch { throw RuntimeFailure(error.description) }
+            printError("plot: spectrogram of \(path) (\(sound.channels.first?.count ?? 0) samples at \(sound.sampleRate) Hz), the wah's centre from \(line.count / 2) values of mapping 1 -> \(output == "-" ? "stdout" : output)")
+            return
+        }
         do { try out.write(PlotSVG.render(trace, title: title)) } catch { throw RuntimeFailure(error.description) }
         let outliers = trace.lanes.reduce(0) { $0 + $1.outliers.count }
         printError("plot: \(trace.frames) frames, \(mappings.count) mapping\(mappings.count == 1 ? "" : "s"), \(outliers) outlier\(outliers == 1 ? "" : "s"), \(trace.gestures.count) gesture\(trace.gestures.count == 1 ? "" : "s") -> \(output == "-" ? "stdout" : output)")
