@@ -5,7 +5,7 @@
 import SensorWahCore
 
 enum FuzzEntries {
-    static let targets = ["parser", "osc", "push", "phyphox", "mapping"]
+    static let targets = ["parser", "osc", "push", "phyphox", "mapping", "applemidi"]
 
     /// Runs one input through `target`'s entry; returns what was not sane.
     static func run(_ target: String, _ data: UnsafeRawBufferPointer) -> [String] {
@@ -15,6 +15,7 @@ enum FuzzEntries {
         case "push": return push(data)
         case "phyphox": return phyphox(data)
         case "mapping": return mapping(data)
+        case "applemidi": return applemidi(data)
         default: return ["no fuzz target \(target)"]
         }
     }
@@ -170,6 +171,34 @@ enum FuzzEntries {
             if r.restarted { merge.restart() }
             merge.add(r.batch) { f in frames += 1; check(f, "phyphox frame \(frames)", &problems) }
             _ = poll.query
+        }
+        return problems
+    }
+
+    // MARK: RTP-MIDI session commands
+
+    /// The input as datagrams on the session's control and data ports, cut at each 0xFFFF
+    /// signature: every command decodes, re-encodes and decodes to itself; the session stays
+    /// within its bounds whatever arrives.
+    static func applemidi(_ data: UnsafeRawBufferPointer) -> [String] {
+        var problems: [String] = []
+        let bytes = Array(data)
+        var starts = [0]
+        for i in 1..<max(1, bytes.count - 1) where bytes[i] == 0xFF && bytes[i + 1] == 0xFF { starts.append(i) }
+        var session = AppleMIDISession(settings: .init(name: "fuzz", ssrc: 1))
+        session.connect(RTPEndpoint(host: "127.0.0.1", port: 5004), now: 0)
+        for (k, start) in starts.enumerated() {
+            let end = k + 1 < starts.count ? starts[k + 1] : bytes.count
+            let d = Array(bytes[start..<end])
+            if let c = AppleMIDICommand.decode(d) {
+                if case .other = c {} else if AppleMIDICommand.decode(c.encoded()) != c { problems.append("\(c) does not survive encoding") }
+            }
+            let from = RTPEndpoint(host: "10.0.0.\(k % 3)", port: 5004 + k % 2)
+            for a in session.receive(d, from: from, via: k % 2 == 0 ? .control : .data, now: Double(k)) {
+                if case .send(let b, _, _) = a, AppleMIDICommand.decode(b) == nil { problems.append("the session sent an unreadable command") }
+            }
+            _ = session.tick(now: Double(k) + 0.5)
+            if session.participants.count > AppleMIDISession.maxParticipants { problems.append("\(session.participants.count) participants") }
         }
         return problems
     }

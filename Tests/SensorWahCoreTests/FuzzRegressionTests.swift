@@ -31,6 +31,7 @@ final class FuzzRegressionTests: XCTestCase {
     func testPushCorpusAndRegressions() throws { try replay("push") }
     func testPhyphoxCorpusAndRegressions() throws { try replay("phyphox") }
     func testMappingCorpusAndRegressions() throws { try replay("mapping") }
+    func testAppleMIDICorpusAndRegressions() throws { try replay("applemidi") }
 
     /// The seeds are real inputs: each target's corpus yields something, not only refusals.
     func testSeedsAreUnderstood() throws {

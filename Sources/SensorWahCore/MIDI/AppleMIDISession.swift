@@ -149,6 +149,9 @@ public struct AppleMIDISession: Sendable {
         var next = 0.0
     }
 
+    /// Participants (joined and half-joined) at most: further invitations get NO.
+    public static let maxParticipants = 16
+
     public let settings: Settings
     public private(set) var participants: [Participant] = []
     var targets: [Target] = []
@@ -186,6 +189,12 @@ public struct AppleMIDISession: Sendable {
         var out: [Action] = []
         switch cmd {
         case .invitation(let token, let ssrc, let name):
+            let known = participants.contains { $0.ssrc == ssrc } || pending[ssrc] != nil
+            if !known && participants.count + pending.count >= Self.maxParticipants {
+                out.append(.send(AppleMIDICommand.rejected(token: token, ssrc: settings.ssrc).encoded(), to: from, via: socket))
+                out.append(.log("RTP-MIDI: '\(name)' (\(from)) refused: the session has \(Self.maxParticipants) participants already"))
+                return out
+            }
             out.append(.send(AppleMIDICommand.accepted(token: token, ssrc: settings.ssrc, name: settings.name).encoded(), to: from, via: socket))
             if socket == .control {
                 if let i = participants.firstIndex(where: { $0.ssrc == ssrc }) {
@@ -280,6 +289,9 @@ public struct AppleMIDISession: Sendable {
     /// participants silent for `timeout` dropped.
     public mutating func tick(now: Double) -> [Action] {
         var out: [Action] = []
+        for (ssrc, p) in pending where now - p.lastHeard > settings.inviteInterval * Double(settings.inviteAttempts) {
+            pending[ssrc] = nil   // invited on the control port, never came to the data port
+        }
         for p in participants where now - p.lastHeard > settings.timeout {
             out += drop(ssrc: p.ssrc, reason: "silent for \(Int(settings.timeout)) s", now: now)
         }

@@ -97,10 +97,14 @@ struct Init: ParsableCommand {
           # scene-channel: 1                # only Program Change on this channel selects a scene (default: any)
 
         output:
-          midi: \(list(out.midi.map(\.rawValue)))                         # stdout, alsa, jack (none: stdout, unless the wah runs)
+          midi: \(list(out.midi.map(\.rawValue)))                         # stdout, alsa, jack, rtp (none: stdout, unless the wah runs)
           alsa-client: \(out.alsaClient)
           alsa-port: \(out.alsaPort)
           alsa-connect: \(list(out.alsaConnect))                 # e.g. [Ardour]
+          # rtp-name: SensorWah on stage    # midi: [rtp]: the session's name on the network (default: SensorWah on HOSTNAME)
+          rtp-port: \(out.network.rtpPort)                    # RTP-MIDI control port (data on the next one)
+          rtp-connect: \(list(out.network.rtpConnect))                  # sessions to invite, e.g. [192.168.1.10:5004] (a Mac's, an iPad's)
+          osc-out: \(list(out.network.oscOut))                      # every event as OSC, e.g. [192.168.1.30:9000] or [tcp:192.168.1.30:9000]
 
         jack:
           wah: \(jack.wah)                       # run the wah on JACK audio
