@@ -204,6 +204,8 @@ final class RTPMIDICLITests: XCTestCase {
         tshark.interrupt()
         tshark.waitUntilExit()
         guard let result = initiator.lines.first(where: { $0["handshake"] != nil }) else { return XCTFail("no result from the initiator") }
+        // docs/outputs.md quotes these (loopback; a packet dropped on purpose is repaired by the next)
+        print("RTP-MIDI on loopback: event to receiver \(result["latency_ms"]!) ms; state stale after a loss \(result["stale_after_loss_ms"]!) ms; CK round trip \((result["ck"] as! [String: Any])["round_trip_ms"]!) ms")
 
         // the handshake: OK on the control port then the data port, our token, the session's name
         let hs = result["handshake"] as! [[String: Any]]

@@ -215,6 +215,7 @@ def run_initiator(args):
             dat.sendto(command(b"CK", struct.pack("!IB3xQQQ", ssrc, 2, e1, e2, t3)), (host, port + 1))
             result["ck"] = {"count": count, "t1_echoed": e1 == t1, "their_ssrc_ok": s == their,
                             "round_trip_ms": (t3 - t1) / 10}
+            offset = e2 - (t1 + t3) / 2  # their clock minus ours, in 100 us ticks
             break
         pending.append(b)
 
@@ -225,6 +226,7 @@ def run_initiator(args):
     received = 0
     idle_until = time.time() + args.idle
     last_rs = None
+    latencies, recoveries, lost_at = [], [], None
     while time.time() < deadline:
         if pending:
             b = pending.pop(0)
@@ -238,8 +240,11 @@ def run_initiator(args):
         idle_until = time.time() + args.idle
         if b[:2] == b"\xff\xff":
             continue
+        arrived = now()
         seq, ts, s, msgs, journal = decode_rtp(b)
         received += 1
+        # the first event's time on SensorWah's clock (RTP timestamps and CK share its base)
+        latencies.append((arrived - (ts - offset)) / 10)
         result["packets"] += 1
         t = ts
         for m in msgs:
@@ -254,7 +259,11 @@ def run_initiator(args):
                 result["checkpoints_after_rs"].append([last_rs, journal["checkpoint"]])
         if args.drop and received % args.drop == 0:
             result["dropped"] += 1
+            lost_at = arrived
             continue  # lost on the way
+        if lost_at is not None:
+            recoveries.append((arrived - lost_at) / 10)  # how long the state was stale
+            lost_at = None
         if last_seq is not None and seq != (last_seq + 1) & 0xFFFF:
             if journal is None:
                 result["mismatches"].append({"seq": seq, "why": "gap and no journal"})
@@ -272,6 +281,12 @@ def run_initiator(args):
             result["rs"].append(seq)
             last_rs = seq
     result["final_cc"] = {"%d/%d" % k: v for k, v in truth.cc.items()}
+
+    def pct(xs, q):
+        xs = sorted(xs)
+        return round(xs[min(len(xs) - 1, int(q * len(xs)))], 2) if xs else None
+    result["latency_ms"] = {"p50": pct(latencies, 0.5), "p99": pct(latencies, 0.99), "max": pct(latencies, 1)}
+    result["stale_after_loss_ms"] = {"p50": pct(recoveries, 0.5), "p99": pct(recoveries, 0.99), "max": pct(recoveries, 1)}
     if args.bye:
         ctl.sendto(command(b"BY", struct.pack("!III", 2, token, ssrc)), (host, port))
     out(result)

@@ -60,14 +60,6 @@ public enum OSCOut {
         appendBE(UInt32(bitPattern: int), into: &out)
     }
 
-    /// A message with a float and a string (a source's value and its sender's name).
-    public static func appendMessage(_ address: String, float: Float, string: String, into out: inout [UInt8]) {
-        appendString(address, into: &out)
-        appendString(",fs", into: &out)
-        appendBE(float.bitPattern, into: &out)
-        appendString(string, into: &out)
-    }
-
     /// A bundle of the given messages (each already a complete OSC message) at `timetag`
     /// (NTP format: seconds since 1900 in the high 32 bits, the fraction in the low 32).
     public static func bundle(_ messages: [[UInt8]], timetag: UInt64, into out: inout [UInt8]) {

@@ -24,8 +24,6 @@ struct NetworkOutputOptions: ParsableArguments {
     var oscOut: [String] = []
     @Flag(help: "OSC out: controller and bend values as the raw MIDI integers instead of 0-1.")
     var oscOutRaw = false
-    @Flag(help: "OSC out: also send each sender's derived quantities (tilt, gestures) under /sensorwah/source/SENDER/.")
-    var oscOutSources = false
 
     func validate() throws {
         guard (1...65534).contains(rtpPort) else { throw ValidationError("--rtp-port \(rtpPort): a UDP port 1-65534 (the data port is the next one)") }
