@@ -24,7 +24,7 @@ final class LV2PluginTests: XCTestCase {
             }
         }
         XCTAssertFalse(schemas.isEmpty, "no LV2 schemas in /usr/lib/lv2 (lv2-dev)")
-        let ttl = ["manifest.ttl", "sensorwah.ttl"].map { dir.appendingPathComponent("sensorwah.lv2/\($0)").path }
+        let ttl = ["manifest.ttl", "sensorwah.ttl", "effects.ttl"].map { dir.appendingPathComponent("sensorwah.lv2/\($0)").path }
         let valid = try JackTest.sh("sord_validate", schemas + ttl, timeout: 120)
         XCTAssertTrue((valid.out + valid.err).contains("Found 0 errors"), valid.out + valid.err)
 
@@ -64,6 +64,63 @@ final class LV2PluginTests: XCTestCase {
                 XCTAssertLessThanOrEqual(worst, 1e-6, "\(voice) pedal \(pedal)")
                 XCTAssertGreaterThan(y2.map { abs($0) }.max()!, 0.01)
             }
+        }
+    }
+
+    /// The effect plugins (fuzz, tremolo, phaser, delay) and the chain plugin: listed by lv2info
+    /// with a port per parameter, their Turtle what tools/lv2-effects-ttl makes of the parameter
+    /// tables now (no drift), and `lv2apply` with controls set gives the samples of `sensorwah
+    /// render --fx` with the same settings.
+    func testEffectPluginsRenderLikeSensorwahRenderFx() throws {
+        for t in ["lv2apply", "lv2info", "python3"] where !JackTest.have(t) {
+            throw XCTSkip("\(t) is not installed (tools/install-deps)")
+        }
+        let dir = try LV2Test.bundle("lv2-fx")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let env = ["LV2_PATH": dir.path]
+        let again = try JackTest.sh(JackTest.repo.appendingPathComponent("tools/lv2-effects-ttl").path, [JackTest.debugBinary])
+        XCTAssertEqual(again.status, 0, again.err)
+        let committed = try String(contentsOf: JackTest.repo.appendingPathComponent("Sources/LV2/bundle/effects.ttl"), encoding: .utf8)
+        XCTAssertEqual(again.out, committed, "Sources/LV2/bundle/effects.ttl is out of date: run tools/lv2-effects-ttl")
+
+        let rate = 48_000
+        let x = JackTest.noise(rate * 2).map { $0 * 1.2 }
+        let input = dir.appendingPathComponent("in.wav").path
+        try JackTest.writeWAV(input, rate: rate, channels: [x])
+        let cases: [(uri: String, controls: [String], chain: String, symbols: [String])] = [
+            ("fuzz", ["drive", "0.8", "tone", "0.3"], "fuzz drive=0.8 tone=0.3", ["bypass", "drive", "tone", "level"]),
+            ("tremolo", ["rate", "3", "depth", "0.9", "shape", "1"], "tremolo rate=3 depth=0.9 shape=triangle", ["rate", "depth", "shape", "sync"]),
+            ("phaser", ["rate", "1.5", "stages", "6", "feedback", "0.5"], "phaser rate=1.5 stages=6 feedback=0.5", ["rate", "depth", "stages", "feedback"]),
+            ("delay", ["time", "0.25", "mix", "0.5", "feedback", "0.6"], "delay time=0.25 mix=0.5 feedback=0.6", ["time", "feedback", "mix", "tone", "sync"]),
+            ("chain", ["fuzz_drive", "0.7", "wah_pedal", "0.5", "tremolo_bypass", "1", "delay_mix", "0.4"],
+             "fuzz drive=0.7 > wah pedal=0.5 > tremolo bypass=on > phaser > delay mix=0.4", ["fuzz_drive", "wah_pedal", "phaser_stages", "delay_time"]),
+        ]
+        for c in cases {
+            let uri = "https://github.com/sensorwah/sensorwah#\(c.uri)"
+            let info = try JackTest.sh("lv2info", [uri], env: env)
+            XCTAssertEqual(info.status, 0, info.err)
+            for symbol in ["in", "out"] + c.symbols {
+                XCTAssertTrue(info.out.contains("Symbol:      \(symbol)\n"), "\(c.uri): port \(symbol) missing:\n\(info.out)")
+            }
+            let viaPlugin = dir.appendingPathComponent("lv2-\(c.uri).wav").path
+            let viaRender = dir.appendingPathComponent("render-\(c.uri).wav").path
+            var args = ["-i", input, "-o", viaPlugin]
+            for k in stride(from: 0, to: c.controls.count, by: 2) { args += ["-c", c.controls[k], c.controls[k + 1]] }
+            let a = try JackTest.sh("lv2apply", args + [uri], env: env)
+            XCTAssertEqual(a.status, 0, a.err)
+            let r = try JackTest.sh(JackTest.releaseBinary, ["render", "--pedal", "0", "--fx", c.chain, "--sample-format", "float", input, viaRender])
+            XCTAssertEqual(r.status, 0, r.err)
+            let y1 = try JackTest.readWAV(viaPlugin).channels[0]
+            let y2 = try JackTest.readWAV(viaRender).channels[0]
+            XCTAssertEqual(y1.count, y2.count)
+            var worst: Float = 0
+            for (u, v) in zip(y1, y2) { worst = max(worst, abs(u - v)) }
+            // a single effect within 1e-6; the chain measured 4e-6: its settings reach the plugin
+            // through setParameter and reset, render's through the chain's construction, and the
+            // resonant wah after the fuzz magnifies the rounding (not bit-exact; not pinned down further)
+            XCTAssertLessThanOrEqual(worst, c.uri == "chain" ? 1e-5 : 1e-6, "\(c.uri): lv2apply and render differ by \(worst)")
+            XCTAssertGreaterThan(y2.map { abs($0) }.max()!, 0.01)
+            XCTAssertNotEqual(y2, x, "\(c.uri) did nothing")
         }
     }
 
@@ -147,6 +204,7 @@ final class LV2PluginTests: XCTestCase {
 /// (the shipped binary, nothing added) into a temporary LV2_PATH directory.
 enum LV2Test {
     static let uri = "https://github.com/sensorwah/sensorwah#wah"
+    static let chainURI = "https://github.com/sensorwah/sensorwah#chain"
 
     static var releaseLibrary: String {
         URL(fileURLWithPath: JackTest.releaseBinary).deletingLastPathComponent().appendingPathComponent("libsensorwah_lv2.so").path
@@ -159,7 +217,8 @@ enum LV2Test {
             throw XCTSkip("no release libsensorwah_lv2.so")
         }
         let dir = try JackTest.tempDir(label)
-        let r = try JackTest.sh(JackTest.repo.appendingPathComponent("tools/lv2-bundle").path, [dir.path], env: ["NO_BUILD": "1"], timeout: 120)
+        let r = try JackTest.sh(JackTest.repo.appendingPathComponent("tools/lv2-bundle").path, [dir.path],
+                               env: ["NO_BUILD": "1", "SENSORWAH_LV2_LIBRARY": releaseLibrary], timeout: 120)
         XCTAssertEqual(r.status, 0, r.err)
         return dir
     }

@@ -121,4 +121,61 @@ final class LV2RealtimeTests: XCTestCase {
             XCTAssertEqual(audit.int(k), 0, "\(k) in the plugin's run():\n\(err)")
         }
     }
+
+    /// The chain plugin (fuzz, wah, tremolo, phaser, delay in one) under the same audit in jalv:
+    /// noise with NaN/infinity/denormal bursts, a control of each effect changed every second
+    /// (the delay's time glides, bypasses crossfade, the phaser's stages switch), the period
+    /// doubling half way. Zero of everything over thousands of run() calls.
+    func testChainPluginRunIsRealTimeSafeInJalvInReleaseBuild() throws {
+        let setup = try prerequisites()
+        let seconds = 10, period = 128, rate = 48_000
+        var x = JackTest.noise(rate * (seconds + 10), amplitude: 0.5)
+        var t = rate
+        while t + 5000 < x.count {
+            let kind = (t / rate) % 3
+            for i in t..<(t + (kind == 2 ? 4800 : 64)) { x[i] = kind == 0 ? .nan : (kind == 1 ? .infinity : 1e-41) }
+            t += rate
+        }
+        let audio = try JackTest.tempDir("lv2-rt-chain-input")
+        defer { try? FileManager.default.removeItem(at: audio) }
+        let inPath = audio.appendingPathComponent("bad.wav").path
+        try JackTest.writeWAV(inPath, rate: rate, channels: [x])
+        let server = try JackTest.Server(period: period)
+        let host = try server.run("jalv", ["-n", "swchain", LV2Test.chainURI], extraEnv: [
+            "LV2_PATH": setup.bundle.path, "LD_PRELOAD": setup.library, "SENSORWAH_RT_AUDIT": "1",
+        ], openStdin: true)
+        _ = try XCTUnwrap(server.waitForPort("^swchain:in$"), "jalv has no in port: \(host.stderr)")
+        let player = try server.run("jack-play", [inPath])
+        let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"))
+        for (from, to) in [(playPort, "swchain:in"), ("swchain:out", "system:playback_1")] {
+            let c = try JackTest.sh("jack_connect", [from, to], env: server.env)
+            XCTAssertEqual(c.status, 0, "jack_connect \(from) \(to): \(c.err)")
+        }
+        let changes = ["fuzz_drive = 0.9", "wah_pedal = 0.8", "tremolo_rate = 9", "phaser_stages = 8", "delay_time = 0.05",
+                       "delay_feedback = 0.8", "tremolo_shape = 2", "fuzz_bypass = 1", "wah_voice = 1", "delay_time = 1.5",
+                       "phaser_feedback = 0.7", "tremolo_sync = 3", "fuzz_bypass = 0", "delay_tone = 0.2"]
+        for second in 0..<seconds {
+            host.send(changes[second % changes.count])
+            if second == seconds / 2 {
+                let resize = try server.setPeriod(period * 2)
+                XCTAssertEqual(resize.status, 0, "jack_bufsize failed: \(resize.err)")
+            }
+            usleep(1_000_000)
+        }
+        host.closeStdin()
+        let status = host.wait(timeout: 20)
+        XCTAssertEqual(status.status, 0, host.stderr)
+        player.signal(SIGTERM)
+        player.wait(timeout: 5)
+        print("---- jalv chain run:\n\(host.stderr.split(separator: "\n").filter { $0.contains("rt-audit") }.joined(separator: "\n"))")
+        let audit = try XCTUnwrap(JackTest.Audit(host.stderr), "no rt-audit line:\n\(host.stderr)")
+        XCTAssertEqual(audit.values["install"], "ok", host.stderr)
+        XCTAssertEqual(audit.values["selftest"], "ok", host.stderr)
+        XCTAssertEqual(audit.values["syscall_dispatch"], "on", host.stderr)
+        let callbacks = audit.int("callbacks")
+        XCTAssertGreaterThan(callbacks, seconds * 180, "too few run() calls audited")
+        for k in ["malloc", "free", "lock", "condvar", "semaphore", "libc_io", "syscalls", "retain", "release", "swift_alloc"] {
+            XCTAssertEqual(audit.int(k), 0, "\(k) in the chain plugin's run():\n\(host.stderr)")
+        }
+    }
 }

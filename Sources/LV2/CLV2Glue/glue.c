@@ -121,8 +121,98 @@ static const LV2_Descriptor descriptor = {
     SENSORWAH_URI, instantiate, connect_port, activate, run, NULL, cleanup, extension_data,
 };
 
-int sw_lv2_glue_version(void) { return 1; }
+/* The effect plugins: ports 0 in, 1 out, then one control per parameter of the chain, in slot
+ * order (bypass first for each effect; effects.ttl). A control that changed is handed to the
+ * chain, which glides it as in real time; the first run after activate starts settled. */
+#define FX_MAX_CONTROLS 64
+enum { FX_FUZZ, FX_TREMOLO, FX_PHASER, FX_DELAY, FX_CHAIN, FX_KINDS };
+static const uint32_t fx_controls[FX_KINDS] = {4, 5, 5, 6, 28};
+
+typedef struct {
+    void *fx;
+    int kind;
+    const float *in;
+    float *out;
+    const float *control[FX_MAX_CONTROLS];
+    float last[FX_MAX_CONTROLS];
+    int fresh;
+} Effect;
+
+static LV2_Handle fx_instantiate(int kind, double rate) {
+    Effect *e = (Effect *)calloc(1, sizeof(Effect));
+    if (!e) return NULL;
+    e->kind = kind;
+    e->fx = sw_fx_new(kind, rate);
+    if (!e->fx) {
+        free(e);
+        return NULL;
+    }
+    e->fresh = 1;
+    return (LV2_Handle)e;
+}
+
+#define FX_INSTANTIATE(name, kind)                                                                       \
+    static LV2_Handle name(const LV2_Descriptor *d, double rate, const char *b, const LV2_Feature *const *f) { \
+        (void)d;                                                                                         \
+        (void)b;                                                                                         \
+        (void)f;                                                                                         \
+        return fx_instantiate(kind, rate);                                                               \
+    }
+FX_INSTANTIATE(fuzz_instantiate, FX_FUZZ)
+FX_INSTANTIATE(tremolo_instantiate, FX_TREMOLO)
+FX_INSTANTIATE(phaser_instantiate, FX_PHASER)
+FX_INSTANTIATE(delay_instantiate, FX_DELAY)
+FX_INSTANTIATE(chain_instantiate, FX_CHAIN)
+
+static void fx_connect_port(LV2_Handle h, uint32_t port, void *data) {
+    Effect *e = (Effect *)h;
+    if (port == 0) e->in = (const float *)data;
+    else if (port == 1) e->out = (float *)data;
+    else if (port - 2 < fx_controls[e->kind]) e->control[port - 2] = (const float *)data;
+}
+
+static void fx_activate(LV2_Handle h) { ((Effect *)h)->fresh = 1; }
+
+static void fx_run(LV2_Handle h, uint32_t n) {
+    Effect *e = (Effect *)h;
+    uint32_t i, count = fx_controls[e->kind];
+    if (!e->in || !e->out) return;
+    for (i = 0; i < count; i++) {
+        float v;
+        if (!e->control[i]) continue;
+        v = *e->control[i];
+        if (e->fresh || v != e->last[i]) {
+            sw_fx_set(e->fx, (int32_t)i, v);
+            e->last[i] = v;
+        }
+    }
+    if (e->fresh) {
+        sw_fx_reset(e->fx); /* start settled, like render */
+        e->fresh = 0;
+    }
+    if (e->out != e->in) memcpy(e->out, e->in, sizeof(float) * n);
+    sw_fx_process(e->fx, e->out, n);
+}
+
+static void fx_cleanup(LV2_Handle h) {
+    Effect *e = (Effect *)h;
+    sw_fx_free(e->fx);
+    free(e);
+}
+
+#define FX_URI(name) "https://github.com/sensorwah/sensorwah#" name
+static const LV2_Descriptor fx_descriptors[FX_KINDS] = {
+    {FX_URI("fuzz"), fuzz_instantiate, fx_connect_port, fx_activate, fx_run, NULL, fx_cleanup, extension_data},
+    {FX_URI("tremolo"), tremolo_instantiate, fx_connect_port, fx_activate, fx_run, NULL, fx_cleanup, extension_data},
+    {FX_URI("phaser"), phaser_instantiate, fx_connect_port, fx_activate, fx_run, NULL, fx_cleanup, extension_data},
+    {FX_URI("delay"), delay_instantiate, fx_connect_port, fx_activate, fx_run, NULL, fx_cleanup, extension_data},
+    {FX_URI("chain"), chain_instantiate, fx_connect_port, fx_activate, fx_run, NULL, fx_cleanup, extension_data},
+};
+
+int sw_lv2_glue_version(void) { return 2; }
 
 LV2_SYMBOL_EXPORT const LV2_Descriptor *lv2_descriptor(uint32_t index) {
-    return index == 0 ? &descriptor : NULL;
+    if (index == 0) return &descriptor;
+    if (index - 1 < FX_KINDS) return &fx_descriptors[index - 1];
+    return NULL;
 }

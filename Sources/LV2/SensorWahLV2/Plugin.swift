@@ -46,3 +46,41 @@ public func swLV2Reset(_ handle: UnsafeMutableRawPointer) {
 public func swLV2Process(_ handle: UnsafeMutableRawPointer, _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ count: UInt32) {
     handle.assumingMemoryBound(to: WahProcessor.self).pointee.process(input, output, count: Int(count))
 }
+
+// The effect plugins (fuzz, tremolo, phaser, delay) and the chain plugin: one EffectChain per
+// instance (prepared in instantiate, outside run()); run() calls only set, reset and process.
+
+/// The chain each effect plugin runs, by the glue's index: 0 fuzz, 1 tremolo, 2 phaser, 3 delay,
+/// 4 the whole chain (every effect once, in pedalboard order).
+let lv2Chains = ["fuzz", "tremolo", "phaser", "delay", "fuzz > wah > tremolo > phaser > delay"]
+
+@_cdecl("sw_fx_new")
+public func swFxNew(_ kind: Int32, _ rate: Double) -> UnsafeMutableRawPointer? {
+    guard kind >= 0, Int(kind) < lv2Chains.count, let spec = try? EffectChainSpec(parsing: lv2Chains[Int(kind)]) else { return nil }
+    let chain = UnsafeMutablePointer<EffectChain>.allocate(capacity: 1)
+    chain.initialize(to: EffectChain(spec: spec, sampleRate: rate, maximumBlock: 4096))
+    return UnsafeMutableRawPointer(chain)
+}
+
+@_cdecl("sw_fx_free")
+public func swFxFree(_ handle: UnsafeMutableRawPointer) {
+    let chain = handle.assumingMemoryBound(to: EffectChain.self)
+    chain.pointee.destroy()
+    chain.deinitialize(count: 1)
+    chain.deallocate()
+}
+
+@_cdecl("sw_fx_set")
+public func swFxSet(_ handle: UnsafeMutableRawPointer, _ slot: Int32, _ value: Float) {
+    handle.assumingMemoryBound(to: EffectChain.self).pointee.setParameter(slot: Int(slot), value: Double(value))
+}
+
+@_cdecl("sw_fx_reset")
+public func swFxReset(_ handle: UnsafeMutableRawPointer) {
+    handle.assumingMemoryBound(to: EffectChain.self).pointee.reset()
+}
+
+@_cdecl("sw_fx_process")
+public func swFxProcess(_ handle: UnsafeMutableRawPointer, _ buffer: UnsafeMutablePointer<Float>, _ count: UInt32) {
+    handle.assumingMemoryBound(to: EffectChain.self).pointee.process(buffer, count: Int(count))
+}
