@@ -284,4 +284,50 @@ final class EffectChainCLITests: XCTestCase {
         XCTAssertGreaterThan(fit.r, 0.85, "the tremolo's rate on JACK does not follow the gesture")
         XCTAssertLessThan(fit.median, 0.8, "the tremolo's rate on JACK is off the rate the gesture set")
     }
+
+    /// `sync=` follows JACK transport's tempo: with jack_transport as timebase master at 240 BPM
+    /// a tremolo synced to quarter notes runs at 4 Hz; at 150 BPM, 2.5 Hz (without a master it
+    /// would run at 120 BPM, 2 Hz).
+    func testSyncedTremoloFollowsJackTransportTempo() throws {
+        try JackTest.requireJackTools(["jack-play", "jack-record", "jack_transport"])
+        let binary = JackTest.debugBinary
+        let dir = try JackTest.tempDir("fx-tempo")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rate = 48_000
+        let tonePath = dir.appendingPathComponent("tone.wav").path
+        try JackTest.writeWAV(tonePath, rate: rate, channels: [Self.tone(seconds: 30, rate: rate)])
+        let outPath = dir.appendingPathComponent("out.wav").path
+        let server = try JackTest.Server(period: 1024)
+        let transport = try server.run("jack_transport", [], openStdin: true)
+        transport.send("master")
+        transport.send("tempo 240")
+        transport.send("play")
+        let recorder = try server.run("jack-record", ["-n", "1", "-t", "14", outPath])
+        let recPort = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"), "jack-record has no port")
+        let player = try server.run("jack-play", [tonePath])
+        let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"), "jack-play has no port")
+        let sw = try server.run(binary, [
+            "replay", Self.recording, "--fx", "tremolo depth=1 sync=1/4", "--map", "tilt.x zero cc=11",
+            "--jack-connect", "in_1=\(playPort),out_1=\(recPort)",
+        ])
+        usleep(7_000_000)
+        transport.send("tempo 150")
+        let status = sw.wait(timeout: 60)
+        XCTAssertEqual(status.status, 0, sw.stderr)
+        recorder.wait(timeout: 30)
+        player.signal(SIGTERM)
+        player.wait(timeout: 5)
+        transport.send("quit")
+        transport.closeStdin()
+        transport.wait(timeout: 5)
+        let y = try JackTest.readWAV(outPath).channels[0]
+        let rates = Self.tremoloRates(y, rate: rate).filter { $0.t > 1 }
+        let early = rates.filter { $0.t < 5 }.map(\.hz).sorted(), late = rates.filter { $0.t > 9 && $0.t < 13 }.map(\.hz).sorted()
+        XCTAssertGreaterThan(early.count, 5, "too little sound recorded")
+        XCTAssertGreaterThan(late.count, 5, "too little sound recorded")
+        let e = early[early.count / 2], l = late[late.count / 2]
+        print("tremolo synced to 1/4: \(e) Hz at 240 BPM, \(l) Hz at 150 BPM")
+        XCTAssertEqual(e, 4, accuracy: 0.15, "at 240 BPM")
+        XCTAssertEqual(l, 2.5, accuracy: 0.15, "at 150 BPM")
+    }
 }
