@@ -232,6 +232,32 @@ final class EffectChainCLITests: XCTestCase {
         XCTAssertTrue(s.stderr.contains("badscene.yaml:2: scenes.solo: mapping \"tilt.y fx=tremolo.depth"), s.stderr)
         XCTAssertTrue(s.stderr.contains("is not a parameter of the chain (wah)"), s.stderr)
 
+        // calibrate edits an fx= mapping's range in place and leaves the chain, fx-cc and every
+        // comment as they were
+        let cal = try write("cal.yaml", """
+        # my rig, hand-written
+        mappings:
+          - tilt.x zero cc=11        # the pedal
+          - tilt.y fx=delay.mix to=0..0.6   # echoes on the arm
+        chain:                        # fuzz first, as the pedalboard
+          - fuzz drive=0.7
+          - wah
+          - delay time=0.25   # slapback-ish
+        fx-cc: { 20: delay.feedback }   # the foot controller
+        """)
+        let c = try CLI.run(["calibrate", "2", "--config", cal, "--from", Self.recording])
+        XCTAssertEqual(c.status, 0, c.stderr)
+        let edited = try String(contentsOfFile: cal, encoding: .utf8).split(separator: "\n").map(String.init)
+        XCTAssertEqual(edited.count, 9)
+        XCTAssertNotNil(edited[3].range(of: "^  - tilt.y fx=delay.mix to=0..0.6 range=-?[0-9.]+..[0-9.]+ centre=-?[0-9.]+   # echoes on the arm$", options: .regularExpression), edited[3])
+        for (i, line) in [(0, "# my rig, hand-written"), (2, "  - tilt.x zero cc=11        # the pedal"), (4, "chain:                        # fuzz first, as the pedalboard"),
+                          (7, "  - delay time=0.25   # slapback-ish"), (8, "fx-cc: { 20: delay.feedback }   # the foot controller")] {
+            XCTAssertEqual(edited[i], line)
+        }
+        let after = try CLI.run(["render", "--config", cal, "--recording", Self.recording, input, dir.appendingPathComponent("c.wav").path])
+        XCTAssertEqual(after.status, 0, after.stderr)
+        XCTAssertTrue(after.stderr.contains("effects: fuzz drive=0.7 > wah > delay time=0.25"), after.stderr)
+
         // init's file names the chain keys (commented) and loads as it is
         let initPath = dir.appendingPathComponent("init.yaml").path
         XCTAssertEqual(try CLI.run(["init", initPath]).status, 0)
