@@ -16,7 +16,10 @@ struct DrawnMapping: Sendable, CustomStringConvertible {
 
 enum Draw {
     static let sources = ["accel.x", "gyro.z", "pitch", "tilt.x", "user.y"]
-    static let targets = ["cc=11", "cc14=2", "bend"]
+    /// The last is an effect parameter (`fx=`, resolved against a chain as a run does): no
+    /// MIDI channel, its events carry the value's position in the parameter's range.
+    static let targets = ["cc=11", "cc14=2", "bend", "fx=tremolo.rate to=1..8"]
+    static let chain = try! EffectChainSpec(parsing: "wah > tremolo")
     static let curves = ["linear", "exp", "log"]
 
     /// Source, target and channel; the input range (low end and width); bipolar with its centre
@@ -32,15 +35,19 @@ enum Draw {
         let (source, target, channel) = picks
         let (lo, width) = range, hi = lo + width
         let (bipolar, centreAt, invert) = polarity
-        var words = [sources[source], targets[target], "ch=\(channel)", "range=\(lo)..\(hi)",
-                     bipolar ? "bipolar" : "unipolar", smooth ? "smooth=40" : "smooth=0"]
+        var words = [sources[source], targets[target]] + (targets[target].hasPrefix("fx=") ? [] : ["ch=\(channel)"])
+        words += ["range=\(lo)..\(hi)", bipolar ? "bipolar" : "unipolar", smooth ? "smooth=40" : "smooth=0"]
         if bipolar { words.append("centre=\(lo + centreAt * width)") }   // strictly inside, as the parser asks
         if invert { words.append("invert") }
         if dead.0 { words.append("deadzone=\(dead.1)") }
         if shape.0 == 1 { words.append("curve=exp:\(shape.1)") }
         if shape.0 == 2 { words.append("curve=log:\(shape.1)") }
         let text = words.joined(separator: " ")
-        do { return DrawnMapping(mapping: try Mapping(parsing: text)) } catch {
+        do {
+            var m = [try Mapping(parsing: text)]
+            try Mapping.resolveEffectTargets(&m, chain: chain)
+            return DrawnMapping(mapping: m[0])
+        } catch {
             fatalError("the drawn mapping '\(text)' does not parse: \(error)")
         }
     }
@@ -61,6 +68,16 @@ enum Draw {
 
 extension Mapping {
     func input(at position: Double) -> Double { inputMin + (inputMax - inputMin) * position }
+
+    /// What an event carries for the mapper's value `step`: the step itself, or for an effect
+    /// parameter the value's position (0...65535) in the parameter's range.
+    func carried(_ step: Int) -> Int {
+        if case .effect(let t) = target { return Int(t.position(of: t.value(forStep: step))) }
+        return step
+    }
+
+    /// The largest value an event for this target carries.
+    var carriedMax: Int { target.isEffect ? EffectTarget.positions : target.maxValue }
 }
 
 @Suite struct MapperProperties {
@@ -103,7 +120,7 @@ extension Mapping {
             mapper.process(frame(q, m.input(at: at), at: 0.01)) { _ in }
             var rested: [Int] = []
             mapper.rest(at: 1) { rested.append(Int($0.value)) }
-            #expect(rested.allSatisfy { $0 == m.rest }, "rest sent \(rested), not \(m.rest)")
+            #expect(rested.allSatisfy { $0 == m.carried(m.rest) }, "rest sent \(rested), not \(m.rest)")
         }
     }
 
@@ -121,20 +138,23 @@ extension Mapping {
                 mapper.process(frame(q, x, at: Double(k + 1) * 0.01)) { sent.append($0); fromThis += 1 }
                 if x.isNaN { #expect(fromThis == 0, "NaN at sample \(k) sent \(fromThis) message(s)") }
             }
-            #expect(sent.allSatisfy { (0...m.target.maxValue).contains(Int($0.value)) && $0.time.isFinite },
+            #expect(sent.allSatisfy { (0...m.carriedMax).contains(Int($0.value)) && $0.time.isFinite },
                     "sent \(sent.map(\.value))")
             total += sent.count
             // and after any stream, resting sends exactly the rest value
             var rested: [Int] = []
             mapper.rest(at: Double(samples.count + 100) * 0.01) { rested.append(Int($0.value)) }
-            #expect(rested.allSatisfy { $0 == m.rest }, "rest after the stream sent \(rested), not \(m.rest)")
+            #expect(rested.allSatisfy { $0 == m.carried(m.rest) }, "rest after the stream sent \(rested), not \(m.rest)")
         }
     }
 
     @Test func aMappingsSyntaxReadsBackAsTheSameMapping() async {
         await propertyCheck(count: 1000, input: Draw.mapping) { drawn in
             let m = drawn.mapping
-            #expect((try? Mapping(parsing: m.syntax)) == m)
+            // an effect target's slot and range come from the chain, not the text: resolve again
+            var back = [try? Mapping(parsing: m.syntax)].compactMap { $0 }
+            try? Mapping.resolveEffectTargets(&back, chain: Draw.chain)
+            #expect(back.first == m)
         }
     }
 }
