@@ -216,6 +216,17 @@ public final class RTPMIDIOutput: EventOutput {
         (try? loop.submit { [self] in session.participants }.wait()) ?? []
     }
 
+    /// The live view's lines: the session and each participant with its clock sync's round trip.
+    public func monitorLines() -> [String] {
+        let ps = participants()
+        var lines = ["RTP-MIDI '\(configuration.name)' on UDP \(configuration.port): \(ps.isEmpty ? "no participants yet" : "\(ps.count) participant\(ps.count == 1 ? "" : "s")")"]
+        for p in ps {
+            let rtt = p.roundTrip.map { String(format: ", clock sync round trip %.1f ms", $0 * 1000) } ?? ""
+            lines.append("  '\(p.name)' \(p.control.host) (\(p.invitedByUs ? "invited by us" : "joined us")\(rtt))")
+        }
+        return lines
+    }
+
     // MARK: the output thread
 
     @inline(__always)

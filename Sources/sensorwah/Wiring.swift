@@ -183,7 +183,10 @@ enum Wiring {
         c.sceneNames = sceneNames
         c.calibrateKey = calibrateKey
         MonitorControl.calibrate.store(0, ordering: .relaxed)
-        if let (engine, wah) = JackSession.engine(in: outputs) { c.extraLines = { engine.monitorLines(wah: wah) } }
+        var extras: [() -> [String]] = []
+        if let (engine, wah) = JackSession.engine(in: outputs) { extras.append { engine.monitorLines(wah: wah) } }
+        if let rtp = outputs.lazy.compactMap({ $0 as? RTPMIDIOutput }).first { extras.append { rtp.monitorLines() } }
+        if !extras.isEmpty { c.extraLines = { extras.flatMap { $0() } } }
         if let pump {
             pump.publishLatency = true
             c.latency = { (pump.latencyP50.load(ordering: .relaxed), pump.latencyP99.load(ordering: .relaxed)) }

@@ -290,4 +290,23 @@ final class RTPMIDICLITests: XCTestCase {
         XCTAssertGreaterThan(withNotes, 0, "no journal held chapter N")
         XCTAssertGreaterThan(withWheel, 0, "no journal held chapter W")
     }
+
+    /// The live view lists the session and its participants.
+    func testLiveViewShowsTheParticipants() throws {
+        guard MonitorCLITests.tmux != nil else { throw XCTSkip("tmux is not installed (tools/install-deps installs it)") }
+        let ours = Self.freePortPair(), theirs = Self.freePortPair()
+        let cmd = "'\(CLI.binary.path)' replay '\(CLI.recording("wrist-wah-phone.csv"))' --loop --monitor --midi rtp --no-rtp-announce"
+            + " --rtp-port \(ours) --rtp-name 'view test'; sleep 30"
+        let t = MonitorCLITests.Tmux()
+        defer { t.run(["kill-server"]) }
+        t.run(["new-session", "-d", "-s", "view", "-x", "120", "-y", "40", "-c", CLI.repo.path, cmd])
+        let empty = t.waitFor("no participants yet")
+        XCTAssertTrue(empty.contains("RTP-MIDI 'view test' on UDP \(ours)"), empty)
+        let initiator = try Peer(["initiate", "--target", "127.0.0.1:\(ours)", "--port", "\(theirs)", "--name", "stage iPad",
+                                  "--seconds", "4", "--bye"])
+        defer { initiator.stop() }
+        let joined = t.waitFor("'stage iPad' 127.0.0.1 (joined us")
+        XCTAssertTrue(joined.contains("1 participant"), joined)
+        t.run(["send-keys", "-t", "view", "q"])
+    }
 }
