@@ -24,6 +24,7 @@ let benchmarks: @Sendable () -> Void = {
     let worstBlock = BenchmarkMetric.custom("worst ns per 64 frames", polarity: .prefersSmaller, useScalingFactor: false)
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .mallocCountTotal, psPerSample],
+        units: [psPerSample: .count],   // whole picoseconds in the tables (tools/bench-effects reads them)
         warmupIterations: 2,
         maxDuration: .seconds(3),
         maxIterations: 100,
@@ -86,7 +87,7 @@ let benchmarks: @Sendable () -> Void = {
         }
         // Swift and C alternate inside each iteration (same caches, same clock): their ratio x1000.
         Benchmark("\(name)_Swift_C_ratio",
-                  configuration: .init(metrics: [ratioMetric, .mallocCountTotal],
+                  configuration: .init(metrics: [ratioMetric, .mallocCountTotal], units: [ratioMetric: .count],
                                        thresholds: [ratioMetric: .init(absolute: [.p90: 1100]),
                                                     .mallocCountTotal: .init(absolute: [.p100: 0])])) { benchmark in
             let s = swift(), k = c()
@@ -152,7 +153,8 @@ let benchmarks: @Sendable () -> Void = {
 
     // The whole chain in 64-frame blocks: mean and worst time per block in one second.
     Benchmark("chain_64_frames",
-              configuration: .init(metrics: [perBlock, worstBlock, .mallocCountTotal], maxDuration: .seconds(4),
+              configuration: .init(metrics: [perBlock, worstBlock, .mallocCountTotal],
+                                   units: [perBlock: .count, worstBlock: .count], maxDuration: .seconds(4),
                                    thresholds: [perBlock: .init(absolute: [.p90: 133_333]),
                                                 .mallocCountTotal: .init(absolute: [.p100: 0])])) { benchmark in
         let spec = try! EffectChainSpec(parsing: "fuzz drive=0.8 tone=0.6 > wah > tremolo rate=5 depth=0.7 > phaser feedback=0.3 > delay time=0.3 feedback=0.4 mix=0.3")
