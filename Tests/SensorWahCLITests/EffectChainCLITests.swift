@@ -112,6 +112,9 @@ final class EffectChainCLITests: XCTestCase {
         XCTAssertTrue(cc.stderr.contains("--fx-cc 20=delay.mix: not a parameter of the chain (wah)"), cc.stderr)
         let ccSyntax = try CLI.run(["replay", Self.recording, "--fast", "--fx", "wah", "--fx-cc", "200=wah.mix"])
         XCTAssertTrue(ccSyntax.stderr.contains("CC from 0 to 127"), ccSyntax.stderr)
+        let learn = try CLI.run(["learn", "1", "--map", "tilt.y fx=wah.mix", "--seconds", "1"])
+        XCTAssertNotEqual(learn.status, 0)
+        XCTAssertTrue(learn.stderr.contains("mapping 1 moves the effect parameter wah.mix, not a MIDI controller"), learn.stderr)
         // the events: slot and position in the parameter's range, on stdout
         let run = try CLI.run(["replay", Self.recording, "--fast", "--midi", "stdout", "--fx", "wah > tremolo",
                                "--map", "tilt.x zero fx=tremolo.rate to=2..12"])

@@ -42,6 +42,9 @@ struct Learn: ParsableCommand {
         global.bootstrapLogging()
         let logger = Logger(label: "sensorwah.learn")
         let m = try mapping.mapping(number: index)
+        if case .effect(let t) = m.target {
+            throw ValidationError("learn \(index): mapping \(index) moves the effect parameter \(t.address), not a MIDI controller a DAW could learn; give a cc=, cc14= or bend mapping")
+        }
         Shutdown.installHandlers()
         let outputs = try Wiring.outputs(output, mappings: [m], logger: logger)
         logger.notice("learn: sending only \(m.target) (mapping \(index): \(m.source)), a sweep every \(sweep) s; Ctrl-C when the DAW has learned it")
