@@ -28,8 +28,10 @@ public struct EffectChain: @unchecked Sendable {
         @usableFromInline var parameter: Int
         @usableFromInline var lower: Double
         @usableFromInline var upper: Double
-        /// 0 continuous, 1 switch, 2 choice, else the integer step.
-        @usableFromInline var step: Int
+        /// How a value is made valid after clamping: 0 as it is (continuous), 1 to 0 or 1 (a
+        /// switch), 2 to a whole number of `step`s from `lower` (a choice, `stages`).
+        @usableFromInline var rounding: Int
+        @usableFromInline var step: Double
     }
 
     /// One stage in order: its kind and its index in that kind's buffer.
@@ -84,15 +86,15 @@ public struct EffectChain: @unchecked Sendable {
         var n = 0
         for i in spec.stages.indices {
             for (j, p) in spec.stages[i].kind.parameters.enumerated() {
-                let step: Int
+                let rounding: Int, step: Double
                 switch p.kind {
-                case .continuous: step = 0
-                case .toggle: step = 1
-                case .choice: step = 2
-                case .integer(let s): step = max(s, 3)   // stages: even, 2...12 (3+ is an integer step; see clamp)
+                case .continuous: (rounding, step) = (0, 0)
+                case .toggle: (rounding, step) = (1, 1)
+                case .choice: (rounding, step) = (2, 1)
+                case .integer(let s): (rounding, step) = (2, Double(max(s, 1)))
                 }
                 slots[n] = Slot(kind: stages[i].kind, index: stages[i].index, parameter: j,
-                                lower: p.range.lowerBound, upper: p.range.upperBound, step: step)
+                                lower: p.range.lowerBound, upper: p.range.upperBound, rounding: rounding, step: step)
                 n += 1
             }
         }
@@ -138,11 +140,10 @@ public struct EffectChain: @unchecked Sendable {
         guard slot >= 0, slot < s.pointee.slotCount, !value.isNaN else { return }
         let info = s.pointee.slots[slot]
         var v = min(max(value, info.lower), info.upper)
-        switch info.step {
+        switch info.rounding {
         case 0: break
         case 1: v = v >= 0.5 ? 1 : 0
-        case 2: v = v.rounded()
-        default: v = (v / 2).rounded() * 2   // `stages`: even
+        default: v = min(info.lower + ((v - info.lower) / info.step).rounded() * info.step, info.upper)
         }
         let i = info.index, p = info.parameter
         switch info.kind {
