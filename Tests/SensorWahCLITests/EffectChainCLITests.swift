@@ -359,4 +359,25 @@ final class EffectChainCLITests: XCTestCase {
         XCTAssertEqual(e, 4, accuracy: 0.15, "at 240 BPM")
         XCTAssertEqual(l, 2.5, accuracy: 0.15, "at 150 BPM")
     }
+
+    /// `listen --config` reloads mappings while it runs, but the engine's chains are prepared at
+    /// the start: a reload whose chain differs is refused (fx= targets would address the wrong
+    /// parameters) and the running configuration kept; one with the same chain goes through.
+    /// No JACK server is needed: the engine keeps retrying while the listener runs.
+    func testReloadKeepsTheRunningChain() throws {
+        let dir = try JackTest.tempDir("fx-reload")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("rig.yaml").path
+        try "chain: wah > tremolo\nmappings:\n  - tilt.x zero cc=11\n  - tilt.y fx=tremolo.rate\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let l = try CLI.Running(["listen", "--config", path, "--port", "0", "--jack-server", "none\(getpid())"])
+        XCTAssertNotNil(l.waitForStderr("effects: wah > tremolo", seconds: 15), l.stderrSoFar)
+        usleep(300_000)
+        try "chain: wah > delay\nmappings:\n  - tilt.x zero cc=11\n  - tilt.y fx=delay.mix\n".write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertNotNil(l.waitForStderr("the effect chains changed \\(wah > delay\\); chains are prepared at the start, so restart to use them; the running configuration is kept", seconds: 10), l.stderrSoFar)
+        usleep(300_000)
+        try "chain: wah > tremolo\nmappings:\n  - tilt.x zero cc=11\n  - tilt.y fx=tremolo.depth\n".write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertNotNil(l.waitForStderr("reloaded, 2 mappings now active", seconds: 10), l.stderrSoFar)
+        l.interrupt()
+        _ = l.wait(timeout: 15)
+    }
 }

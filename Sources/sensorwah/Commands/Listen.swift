@@ -3,6 +3,7 @@ import Logging
 import SensorWahCore
 import SensorWahEngine
 import SensorWahIO
+import SensorWahJack
 import SensorWahRuntime
 #if canImport(Glibc)
 import Glibc
@@ -162,6 +163,8 @@ struct Listen: ParsableCommand {
         let pump = OutputPump(queue: queue, outputs: detect ? [] : try Wiring.outputs(output, mappings: mappings, controlIn: !scenes.isEmpty,
                                                                                  scenes: scenes, startScene: startScene, logger: logger))
         let controls = Wiring.programChangeInputs(pump.outputs)
+        // the chains the engine prepared (nil: no audio engine runs)
+        let runningChains = JackSession.engine(in: pump.outputs).flatMap { $0.wah ? $0.engine.chainSpecs : nil }
         let view = detect ? nil : Wiring.liveView(monitor, title: "listen", output: output,
                                                   scenes: scenes.isEmpty ? [mappings] : config.scenes.map(\.mappings),
                                                   sceneNames: scenes.map(\.name), outputs: pump.outputs, pump: pump,
@@ -219,7 +222,7 @@ struct Listen: ParsableCommand {
                 saveRest(rest.gravity, logger: logger)
             }
             guard let changed = watch?.poll(), changed || Shutdown.reloadRequested.exchange(false, ordering: .relaxed) else { continue }
-            if let now = reload(into: listener, view: view, logger: logger) { running = now }
+            if let now = reload(into: listener, view: view, runningChains: runningChains, logger: logger) { running = now }
         }
         calibration?.cancel()
         view?.stop()
@@ -296,7 +299,7 @@ struct Listen: ParsableCommand {
     /// The configuration file changed (or SIGHUP): its mappings take over without dropping a
     /// connection, and the live view shows them; a broken edit is reported and the running
     /// configuration kept. Returns the mappings now running (nil: unchanged).
-    func reload(into listener: Listener, view: LiveView?, logger: Logger) -> (mappings: [Mapping], scenes: Bool)? {
+    func reload(into listener: Listener, view: LiveView?, runningChains: [EffectChainSpec]?, logger: Logger) -> (mappings: [Mapping], scenes: Bool)? {
         let path = global.config ?? ""
         let config: ConfigArguments
         do { config = try ConfigArguments(argv: Array(CommandLine.arguments.dropFirst())) } catch {
@@ -306,6 +309,15 @@ struct Listen: ParsableCommand {
         do {
             let again = try Listen.parse(Array(config.arguments.dropFirst()))
             let (scenes, _) = try again.loadScenes()
+            // the engine's chains were prepared at the start: fx= targets resolved against other
+            // chains would move the wrong parameters, so a changed chain waits for a restart
+            if let before = runningChains {
+                let after = try Wiring.chainSets(again.output.jack, scenes: scenes).sets
+                if before != after {
+                    logger.error("\(path): the effect chains changed (\(after.map(\.description).joined(separator: "; "))); chains are prepared at the start, so restart to use them; the running configuration is kept")
+                    return nil
+                }
+            }
             if !scenes.isEmpty {
                 listener.replaceScenes(scenes)
                 view?.setScenes(scenes.map(\.mappings), names: scenes.map(\.name))
