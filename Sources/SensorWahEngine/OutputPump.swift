@@ -29,8 +29,8 @@ public final class OutputPump: @unchecked Sendable {
     /// dense and get no early wake-up.
     private let lastArrival = ManagedAtomic<UInt64>(0)
     public var denseNanos: UInt64 = 2_000_000
-    /// The CPU the output thread last went to sleep on (-1: unknown).
-    private let pumpCPU = ManagedAtomic<Int>(-1)
+    /// The SCHED_FIFO priority of the network thread that feeds the pump (the listener's).
+    public static let networkPriority: Int32 = 9
     /// The longest busy wait for an expected message (ns): a line takes the network thread
     /// ~5-40 µs from socket to queue, so the wait rarely reaches this.
     public var spinLimitNanos: UInt64 = 300_000
@@ -74,12 +74,10 @@ public final class OutputPump: @unchecked Sendable {
                 let now = monotonicNanos()
                 let previous = lastArrival.exchange(now, ordering: .relaxed)
                 guard now &- previous >= denseNanos else { return }
-                // a real-time thread wakes on the CPU it last ran on: when that is this one, an
-                // early wake-up would only take the CPU from the parsing; the wake after the push
-                // does then
-                let cpu = Int(sensorwah_current_cpu())
-                guard cpu != pumpCPU.load(ordering: .relaxed) else { return }
-                producerCPU.store(cpu, ordering: .relaxed)
+                // the output thread runs one real-time priority below the network thread, so the
+                // scheduler wakes it on another CPU rather than behind this thread (and a thread
+                // that does land here waits for the read instead of spinning on its CPU)
+                producerCPU.store(Int(sensorwah_current_cpu()), ordering: .relaxed)
                 expecting.store(true, ordering: .sequentiallyConsistent)
                 ring()
             } else {
@@ -101,7 +99,6 @@ public final class OutputPump: @unchecked Sendable {
             var nextPublish: UInt64 = 0
             var publishedTotal = 0
             while true {
-                pumpCPU.store(Int(sensorwah_current_cpu()), ordering: .relaxed)
                 sleeping.store(true, ordering: .sequentiallyConsistent)
                 if queue.isEmpty && !expecting.load(ordering: .sequentiallyConsistent) && running.load(ordering: .acquiring) {
                     _ = signal.wait(timeout: .now() + .milliseconds(100))
@@ -143,10 +140,14 @@ public final class OutputPump: @unchecked Sendable {
     }
 
     /// The output thread wakes for each message; SCHED_FIFO (when allowed) keeps that wake-up
-    /// short under load. Without the privilege it stays a normal thread.
+    /// short under load. Without the privilege it stays a normal thread. Its priority is one
+    /// below the network thread's (`networkPriority`): a woken real-time thread that cannot
+    /// preempt the running one is placed on another CPU at once. Above it, the early wake-up
+    /// that lands on the network thread's CPU (the one it last slept on) preempted the parsing,
+    /// so it was skipped there, and those lines paid the whole wake-up after their push.
     public static func tryRealtimePriority() {
         var param = sched_param()
-        param.sched_priority = 10
+        param.sched_priority = networkPriority - 1
         _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)
     }
 

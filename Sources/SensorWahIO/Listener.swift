@@ -260,9 +260,11 @@ final class ListenerCore: @unchecked Sendable {
         guard !finished else { return false }
         s.lastFrameNanos = received
         s.rested = false
-        s.motion.process(&frame)
-        if s.motion.takeAccelerometerOnlyNotice() {
-            logger.notice("\(s.name): no gyroscope in the stream: tilt.* follows the accelerometer alone (a shake or a swing tilts it; gestures still work)")
+        if motionNeeded {
+            s.motion.process(&frame)
+            if s.motion.takeAccelerometerOnlyNotice() {
+                logger.notice("\(s.name): no gyroscope in the stream: tilt.* follows the accelerometer alone (a shake or a swing tilts it; gestures still work)")
+            }
         }
         if let m = monitor { m.note(frame) }
         afterMotion(s, frame)
@@ -273,6 +275,16 @@ final class ListenerCore: @unchecked Sendable {
         stats.handoff.record(nanos: monotonicNanos() &- received)
         return true
     }
+
+    /// Whether anything reads what the motion stage computes: a mapping of the running set or
+    /// of any scene, the live view, the scene gesture or a frame tap (`calibrate`). As in
+    /// `replay`, mappings of raw axes alone skip the stage: it cost a line more than parsing
+    /// its 82 columns did.
+    @inline(__always)
+    var motionNeeded: Bool {
+        scenesNeedMotion || monitor != nil || frameTap != nil || config.sceneGesture != nil || pipeline.mapper.needsMotionStage
+    }
+    private(set) lazy var scenesNeedMotion = scenes.contains { $0.mappings.contains { $0.needsMotionStage } }
 
     /// The sender's slot for the output thread's per-sender latency, found once per name.
     func latencySlot(for s: SenderSession) -> UInt16 {

@@ -137,7 +137,7 @@ public final class Listener: @unchecked Sendable {
         // (granted to root or with rtprio limits; otherwise it stays a normal thread)
         core.loop.execute {
             var param = sched_param()
-            param.sched_priority = 9
+            param.sched_priority = OutputPump.networkPriority
             _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)
         }
         if let port = config.tcpPort {

@@ -64,7 +64,8 @@ public struct Mapper: Sendable {
     @usableFromInline var _latest = 0.0
     public var latestTime: Double { _latest }
     /// Whether any mapping reads what the motion stage computes (else the stage can be skipped).
-    public var needsMotionStage: Bool { mappings.contains { $0.needsMotionStage } }
+    /// Stored: the listener asks for every frame.
+    public let needsMotionStage: Bool
     /// Whether any mapping reads the device's attitude quaternion (`quat.*`).
     public var readsQuaternion: Bool {
         mappings.contains { m in
@@ -78,6 +79,7 @@ public struct Mapper: Sendable {
 
     public init(mappings: [Mapping] = [.default]) {
         self.mappings = mappings
+        self.needsMotionStage = mappings.contains { $0.needsMotionStage }
         self.states = mappings.map { MappingState(filter: OneEuroFilter(timeConstant: $0.smoothing, beta: $0.beta)) }
     }
 
