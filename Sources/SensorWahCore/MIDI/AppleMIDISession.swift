@@ -29,7 +29,7 @@ public enum AppleMIDICommand: Equatable, Sendable {
             let token = u32(8), ssrc = u32(12)
             var nameBytes = Array(b[16...])
             if let z = nameBytes.firstIndex(of: 0) { nameBytes = Array(nameBytes[..<z]) }
-            let name = String(decoding: nameBytes.prefix(256), as: UTF8.self)
+            let name = capped(String(decoding: nameBytes.prefix(256), as: UTF8.self))
             switch code {
             case "IN": return .invitation(token: token, ssrc: ssrc, name: name)
             case "OK": return .accepted(token: token, ssrc: ssrc, name: name)
@@ -47,13 +47,22 @@ public enum AppleMIDICommand: Equatable, Sendable {
         }
     }
 
+    /// A session name as sent and read: at most 200 bytes of UTF-8, cut between characters
+    /// (so a name read from the wire writes back to the same bytes).
+    static func capped(_ name: String) -> String {
+        guard name.utf8.count > 200 else { return name }
+        var n = name
+        while n.utf8.count > 200 { n.removeLast() }
+        return n
+    }
+
     public func encoded() -> [UInt8] {
         var b: [UInt8] = [0xFF, 0xFF]
         func put(_ v: UInt32) { for s in [24, 16, 8, 0] as [UInt32] { b.append(UInt8(truncatingIfNeeded: v >> s)) } }
         func put64(_ v: UInt64) { put(UInt32(truncatingIfNeeded: v >> 32)); put(UInt32(truncatingIfNeeded: v)) }
         func exchange(_ code: String, _ token: UInt32, _ ssrc: UInt32, _ name: String?) {
             b += Array(code.utf8); put(2); put(token); put(ssrc)
-            if let name { b += Array(name.utf8.prefix(200)); b.append(0) }
+            if let name { b += Array(Self.capped(name).utf8); b.append(0) }
         }
         switch self {
         case .invitation(let t, let s, let n): exchange("IN", t, s, n)
