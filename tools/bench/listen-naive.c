@@ -8,7 +8,7 @@
  * value as tools/bench/replay-naive.c does (bipolar CC, no smoothing, sent when it changes),
  * formats the JSON line and hands it to the output thread through a mutex and a condition
  * variable. The output thread write(2)s each line to stdout. Both threads ask for SCHED_FIFO
- * at the priorities SensorWah's network (9) and output (10) threads ask for. Prints the port
+ * at the priorities SensorWah's network (9) and output (8) threads ask for. Prints the port
  * it listens on to stderr ("listening on PORT"); exits when the sender closes.
  * Build: cc -O2 -pthread -o listen-naive listen-naive.c -lm */
 #include <arpa/inet.h>
@@ -37,7 +37,7 @@ static void realtime(int priority) {
 
 static void *output_thread(void *arg) {
     (void)arg;
-    realtime(10);
+    realtime(8);
     char line[128];
     for (;;) {
         pthread_mutex_lock(&lock);
