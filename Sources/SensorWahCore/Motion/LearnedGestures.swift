@@ -1,0 +1,468 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Gestures taught by example: a model of named classes, each a few example feature sequences,
+// and a streaming recogniser (open-begin subsequence DTW) that finds them in a live stream.
+// Everything runs at a fixed internal rate, so a model taught from an 800 Hz take recognises a
+// 30 Hz stream; the features are compressed (log) so that a harder or softer stroke still
+// matches; the warping path may run 0.6-1.7 times the example's length (speed within ±30 %
+// and more).
+
+/// The fixed-rate feature stream both teaching and recognition read: the accelerometer (G,
+/// gravity included: the arm's orientation belongs to the movement) and the rotation rate
+/// (rad/s) when the stream has one, each low-passed and sampled at `GestureFeatures.rate`.
+public struct GestureFeatures: Sendable {
+    /// Internal frames per second.
+    public static let rate = 50.0
+    public static let step = 1 / rate
+    /// Values per frame: accelerometer x y z, rotation rate x y z.
+    public static let dims = 6
+    /// Low-pass time constant before resampling (anti-aliasing; an 800 Hz impact spike is spread).
+    public static let timeConstant = 0.08
+
+    /// Compression of a reading: sign(x)·ln(1 + |x|/s) (a stroke twice as hard is not twice as far).
+    @inlinable public static func compress(_ x: Double, scale s: Double) -> Double {
+        x >= 0 ? log1p(x / s) : -log1p(-x / s)
+    }
+    public static let accelScale = 1.0, gyroScale = 2.0
+
+    @usableFromInline var filtered: InlineArray<6, Double> = .init(repeating: 0)
+    @usableFromInline var previous: InlineArray<6, Double> = .init(repeating: 0)
+    @usableFromInline var lastTime = Double.nan
+    @usableFromInline var lastAccelTime = Double.nan
+    @usableFromInline var lastGyroTime = Double.nan
+    /// Time of the next internal frame.
+    public private(set) var nextTick = Double.nan
+    /// True once a rotation rate has been seen.
+    public private(set) var hasGyro = false
+    /// Frames ready: `count` of them in `out` (at most 64 per input sample; a gap longer than
+    /// that restarts the stream).
+    public private(set) var out: InlineArray<384, Double> = .init(repeating: 0)
+    public private(set) var outTimes: InlineArray<64, Double> = .init(repeating: 0)
+    public private(set) var count = 0
+
+    public init() {}
+
+    public mutating func reset() { self = GestureFeatures() }
+
+    /// Feeds one reading (either may be absent: NaN vector) at time `t`; afterwards `count`
+    /// internal frames up to `t` are in `out`.
+    public mutating func feed(accel a: Vector3, gyro w: Vector3, at t: Double) {
+        count = 0
+        guard t.isFinite else { return }
+        let hasA = a.isFiniteVector, hasW = w.isFiniteVector
+        guard hasA || hasW else { return }
+        if hasW { hasGyro = true }
+        if lastTime.isNaN || t - lastTime > 2 || t < lastTime {
+            // start (or a gap): the filter starts at the reading
+            if hasA { filtered[0] = Self.compress(a.x, scale: Self.accelScale); filtered[1] = Self.compress(a.y, scale: Self.accelScale); filtered[2] = Self.compress(a.z, scale: Self.accelScale) }
+            if hasW { filtered[3] = Self.compress(w.x, scale: Self.gyroScale); filtered[4] = Self.compress(w.y, scale: Self.gyroScale); filtered[5] = Self.compress(w.z, scale: Self.gyroScale) }
+            previous = filtered
+            lastTime = t
+            nextTick = (t / Self.step).rounded(.up) * Self.step
+            if nextTick == t { emit(t) ; nextTick += Self.step }
+            return
+        }
+        previous = filtered
+        if hasA {
+            let dt = lastAccelTime.isNaN ? Self.step : max(0, t - lastAccelTime)
+            let k = 1 - exp(-dt / Self.timeConstant)
+            filtered[0] += k * (Self.compress(a.x, scale: Self.accelScale) - filtered[0])
+            filtered[1] += k * (Self.compress(a.y, scale: Self.accelScale) - filtered[1])
+            filtered[2] += k * (Self.compress(a.z, scale: Self.accelScale) - filtered[2])
+            lastAccelTime = t
+        }
+        if hasW {
+            let dt = lastGyroTime.isNaN ? Self.step : max(0, t - lastGyroTime)
+            let k = 1 - exp(-dt / Self.timeConstant)
+            filtered[3] += k * (Self.compress(w.x, scale: Self.gyroScale) - filtered[3])
+            filtered[4] += k * (Self.compress(w.y, scale: Self.gyroScale) - filtered[4])
+            filtered[5] += k * (Self.compress(w.z, scale: Self.gyroScale) - filtered[5])
+            lastGyroTime = t
+        }
+        let t0 = lastTime
+        lastTime = t
+        // internal frames in (t0, t]: linear between the previous and this filtered reading
+        while nextTick <= t && count < 64 {
+            let u = t > t0 ? (nextTick - t0) / (t - t0) : 1
+            for d in 0..<Self.dims { out[count * Self.dims + d] = previous[d] + u * (filtered[d] - previous[d]) }
+            outTimes[count] = nextTick
+            count += 1
+            nextTick += Self.step
+        }
+        if nextTick <= t { nextTick = (t / Self.step).rounded(.up) * Self.step }
+    }
+
+    @inline(__always) mutating func emit(_ t: Double) {
+        for d in 0..<Self.dims { out[count * Self.dims + d] = filtered[d] }
+        outTimes[count] = t
+        count += 1
+    }
+
+    /// The feature frames of a whole take (times and values), for teaching.
+    public static func sequence(accel: [Vector3], gyro: [Vector3], times: [Double]) -> (times: [Double], values: [Double], hasGyro: Bool) {
+        var f = GestureFeatures()
+        var ts: [Double] = [], vs: [Double] = []
+        for i in times.indices {
+            f.feed(accel: i < accel.count ? accel[i] : Vector3(.nan, .nan, .nan), gyro: i < gyro.count ? gyro[i] : Vector3(.nan, .nan, .nan), at: times[i])
+            for k in 0..<f.count {
+                ts.append(f.outTimes[k])
+                for d in 0..<dims { vs.append(f.out[k * dims + d]) }
+            }
+        }
+        return (ts, vs, f.hasGyro)
+    }
+}
+
+/// A model of gestures taught by example: named classes, each with its examples and the match
+/// distance under which a movement counts as it (learnt from the examples).
+public struct GestureModel: Sendable, Equatable {
+    public static let version = 1
+
+    public struct Example: Sendable, Equatable {
+        /// Feature frames (`GestureFeatures.dims` values each, at `GestureFeatures.rate`).
+        public var values: [Double]
+        /// Where it came from (take and seconds), for the reader.
+        public var origin: String
+        public var frames: Int { values.count / GestureFeatures.dims }
+        public var duration: Double { Double(frames) / GestureFeatures.rate }
+        public init(values: [Double], origin: String = "") { self.values = values; self.origin = origin }
+    }
+
+    public struct Class: Sendable, Equatable {
+        public var name: String
+        public var examples: [Example]
+        /// Match distance at or under which a movement is this gesture.
+        public var threshold: Double
+        /// Leave-one-out distances (each example to its nearest sibling).
+        public var spread: [Double]
+        /// True when the examples carry a rotation rate.
+        public var gyro: Bool
+        /// The distance at which a device held still would match (the nearest of the examples).
+        public var rest = Double.infinity
+        public init(name: String, examples: [Example] = [], threshold: Double = 0, spread: [Double] = [], gyro: Bool = false) {
+            self.name = name; self.examples = examples; self.threshold = threshold; self.spread = spread; self.gyro = gyro
+        }
+    }
+
+    public var classes: [Class] = []
+    public init(classes: [Class] = []) { self.classes = classes }
+
+    public func index(of name: String) -> Int? { classes.firstIndex { $0.name == name } }
+
+    /// Adds an example to the class `name` (made when new) and learns its threshold again.
+    public mutating func add(_ example: Example, to name: String, gyro: Bool) {
+        if let i = index(of: name) {
+            classes[i].examples.append(example)
+            classes[i].gyro = classes[i].gyro || gyro
+        } else {
+            classes.append(Class(name: name, examples: [example], gyro: gyro))
+        }
+        learnThresholds()
+    }
+
+    /// How much looser than the farthest leave-one-out distance the threshold is.
+    public static let thresholdMargin = 1.3
+    /// The threshold is at most this fraction of the distance of a still device to the examples.
+    public static let restFraction = 0.8
+    /// The threshold of a class with one example (nothing to compare it with), in feature units.
+    public static let singleExampleThreshold = 0.12
+
+    /// Each class's threshold: `thresholdMargin` times the largest distance from an example to
+    /// its nearest sibling (leave-one-out), so each example would have been recognised by the
+    /// others with room to spare.
+    public mutating func learnThresholds() {
+        for c in classes.indices {
+            let ex = classes[c].examples
+            var spread: [Double] = []
+            if ex.count >= 2 {
+                for i in ex.indices {
+                    var best = Double.infinity
+                    for j in ex.indices where j != i {
+                        best = min(best, GestureModel.distance(ex[i].values, ex[j].values, gyro: classes[c].gyro))
+                    }
+                    spread.append(best)
+                }
+                classes[c].threshold = max(spread.max()! * Self.thresholdMargin, 0.02)
+            } else {
+                classes[c].threshold = Self.singleExampleThreshold
+            }
+            // null rejection: well under the distance at which the device held still (each
+            // example's first and last frame held for its length) would match
+            var rest = Double.infinity
+            for e in ex where e.frames > 0 {
+                let D = GestureFeatures.dims
+                for f in [0, e.frames - 1] {
+                    let still = (0..<e.frames).flatMap { _ in e.values[(f * D)..<(f * D + D)] }
+                    rest = min(rest, GestureModel.distance(still, e.values, gyro: classes[c].gyro))
+                }
+            }
+            if rest.isFinite { classes[c].threshold = min(classes[c].threshold, rest * Self.restFraction) }
+            classes[c].rest = rest
+            classes[c].spread = spread
+        }
+    }
+
+    /// Whole-sequence DTW distance with the recogniser's steps and normalisation.
+    public static func distance(_ a: [Double], _ b: [Double], gyro: Bool) -> Double {
+        let D = GestureFeatures.dims, dims = gyro ? D : 3
+        let n = a.count / D, m = b.count / D
+        guard n > 0, m > 0 else { return .infinity }
+        var prev = [Double](repeating: .infinity, count: m), cur = prev
+        for i in 0..<n {
+            for j in 0..<m {
+                var d = 0.0
+                for k in 0..<dims { d += abs(a[i * D + k] - b[j * D + k]) }
+                if i == 0 && j == 0 { cur[j] = 2 * d; continue }
+                var best = Double.infinity
+                if i > 0 && j > 0 { best = prev[j - 1] + 2 * d }
+                if i > 0 { best = min(best, prev[j] + d) }
+                if j > 0 { best = min(best, cur[j - 1] + d) }
+                cur[j] = best
+            }
+            swap(&prev, &cur)
+        }
+        return prev[m - 1] / Double(n + m)
+    }
+
+    // MARK: teaching from a take
+
+    /// The extent (first and last feature frame) of the movement around `mark` (seconds, same
+    /// clock as `times`): the movement energy (how fast the features change) is found at its peak within ±0.4 s of the mark, and the extent grows on each
+    /// side while the energy stays over `edgeFraction` of the peak (dips shorter than 0.1 s
+    /// bridged, at most 0.8 s each side), plus 0.06 s.
+    public static let edgeFraction = 0.2
+    public static func extent(times: [Double], values: [Double], mark: Double) -> ClosedRange<Int>? {
+        let D = GestureFeatures.dims, n = times.count
+        guard n > 2 else { return nil }
+        // energy: how fast the features change (per second), averaged over ±0.04 s; zero when
+        // the device is held still in any orientation
+        var rate = [Double](repeating: 0, count: n)
+        for i in 1..<n {
+            var e = 0.0
+            for d in 0..<D { e += abs(values[i * D + d] - values[(i - 1) * D + d]) }
+            rate[i] = e * GestureFeatures.rate
+        }
+        let w = 2
+        var energy = [Double](repeating: 0, count: n)
+        for i in 0..<n {
+            var e = 0.0, c = 0.0
+            for k in max(0, i - w)...min(n - 1, i + w) { e += rate[k]; c += 1 }
+            energy[i] = e / c
+        }
+        guard let lo = times.firstIndex(where: { $0 >= mark - 0.4 }) else { return nil }
+        let hi = times.lastIndex(where: { $0 <= mark + 0.4 }) ?? (n - 1)
+        guard lo <= hi else { return nil }
+        var peak = lo
+        for i in lo...hi where energy[i] > energy[peak] { peak = i }
+        guard energy[peak] > 0.5 else { return nil }
+        let floor = energy[peak] * edgeFraction
+        let bridge = Int(0.1 * GestureFeatures.rate), reach = Int(0.8 * GestureFeatures.rate), pad = Int((0.06 * GestureFeatures.rate).rounded())
+        var a = peak, quiet = 0
+        while a > 0 && peak - a < reach {
+            if energy[a - 1] < floor { quiet += 1; if quiet > bridge { break } } else { quiet = 0 }
+            a -= 1
+        }
+        a += quiet
+        var b = peak; quiet = 0
+        while b < n - 1 && b - peak < reach {
+            if energy[b + 1] < floor { quiet += 1; if quiet > bridge { break } } else { quiet = 0 }
+            b += 1
+        }
+        b -= quiet
+        return max(0, a - pad)...min(n - 1, b + pad)
+    }
+
+    /// Teaches from a take: each mark (seconds from the take's first reading, name) becomes an
+    /// example of that name. Returns, per mark, the extent found (seconds from the first
+    /// reading) or nil when there was no movement at the mark.
+    @discardableResult
+    public mutating func teach(times: [Double], accel: [Vector3], gyro: [Vector3], marks: [(seconds: Double, name: String)], origin: String = "") -> [(start: Double, end: Double)?] {
+        guard let t0 = times.first else { return marks.map { _ in nil } }
+        let seq = GestureFeatures.sequence(accel: accel, gyro: gyro, times: times)
+        var found: [(start: Double, end: Double)?] = []
+        let D = GestureFeatures.dims
+        for m in marks {
+            guard let r = Self.extent(times: seq.times, values: seq.values, mark: t0 + m.seconds) else { found.append(nil); continue }
+            let v = Array(seq.values[(r.lowerBound * D)..<((r.upperBound + 1) * D)])
+            let at = ExportTable.format(m.seconds, digits: 3) + " s"
+            let o = origin.isEmpty ? at : "\(origin) at \(at)"
+            add(Example(values: v, origin: o), to: m.name, gyro: seq.hasGyro)
+            found.append((seq.times[r.lowerBound] - t0, seq.times[r.upperBound] - t0))
+        }
+        return found
+    }
+}
+
+/// Finds a model's gestures in a live stream: for every example an open-begin subsequence DTW
+/// column updated once per internal frame (a movement may start at any frame; no
+/// segmentation), whose end gives the match distance of the best-aligned recent stretch. A
+/// class becomes a candidate when its distance falls under its threshold and fires once, when
+/// the distance has stopped falling for `holdFrames` frames (or rose over the threshold), with
+/// strength = match quality; then every column restarts so the same movement cannot fire again.
+/// Progress: how far into the best example the stream has matched within the threshold (0-1).
+/// Allocation-free after `init`.
+public struct GestureRecognizer: Sendable {
+    public let model: GestureModel
+    public private(set) var features = GestureFeatures()
+    /// Per class: strength (0.5-1, 1 = a perfect match) of the gesture fired on the last feed, else 0.
+    public private(set) var fired: [Double]
+    /// Per class: 0-1 while a movement like it unfolds.
+    public private(set) var progress: [Double]
+    /// Per class: how many times it fired, and the time and distance/threshold of the last firing.
+    public private(set) var counts: [Int]
+    public private(set) var lastRatio: [Double]
+    /// Per class: the smallest distance/threshold seen that did not fire (the nearest miss), and when.
+    public private(set) var nearestMiss: [Double]
+    public private(set) var nearestMissTime: [Double]
+
+    /// Frames the distance must stop falling before the class fires (60 ms).
+    public static let holdFrames = 3
+    /// After a firing, no other for this long (s).
+    public static let refractory = 0.25
+    /// A warping path may be this much shorter or longer than its example.
+    public static let minStretch = 0.6, maxStretch = 1.7
+    /// Progress falls back to 0 only after this many internal frames with no match (100 ms):
+    /// a frame or two where the alignment wavers does not restart it.
+    public static let progressHold = 5
+    /// Progress under this is reported as 0 (the still start of an example matches any rest).
+    public static let progressFloor = 0.25
+
+    @usableFromInline let templates: [Double]
+    @usableFromInline let exOffset: [Int]
+    @usableFromInline let exLength: [Int]
+    @usableFromInline let exClass: [Int]
+    @usableFromInline let thresholds: [Double]
+    @usableFromInline let classGyro: [Bool]
+    @usableFromInline var cost: [Double]
+    @usableFromInline var start: [Int]
+    @usableFromInline var classScore: [Double]
+    @usableFromInline var classProgress: [Double]
+    @usableFromInline var candidate: [Bool]
+    @usableFromInline var bestRatio: [Double]
+    @usableFromInline var bestTick: [Int]
+    @usableFromInline var zeroRun: [Int]
+    @usableFromInline var tick = 0
+    @usableFromInline var refractoryUntil = Int.min
+    @usableFromInline var lastTickTime = 0.0
+
+    public init(model: GestureModel) {
+        self.model = model
+        var t: [Double] = [], off: [Int] = [], len: [Int] = [], cls: [Int] = []
+        for (c, k) in model.classes.enumerated() {
+            for e in k.examples where e.frames > 0 {
+                off.append(t.count / GestureFeatures.dims); len.append(e.frames); cls.append(c)
+                t += e.values
+            }
+        }
+        templates = t; exOffset = off; exLength = len; exClass = cls
+        thresholds = model.classes.map(\.threshold)
+        classGyro = model.classes.map(\.gyro)
+        let total = t.count / GestureFeatures.dims, n = model.classes.count
+        cost = .init(repeating: .infinity, count: total)
+        start = .init(repeating: 0, count: total)
+        fired = .init(repeating: 0, count: n); progress = fired; classScore = fired; classProgress = fired
+        counts = .init(repeating: 0, count: n); lastRatio = fired
+        nearestMiss = .init(repeating: .infinity, count: n); nearestMissTime = .init(repeating: .nan, count: n)
+        candidate = .init(repeating: false, count: n); bestRatio = fired; bestTick = counts; zeroRun = counts
+    }
+
+    public var classCount: Int { thresholds.count }
+
+    /// Forgets the stream (a new take).
+    public mutating func reset() {
+        features.reset()
+        for i in cost.indices { cost[i] = .infinity; start[i] = 0 }
+        for c in 0..<classCount { fired[c] = 0; progress[c] = 0; candidate[c] = false; zeroRun[c] = 0 }
+        tick = 0; refractoryUntil = .min
+    }
+
+    /// Feeds one reading (accelerometer and/or rotation rate; an absent one is a NaN vector).
+    /// Afterwards `fired` and `progress` say what it brought.
+    public mutating func feed(accel a: Vector3, gyro w: Vector3, at t: Double) {
+        for c in 0..<classCount { fired[c] = 0 }
+        features.feed(accel: a, gyro: w, at: t)
+        let n = features.count
+        for k in 0..<n { step(k, time: features.outTimes[k]) }
+    }
+
+    @usableFromInline mutating func step(_ k: Int, time: Double) {
+        tick += 1
+        lastTickTime = time
+        let D = GestureFeatures.dims
+        let nc = classCount
+        let useGyro = features.hasGyro
+        for c in 0..<nc { classScore[c] = .infinity; classProgress[c] = 0 }
+        let now = tick
+        // the frame's features
+        var x: InlineArray<6, Double> = .init(repeating: 0)
+        for d in 0..<D { x[d] = features.out[k * D + d] }
+        templates.withUnsafeBufferPointer { T in
+        cost.withUnsafeMutableBufferPointer { C in
+        start.withUnsafeMutableBufferPointer { S in
+            for e in 0..<exOffset.count {
+                let c = exClass[e], m = exLength[e], o = exOffset[e]
+                let dims = useGyro && classGyro[c] ? 6 : 3
+                let thr = thresholds[c]
+                var diagCost = 0.0, diagStart = now   // D_old[j-1] (open begin before j = 0)
+                var leftCost = Double.infinity, leftStart = now
+                var deepest = -1
+                for j in 0..<m {
+                    var d = 0.0
+                    let b = (o + j) * D
+                    for q in 0..<dims { d += abs(x[q] - T[b + q]) }
+                    let upCost = C[o + j], upStart = S[o + j]
+                    var best = diagCost + 2 * d, bs = diagStart
+                    if upCost + d < best { best = upCost + d; bs = upStart }
+                    if leftCost + d < best { best = leftCost + d; bs = leftStart }
+                    diagCost = upCost; diagStart = upStart
+                    C[o + j] = best; S[o + j] = bs
+                    leftCost = best; leftStart = bs
+                    let len = now - bs + 1
+                    if Double(len) <= Self.maxStretch * Double(j + 1) + 2, best / Double(len + j + 1) <= thr { deepest = j }
+                }
+                let len = now - S[o + m - 1] + 1
+                let dm = Double(m)
+                if Double(len) >= Self.minStretch * dm, Double(len) <= Self.maxStretch * dm {
+                    let s = C[o + m - 1] / Double(len + m)
+                    if s < classScore[c] { classScore[c] = s }
+                }
+                let p = Double(deepest + 1) / dm
+                if p > classProgress[c] { classProgress[c] = p }
+            }
+        }}}
+        // progress: held up while the movement goes on, 0 once nothing matches
+        for c in 0..<nc {
+            let p = classProgress[c] >= Self.progressFloor ? classProgress[c] : 0
+            if p > 0 { zeroRun[c] = 0; progress[c] = max(progress[c], p) }
+            else { zeroRun[c] += 1; if zeroRun[c] >= Self.progressHold { progress[c] = 0 } }
+        }
+        // candidates and firing
+        var ready = -1
+        for c in 0..<nc {
+            let r = classScore[c] / thresholds[c]
+            if r <= 1 {
+                if !candidate[c] || r < bestRatio[c] { candidate[c] = true; bestRatio[c] = r; bestTick[c] = now }
+            } else if !candidate[c], r < nearestMiss[c], r < 3 {
+                nearestMiss[c] = r; nearestMissTime[c] = time
+            }
+            if candidate[c] && (r > 1 || now - bestTick[c] >= Self.holdFrames) { ready = c }
+        }
+        guard ready >= 0 else { return }
+        // the best candidate of all takes the movement
+        var win = ready
+        for c in 0..<nc where candidate[c] && bestRatio[c] < bestRatio[win] { win = c }
+        if now >= refractoryUntil {
+            fired[win] = max(fired[win], 1 - 0.5 * bestRatio[win])
+            counts[win] += 1
+            lastRatio[win] = bestRatio[win]
+            progress[win] = 1
+            refractoryUntil = now + Int(Self.refractory * GestureFeatures.rate)
+        }
+        for c in 0..<nc { candidate[c] = false }
+        for i in cost.indices { cost[i] = .infinity }
+    }
+}
