@@ -88,10 +88,11 @@ final class LearnedGestureTests: XCTestCase {
             let times = r.fires.map(\.time)
             // each firing against the nearest shot peak
             let offsets = times.map { t in peaks.map { t - $0 }.min { abs($0) < abs($1) }! }
-            let shots = Set(times.compactMap { t in peaks.firstIndex { abs(t - $0) < 0.8 } })
+            // a shot's firing: from 0.3 s before its peak to 1.2 s after (the shots are 1.7-2.6 s apart)
+            let shots = Set(times.compactMap { t in peaks.firstIndex { t - $0 > -0.3 && t - $0 < 1.2 } })
             print("forehand take at \(Int(hz)) Hz (ran): \(times.count) firings, \(shots.count) of 7 shots found (shots \(shots.sorted().map { $0 + 1 })), firing minus nearest peak \(offsets.map { ExportTable.format($0 * 1000, digits: 0) }) ms, strengths \(r.fires.map { ExportTable.format($0.strength, digits: 2) })")
             // proven: nothing fires away from a shot, and no shot fires twice
-            XCTAssertTrue(offsets.allSatisfy { abs($0) < 0.8 }, "\(Int(hz)) Hz: a firing away from every shot: \(offsets)")
+            XCTAssertTrue(offsets.allSatisfy { $0 > -0.3 && $0 < 1.2 }, "\(Int(hz)) Hz: a firing away from every shot: \(offsets)")
             XCTAssertEqual(shots.count, times.count, "\(Int(hz)) Hz: a shot fired twice")
             // NOT met yet (issue #29 asks for all seven): recall is printed, not asserted
         }

@@ -31,6 +31,11 @@ public struct GestureFeatures: Sendable {
 
     @usableFromInline var filtered: InlineArray<6, Double> = .init(repeating: 0)
     @usableFromInline var previous: InlineArray<6, Double> = .init(repeating: 0)
+    /// The accelerometer's slow average (gravity and the held orientation), taken off the
+    /// accelerometer features so that the same movement made with the device held a little
+    /// differently still matches, and a device held still reads zero.
+    @usableFromInline var slow: InlineArray<3, Double> = .init(repeating: 0)
+    public static let gravityTimeConstant = 0.6
     @usableFromInline var lastTime = Double.nan
     @usableFromInline var lastAccelTime = Double.nan
     @usableFromInline var lastGyroTime = Double.nan
@@ -61,6 +66,7 @@ public struct GestureFeatures: Sendable {
             if hasA { filtered[0] = Self.compress(a.x, scale: Self.accelScale); filtered[1] = Self.compress(a.y, scale: Self.accelScale); filtered[2] = Self.compress(a.z, scale: Self.accelScale) }
             if hasW { filtered[3] = Self.compress(w.x, scale: Self.gyroScale); filtered[4] = Self.compress(w.y, scale: Self.gyroScale); filtered[5] = Self.compress(w.z, scale: Self.gyroScale) }
             previous = filtered
+            for d in 0..<3 { slow[d] = filtered[d] }
             lastTime = t
             nextTick = (t / Self.step).rounded(.up) * Self.step
             if nextTick == t { emit(t) ; nextTick += Self.step }
@@ -73,6 +79,8 @@ public struct GestureFeatures: Sendable {
             filtered[0] += k * (Self.compress(a.x, scale: Self.accelScale) - filtered[0])
             filtered[1] += k * (Self.compress(a.y, scale: Self.accelScale) - filtered[1])
             filtered[2] += k * (Self.compress(a.z, scale: Self.accelScale) - filtered[2])
+            let ks = 1 - exp(-dt / Self.gravityTimeConstant)
+            for d in 0..<3 { slow[d] += ks * (filtered[d] - slow[d]) }
             lastAccelTime = t
         }
         if hasW {
@@ -88,7 +96,7 @@ public struct GestureFeatures: Sendable {
         // internal frames in (t0, t]: linear between the previous and this filtered reading
         while nextTick <= t && count < 64 {
             let u = t > t0 ? (nextTick - t0) / (t - t0) : 1
-            for d in 0..<Self.dims { out[count * Self.dims + d] = previous[d] + u * (filtered[d] - previous[d]) }
+            for d in 0..<Self.dims { out[count * Self.dims + d] = previous[d] + u * (filtered[d] - previous[d]) - (d < 3 ? slow[d] : 0) }
             outTimes[count] = nextTick
             count += 1
             nextTick += Self.step
@@ -97,7 +105,7 @@ public struct GestureFeatures: Sendable {
     }
 
     @inline(__always) mutating func emit(_ t: Double) {
-        for d in 0..<Self.dims { out[count * Self.dims + d] = filtered[d] }
+        for d in 0..<Self.dims { out[count * Self.dims + d] = filtered[d] - (d < 3 ? slow[d] : 0) }
         outTimes[count] = t
         count += 1
     }
