@@ -28,6 +28,8 @@ public struct GestureFeatures: Sendable {
         x >= 0 ? log1p(x / s) : -log1p(-x / s)
     }
     public static let accelScale = 1.0, gyroScale = 2.0
+    /// Weight of the rotation-rate features against the accelerometer's.
+    public static let gyroWeight = 0.4
 
     @usableFromInline var filtered: InlineArray<6, Double> = .init(repeating: 0)
     @usableFromInline var previous: InlineArray<6, Double> = .init(repeating: 0)
@@ -64,7 +66,7 @@ public struct GestureFeatures: Sendable {
         if lastTime.isNaN || t - lastTime > 2 || t < lastTime {
             // start (or a gap): the filter starts at the reading
             if hasA { filtered[0] = Self.compress(a.x, scale: Self.accelScale); filtered[1] = Self.compress(a.y, scale: Self.accelScale); filtered[2] = Self.compress(a.z, scale: Self.accelScale) }
-            if hasW { filtered[3] = Self.compress(w.x, scale: Self.gyroScale); filtered[4] = Self.compress(w.y, scale: Self.gyroScale); filtered[5] = Self.compress(w.z, scale: Self.gyroScale) }
+            if hasW { filtered[3] = Self.gyroWeight * Self.compress(w.x, scale: Self.gyroScale); filtered[4] = Self.gyroWeight * Self.compress(w.y, scale: Self.gyroScale); filtered[5] = Self.gyroWeight * Self.compress(w.z, scale: Self.gyroScale) }
             previous = filtered
             for d in 0..<3 { slow[d] = filtered[d] }
             lastTime = t
@@ -86,9 +88,9 @@ public struct GestureFeatures: Sendable {
         if hasW {
             let dt = lastGyroTime.isNaN ? Self.step : max(0, t - lastGyroTime)
             let k = 1 - exp(-dt / Self.timeConstant)
-            filtered[3] += k * (Self.compress(w.x, scale: Self.gyroScale) - filtered[3])
-            filtered[4] += k * (Self.compress(w.y, scale: Self.gyroScale) - filtered[4])
-            filtered[5] += k * (Self.compress(w.z, scale: Self.gyroScale) - filtered[5])
+            filtered[3] += k * (Self.gyroWeight * Self.compress(w.x, scale: Self.gyroScale) - filtered[3])
+            filtered[4] += k * (Self.gyroWeight * Self.compress(w.y, scale: Self.gyroScale) - filtered[4])
+            filtered[5] += k * (Self.gyroWeight * Self.compress(w.z, scale: Self.gyroScale) - filtered[5])
             lastGyroTime = t
         }
         let t0 = lastTime
