@@ -84,6 +84,22 @@ enum Wiring {
         catch let e as RTPMIDIError { throw RuntimeFailure(e.description) }
     }
 
+    /// `--osc-out-sources`: the derived quantities to every UDP `--osc-out` target (nil without it).
+    static func oscSources(_ n: NetworkOutputOptions) throws -> OSCSourceOutput? {
+        guard n.oscOutSources else { return nil }
+        var targets: [(host: String, port: Int)] = []
+        for s in n.oscOut {
+            let t = try NetworkOutputOptions.oscTarget(s)
+            if t.tcp { continue }
+            guard let ip = NetworkOutputOptions.resolveIPv4(t.host) else {
+                throw RuntimeFailure("--osc-out '\(s)': cannot find the IPv4 address of '\(t.host)' (check the name, or give the address)")
+            }
+            targets.append((ip, t.port))
+        }
+        do { return try OSCSourceOutput(targets: targets) }
+        catch let e as RTPMIDIError { throw RuntimeFailure(e.description) }
+    }
+
     /// The outputs that also receive Program Change (see `outputs(controlIn:)`).
     static func programChangeInputs(_ outputs: [any EventOutput]) -> [any ProgramChangeInput] {
         outputs.compactMap { $0 as? any ProgramChangeInput }.filter { $0.programChangeInputName != nil }

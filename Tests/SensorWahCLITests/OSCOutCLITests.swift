@@ -92,4 +92,79 @@ final class OSCOutCLITests: XCTestCase {
         XCTAssertNotEqual(r2.status, 0)
         XCTAssertTrue(r2.stderr.contains("'99999' is not a port number 1-65535"), r2.stderr)
     }
+    /// `--osc-out-sources` on a replay: one time-tagged bundle per frame (tilt and gravity
+    /// direction), and every gesture as it fires with its strength, as liblo's `oscdump` prints
+    /// them; the gestures are exactly the ones mapped to notes on stdout.
+    func testSourcesCarryEachFramesTiltAndEveryGesture() throws {
+        let port = Self.freeUDPPort()
+        let dump = try RTPMIDICLITests.Peer.custom("/usr/bin/oscdump", ["-L", "\(port)"])
+        defer { dump.stop() }
+        usleep(300_000)
+        let r = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--speed", "4", "--midi", "stdout",
+                             "--map", "flick note=60", "--map", "shake note=61", "--map", "tap note=62",
+                             "--osc-out", "127.0.0.1:\(port)", "--osc-out-sources"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let frames = try XCTUnwrap(r.stderr.firstCapture(#"frames used (\d+)"#).flatMap { Int($0) }, r.stderr)
+        let base = "/sensorwah/source/wrist-wah-phone.csv/"
+        // oscdump: "[TIMETAG ]ADDRESS TYPES ARG..."; a bundle's messages carry its time tag
+        struct Line { var tagged: Bool; var address: String; var types: String; var args: [Double] }
+        func parsed() -> [Line] {
+            CLI.lines(dump.text).compactMap { line in
+                let p = line.split(separator: " ").map(String.init)
+                guard let a = p.firstIndex(where: { $0.hasPrefix("/") }), p.count >= a + 2 else { return nil }
+                return Line(tagged: a == 1, address: p[a], types: p[a + 1], args: p[(a + 2)...].compactMap { Double($0) })
+            }
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, parsed().filter({ $0.address == base + "tilt" }).count < frames { usleep(50_000) }
+        let lines = parsed()
+        let sources = lines.filter { $0.address.hasPrefix(base) }
+        func args(_ name: String) -> [[Double]] { sources.filter { $0.address == base + name }.map(\.args) }
+        let tilt = args("tilt"), gravity = args("gravity")
+        XCTAssertEqual(tilt.count, frames, "one tilt message per frame")
+        XCTAssertEqual(gravity.count, frames, "one gravity message per frame")
+        for t in tilt { XCTAssertTrue(t.count == 2 && abs(t[0]) <= 90 && abs(t[1]) <= 180, "tilt \(t)") }
+        for g in gravity { XCTAssertEqual(g.count, 3); XCTAssertEqual((g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).squareRoot(), 1, accuracy: 1e-3) }
+        XCTAssertTrue(sources.allSatisfy { $0.tagged }, "sources travel in time-tagged bundles")
+        XCTAssertTrue(sources.allSatisfy { $0.types == String(repeating: "f", count: $0.args.count) }, "float arguments")
+        // each gesture: as many as its mapping's notes on stdout, each with a strength above 0
+        let notes = CLI.lines(r.stdout).filter { $0.contains("note_on") }
+        var fired = 0
+        for (name, note) in [("flick", 60), ("shake", 61), ("tap", 62)] {
+            let g = args(name)
+            XCTAssertEqual(g.count, notes.filter { $0.contains("\"note\":\(note),") }.count, name)
+            for a in g { XCTAssertTrue(a.count == 1 && a[0] > 0, "\(name) \(a)") }
+            fired += g.count
+        }
+        XCTAssertGreaterThan(fired, 2, "the recording's gestures did not arrive")
+        XCTAssertEqual(lines.filter { $0.address.hasPrefix("/sensorwah/note/") }.count, notes.count * 2, "the mapped notes (on and off)")
+    }
+
+    /// The same from `listen` (the frames' tap on the network thread): a `stream` sender's name
+    /// (its dialect and address, "sensorlog@127.0.0.1") in the address.
+    func testSourcesFromAListenedSender() throws {
+        let port = Self.freeUDPPort()
+        let peer = try RTPMIDICLITests.Peer.custom(RTPMIDICLITests.python,
+                                                   [CLI.repo.appendingPathComponent("Tests/Tools/osc-receiver.py").path, "--udp", "\(port)"])
+        defer { peer.stop() }
+        XCTAssertTrue(peer.waitFor({ $0.contains { $0["listening"] != nil } }, seconds: 10))
+        let tcpPort = Self.freeUDPPort()
+        let listen = try RTPMIDICLITests.Peer.custom(JackTest.debugBinary, ["listen", "--port", "\(tcpPort)", "--no-monitor", "--midi", "stdout",
+                                                                           "--map", "tilt.x cc=11", "--osc-out", "127.0.0.1:\(port)", "--osc-out-sources"])
+        defer { listen.stop(SIGINT) }
+        usleep(500_000)
+        let stream = try CLI.run(["stream", CLI.recording("wrist-wah-phone.csv"), "--to", "127.0.0.1:\(tcpPort)", "--speed", "8"])
+        XCTAssertEqual(stream.status, 0, stream.stderr)
+        XCTAssertTrue(peer.waitFor({ $0.filter { ($0["address"] as? String)?.hasSuffix("/tilt") == true }.count >= 1000 }, seconds: 10),
+                      "tilt messages from the listener did not arrive")
+        let tilts = peer.lines.compactMap { $0["address"] as? String }.filter { $0.hasSuffix("/tilt") }
+        XCTAssertTrue(tilts.allSatisfy { $0 == "/sensorwah/source/sensorlog@127.0.0.1/tilt" }, tilts.first ?? "")
+        XCTAssertTrue(peer.lines.contains { ($0["address"] as? String) == "/sensorwah/cc/1/11" }, "the mapped controller")
+    }
+
+    func testSourcesWithoutAUDPTargetAreRefused() throws {
+        let r = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--fast", "--osc-out", "tcp:127.0.0.1:9000", "--osc-out-sources"])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--osc-out-sources: needs an --osc-out HOST:PORT over UDP"), r.stderr)
+    }
 }

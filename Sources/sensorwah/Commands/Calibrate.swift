@@ -150,6 +150,10 @@ final class KeyCalibration {
     let box: CalibrationBox
     let started = monotonicNanos()
 
+    /// The frame tap that was there before the trace (`--osc-out-sources`): kept running through
+    /// it and put back after.
+    var baseTap: ((String, SensorFrame) -> Void)?
+
     private init(index: Int, mapping: Mapping, path: String, listener: Listener, view: LiveView, logger: Logger) {
         self.index = index; self.mapping = mapping; self.path = path
         self.listener = listener; self.view = view; self.logger = logger
@@ -159,7 +163,7 @@ final class KeyCalibration {
     /// Starts tracing mapping `index` (1 = the first) of those `running`, or says in the view
     /// why it cannot (nil).
     static func start(_ index: Int, running: [Mapping], scenes: Bool, path: String?, listener: Listener,
-                      view: LiveView, logger: Logger) -> KeyCalibration? {
+                      view: LiveView, logger: Logger, baseTap: ((String, SensorFrame) -> Void)? = nil) -> KeyCalibration? {
         func refuse(_ why: String) -> KeyCalibration? {
             view.setMessage("calibrate: \(why)")
             logger.error("calibrate: \(why)")
@@ -180,8 +184,10 @@ final class KeyCalibration {
             return refuse("mapping \(index) running is not mapping \(index) of \(path) (a typed --map or --solo?); use sensorwah calibrate")
         }
         let c = KeyCalibration(index: index, mapping: m, path: path, listener: listener, view: view, logger: logger)
+        c.baseTap = baseTap
         let box = c.box, g = m.source.group, wanted = m.sender
         listener.replaceFrameTap { sender, f in
+            baseTap?(sender, f)
             guard f.has(g) else { return }
             if let w = wanted, !Mapping.sender(sender, matches: w) { return }
             box.cal.add(m.source.read(f), at: f.time(g))
@@ -222,7 +228,7 @@ final class KeyCalibration {
     }
 
     /// Removes the frame tap (a run that stops mid-trace, or the end of the trace).
-    func cancel() { listener.replaceFrameTap(nil) }
+    func cancel() { listener.replaceFrameTap(baseTap) }
 
     private func finish(_ text: String, failed: Bool) -> Bool {
         let line = "calibrate mapping \(index) (\(mapping.source)): \(text)"

@@ -36,6 +36,7 @@ struct Learn: ParsableCommand {
         guard sweep.isFinite, sweep >= 0.5, sweep <= 600 else { throw ValidationError("--sweep must be 0.5 to 600 seconds") }
         if let s = seconds, !(s.isFinite && s > 0 && s <= 86_400) { throw ValidationError("--seconds must be above 0 and at most 86400") }
         if mapping.solo != nil { throw ValidationError("learn takes the mapping number as its argument, not --solo") }
+        if output.network.oscOutSources { throw ValidationError("--osc-out-sources: learn sweeps a controller and reads no sensor, so it has no sources to send (use it with replay or listen)") }
     }
 
     func run() throws {

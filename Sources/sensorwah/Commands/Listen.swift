@@ -174,6 +174,10 @@ struct Listen: ParsableCommand {
         let listener = Listener(configuration: config, mappings: mappings, queue: queue, wake: pump.wake,
                                 arriving: pump.arriving, logger: logger)
         if let v = view { listener.monitor = MonitorFeed(board: v.board) }
+        let sourceTap: ((String, SensorFrame) -> Void)? = try Wiring.oscSources(output.network).map { sources in
+            { sender, frame in sources.send(frame, sender: sender) }
+        }
+        if let t = sourceTap { listener.setFrameTap(t) }
         do {
             try listener.start()
         } catch {
@@ -203,7 +207,8 @@ struct Listen: ParsableCommand {
                 let asked = MonitorControl.calibrate.exchange(0, ordering: .relaxed)
                 if asked > 0, calibration == nil {
                     calibration = KeyCalibration.start(asked, running: running.mappings, scenes: running.scenes,
-                                                       path: global.config, listener: listener, view: v, logger: logger)
+                                                       path: global.config, listener: listener, view: v, logger: logger,
+                                                       baseTap: sourceTap)
                 }
                 if let c = calibration, !c.step() { calibration = nil }
             }

@@ -50,6 +50,11 @@ struct Replay: ParsableCommand {
                                     && !(isatty(1) == 1 && output.destinations.contains(.stdout)))
         if progress.enabled { replay.progress = progress.update }
         if let v = view { replay.monitor = MonitorFeed(board: v.board); v.start() }
+        if let sources = try Wiring.oscSources(output.network) {
+            // one file: its name is the sender; merged files play as one sender, "replay"
+            let name = paths.count == 1 ? (paths[0].split(separator: "/").last.map(String.init) ?? paths[0]) : "replay"
+            replay.afterFrame = { frame, _ in sources.send(frame, sender: name) }
+        }
         let result: FileReplay.Result
         do { result = try replay.run(into: &pipeline) } catch { view?.stop(); progress.finish(); throw RuntimeFailure("\(error)") }
         view?.stop()

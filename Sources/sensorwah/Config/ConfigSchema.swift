@@ -64,7 +64,7 @@ enum ConfigSchema {
             Key("midi", .list), Key("alsa-client", .text), Key("alsa-port", .text), Key("alsa-connect", .list),
             Key("rtp-name", .text), Key("rtp-port", .number), Key("rtp-connect", .list), Key("rtp-timeout", .number),
             Key("rtp-wait", .number), Key("no-rtp-journal", .flag), Key("no-rtp-announce", .flag),
-            Key("osc-out", .list), Key("osc-out-raw", .flag),
+            Key("osc-out", .list), Key("osc-out-raw", .flag), Key("osc-out-sources", .flag),
         ], commands: ["replay", "listen", "learn"]),
         Section(name: "jack", keys: [
             Key("wah", .flag, only: jackCommands), Key("channels", .number, only: jackCommands),

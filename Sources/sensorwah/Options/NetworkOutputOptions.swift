@@ -24,6 +24,8 @@ struct NetworkOutputOptions: ParsableArguments {
     var oscOut: [String] = []
     @Flag(help: "OSC out: controller and bend values as the raw MIDI integers instead of 0-1.")
     var oscOutRaw = false
+    @Flag(help: "OSC out: also each frame's tilt (pitch/roll, gravity direction) and each gesture as it fires, under /sensorwah/source/SENDER/ (UDP targets).")
+    var oscOutSources = false
 
     func validate() throws {
         guard (1...65534).contains(rtpPort) else { throw ValidationError("--rtp-port \(rtpPort): a UDP port 1-65534 (the data port is the next one)") }
@@ -32,6 +34,9 @@ struct NetworkOutputOptions: ParsableArguments {
         }
         for s in oscOut {
             do { _ = try Self.oscTarget(s) } catch { throw ValidationError("--osc-out '\(s)': \(error)") }
+        }
+        if oscOutSources && !oscOut.contains(where: { !((try? Self.oscTarget($0))?.tcp ?? true) }) {
+            throw ValidationError("--osc-out-sources: needs an --osc-out HOST:PORT over UDP to send to (the sources go to UDP targets only)")
         }
         guard rtpTimeout > 0 else { throw ValidationError("--rtp-timeout \(rtpTimeout): a number of seconds above 0") }
         guard rtpWait >= 0 else { throw ValidationError("--rtp-wait \(rtpWait): a number of seconds, 0 or more") }
