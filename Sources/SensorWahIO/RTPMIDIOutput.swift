@@ -71,6 +71,8 @@ public final class RTPMIDIOutput: EventOutput {
     private var receivers: [Receiver] = []
     private var packet: [UInt8] = []
     private let sendFD: Int32
+    private var closing = false   // on `loop`
+    private var ticks = 0         // on `loop`
     private let updates = SPSCQueue<Update>(capacity: 256)
     public private(set) var sendErrors = 0
 
@@ -119,8 +121,11 @@ public final class RTPMIDIOutput: EventOutput {
             let now = Double(monotonicNanos() &- start) * 1e-9
             for t in c.connect { session.connect(t, now: now) }
             perform(session.tick(now: now))
+            publish()
             ticker = loop.scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { [self] _ in
                 perform(session.tick(now: Double(monotonicNanos() &- start) * 1e-9))
+                ticks &+= 1
+                if ticks % 50 == 0 { publish() }   // the round trips, every 5 s
             }
         }.wait()
         if c.waitForParticipant > 0 {
@@ -151,6 +156,10 @@ public final class RTPMIDIOutput: EventOutput {
         guard fd >= 0 else { throw RTPMIDIError("RTP-MIDI: cannot make a UDP socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        // no IP_RECVERR: with it, an ICMP host unreachable (a peer gone from the Wi-Fi) sets
+        // the socket's error, and SwiftNIO 2.101 closes a datagram channel on EHOSTUNREACH (and
+        // asserts in debug builds): the whole session would stop. A vanished peer is dropped by
+        // its timeout and its unanswered clock syncs instead.
         var a = sockaddr_in()
         a.sin_family = sa_family_t(AF_INET)
         a.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -199,10 +208,12 @@ public final class RTPMIDIOutput: EventOutput {
                     updates.push(Update(kind: .join, ssrc: p.ssrc, address: addr, seq: 0))
                 }
                 participantCount.store(session.participants.count, ordering: .relaxed)
+                publish()
                 logger.notice("RTP-MIDI: '\(p.name)' joined (\(p.control.host), data port \(p.data.port)); \(session.participants.count) participant\(session.participants.count == 1 ? "" : "s")")
             case .left(let p, _):
                 updates.push(Update(kind: .leave, ssrc: p.ssrc, address: sockaddr_in(), seq: 0))
                 participantCount.store(session.participants.count, ordering: .relaxed)
+                publish()
             case .confirmed(let ssrc, let seq):
                 updates.push(Update(kind: .confirm, ssrc: ssrc, address: sockaddr_in(), seq: seq))
             case .log(let m):
@@ -211,14 +222,21 @@ public final class RTPMIDIOutput: EventOutput {
         }
     }
 
+    /// The session and its participants for `sensorwah ports` (on the loop).
+    private func publish() {
+        guard !closing else { return }
+        RTPSessionRegistry.write(port: configuration.port, lines: Self.lines(configuration, session.participants))
+    }
+
     /// The participants as the session sees them now (name, address, round trip), for logs.
     public func participants() -> [AppleMIDISession.Participant] {
         (try? loop.submit { [self] in session.participants }.wait()) ?? []
     }
 
     /// The live view's lines: the session and each participant with its clock sync's round trip.
-    public func monitorLines() -> [String] {
-        let ps = participants()
+    public func monitorLines() -> [String] { Self.lines(configuration, participants()) }
+
+    static func lines(_ configuration: Configuration, _ ps: [AppleMIDISession.Participant]) -> [String] {
         var lines = ["RTP-MIDI '\(configuration.name)' on UDP \(configuration.port): \(ps.isEmpty ? "no participants yet" : "\(ps.count) participant\(ps.count == 1 ? "" : "s")")"]
         for p in ps {
             let rtt = p.roundTrip.map { String(format: ", clock sync round trip %.1f ms", $0 * 1000) } ?? ""
@@ -292,6 +310,8 @@ public final class RTPMIDIOutput: EventOutput {
             return ps
         }.wait()) ?? []
         announcer?.withdraw()
+        try? loop.submit { [self] in closing = true }.wait()
+        RTPSessionRegistry.remove(port: configuration.port)
         try? controlChannel?.close().wait()
         try? dataChannel?.close().wait()
         try? group.syncShutdownGracefully()
@@ -318,7 +338,7 @@ private final class SessionHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        // an ICMP error for an earlier datagram (a peer's port closed): the session's timeouts
-        // and unanswered clock syncs drop that participant; the socket stays open
+        // an error NIO keeps the socket open on (ECONNREFUSED, ENOMEM): the session's
+        // timeouts and unanswered clock syncs drop a participant that is gone
     }
 }

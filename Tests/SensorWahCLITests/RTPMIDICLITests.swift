@@ -309,4 +309,98 @@ final class RTPMIDICLITests: XCTestCase {
         XCTAssertTrue(joined.contains("1 participant"), joined)
         t.run(["send-keys", "-t", "view", "q"])
     }
+
+    /// `sensorwah ports` lists a running session and its participants (from the file the session
+    /// keeps in the user's runtime folder), also without an ALSA sequencer; a session that ended,
+    /// or whose process was killed, is no longer listed.
+    func testPortsListsTheSessionAndItsParticipants() throws {
+        let runtime = FileManager.default.temporaryDirectory.appendingPathComponent("sw-ports-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: runtime)
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
+        let env = ["XDG_RUNTIME_DIR": runtime]
+        func ports() throws -> CLI.Result {
+            let p = try CLI.Running(["ports"], env: env)
+            return p.wait(timeout: 10)
+        }
+        let noSequencer = !FileManager.default.fileExists(atPath: "/dev/snd/seq")
+        if noSequencer { XCTAssertEqual(try ports().status, 1, "nothing to list") }
+        let ours = Self.freePortPair(), theirs = Self.freePortPair()
+        let s = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--midi", "rtp", "--no-rtp-announce",
+                                 "--rtp-port", "\(ours)", "--rtp-name", "ports test"], env: env)
+        XCTAssertNotNil(s.waitForStderr("session 'ports test' on UDP", seconds: 10), s.stderrSoFar)
+        var r = try ports()
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("RTP-MIDI 'ports test' on UDP \(ours): no participants yet (sensorwah, pid \(s.process.processIdentifier))"), r.stdout)
+        if noSequencer { XCTAssertTrue(r.stderr.hasPrefix("sensorwah: no ALSA sequencer"), r.stderr) }
+        let initiator = try Peer(["initiate", "--target", "127.0.0.1:\(ours)", "--port", "\(theirs)", "--name", "stage iPad", "--seconds", "6"])
+        defer { initiator.stop() }
+        XCTAssertNotNil(s.waitForStderr("'stage iPad' joined", seconds: 10), s.stderrSoFar)
+        r = try ports()
+        XCTAssertTrue(r.stdout.contains("RTP-MIDI 'ports test' on UDP \(ours): 1 participant (sensorwah"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("  'stage iPad' 127.0.0.1 (joined us"), r.stdout)
+        s.interrupt()
+        XCTAssertEqual(s.wait(timeout: 20).status, 0)
+        r = try ports()
+        XCTAssertFalse(r.stdout.contains("ports test"), r.stdout)
+        if noSequencer { XCTAssertEqual(r.status, 1) }
+
+        // killed: its file stays behind, but its process is gone, so it is not listed
+        let k = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--midi", "rtp", "--no-rtp-announce",
+                                 "--rtp-port", "\(ours)", "--rtp-name", "killed"], env: env)
+        XCTAssertNotNil(k.waitForStderr("session 'killed' on UDP", seconds: 10), k.stderrSoFar)
+        XCTAssertTrue(try ports().stdout.contains("'killed'"))
+        k.signal(SIGKILL)
+        _ = k.wait(timeout: 10)
+        XCTAssertFalse(try ports().stdout.contains("'killed'"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: runtime + "/sensorwah/rtp-\(ours)"), "the stale file is removed")
+    }
+
+    /// A host that leaves the network: the invitations to it fail address resolution and the
+    /// kernel answers with ICMP host unreachable. The session's sockets do not ask for ICMP
+    /// errors (SwiftNIO closes a datagram channel on EHOSTUNREACH): the other participant,
+    /// invited on the same sockets, keeps receiving MIDI, and the session ends with its goodbyes.
+    /// Inside a network namespace of the test's own with a veth link where nobody answers.
+    func testAHostThatLeftTheNetworkDoesNotStopTheSession() throws {
+        guard getuid() == 0 else { throw XCTSkip("needs root for a network namespace") }
+        let ns = "sw-icmp-\(getpid())"
+        func ip(_ args: [String]) -> Int32 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+            p.arguments = args
+            try? p.run(); p.waitUntilExit()
+            return p.terminationStatus
+        }
+        _ = ip(["netns", "del", ns])
+        XCTAssertEqual(ip(["netns", "add", ns]), 0)
+        defer { _ = ip(["netns", "del", ns]) }
+        for cmd in [["link", "set", "lo", "up"], ["link", "add", "v0", "type", "veth", "peer", "name", "v1"],
+                    ["addr", "add", "10.77.0.1/24", "dev", "v0"], ["link", "set", "v0", "up"], ["link", "set", "v1", "up"]] {
+            XCTAssertEqual(ip(["-n", ns] + cmd), 0, cmd.joined(separator: " "))
+        }
+        let pa = Self.freePortPair(), ours = Self.freePortPair()
+        let a = try Peer(program: "/usr/sbin/ip", ["netns", "exec", ns, Self.python, Self.peerScript, "pymidi", "--port", "\(pa)"])
+        defer { a.stop() }
+        XCTAssertTrue(a.waitFor({ $0.contains { $0["event"] as? String == "listening" } }, seconds: 10))
+        let s = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--midi", "rtp", "--no-rtp-announce",
+                                 "--rtp-port", "\(ours)", "--rtp-connect", "127.0.0.1:\(pa)", "--rtp-connect", "10.77.0.2:5004",
+                                 "--rtp-wait", "2"],
+                                launcher: ["/usr/sbin/ip", "netns", "exec", ns])
+        defer { if s.process.isRunning { s.signal(SIGKILL) } }
+        XCTAssertNotNil(s.waitForStderr("'pymidi' joined", seconds: 15), s.stderrSoFar)
+        XCTAssertNotNil(s.waitForStderr("1 of 2 participants joined in .*; starting anyway", seconds: 10), s.stderrSoFar)
+        // the address resolution fails after about 3 s and every invitation after that brings
+        // an ICMP host unreachable back; MIDI goes on past several of them
+        for _ in 0..<4 {
+            let before = a.midi().count
+            sleep(2)
+            XCTAssertGreaterThan(a.midi().count, before + 10, "MIDI stopped: " + s.stderrSoFar)
+        }
+        XCTAssertTrue(s.process.isRunning, s.stderrSoFar)
+        XCTAssertFalse(s.stderrSoFar.contains("'pymidi' (127.0.0.1:\(pa)) no answer"), "pymidi was dropped: " + s.stderrSoFar)
+        XCTAssertEqual(s.stderrSoFar.components(separatedBy: "'pymidi' joined").count, 2, "pymidi joined once: " + s.stderrSoFar)
+        s.interrupt()
+        XCTAssertEqual(s.wait(timeout: 20).status, 0)
+        XCTAssertTrue(a.waitFor({ $0.contains { $0["event"] as? String == "disconnected" } }, seconds: 5), "no goodbye over the control socket")
+    }
 }
