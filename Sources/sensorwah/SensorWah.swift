@@ -22,7 +22,7 @@ struct SensorWah: ParsableCommand {
         With no --map, wrist tilt on the accelerometer's X axis drives CC 11 on channel 1.
         """,
         version: "sensorwah \(SensorWahCoreVersion.string)",
-        subcommands: [Init.self, Replay.self, Inspect.self, Listen.self, Stream.self, Render.self, Export.self, Ports.self, Learn.self, Calibrate.self, Plot.self, MappingsHelp.self],
+        subcommands: [Init.self, Replay.self, Inspect.self, Listen.self, Stream.self, Render.self, Export.self, Ports.self, Learn.self, Calibrate.self, Teach.self, Plot.self, MappingsHelp.self],
         defaultSubcommand: nil
     )
 

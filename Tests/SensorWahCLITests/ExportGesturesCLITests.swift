@@ -1,13 +1,13 @@
 import Foundation
 import XCTest
 
-/// `export --gestures`: one `time,gesture,strength` row per gesture, and `--gesture-setting` to
+/// `export --list-gestures`: one `time,gesture,strength` row per gesture, and `--gesture-setting` to
 /// try other settings on a take.
 final class ExportGesturesCLITests: XCTestCase {
     /// The phone demo: its two fast heel-toe strokes are flicks (about 6.27 and 6.97 s), its
     /// three knocks taps; times ascend, strengths are positive.
     func testGesturesAreListedWithTimeAndStrength() throws {
-        let r = try CLI.run(["export", CLI.recording("wrist-wah-phone.csv"), "--gestures"])
+        let r = try CLI.run(["export", CLI.recording("wrist-wah-phone.csv"), "--list-gestures"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = CLI.lines(r.stdout)
         XCTAssertEqual(lines.first, "time,gesture,strength")
@@ -24,19 +24,19 @@ final class ExportGesturesCLITests: XCTestCase {
     }
 
     /// A setting changes what fires; a wrong name or value is refused with the list of names;
-    /// --gestures and --sources do not go together.
+    /// --list-gestures and --sources do not go together.
     func testGestureSettingsAndErrors() throws {
-        let strict = try CLI.run(["export", CLI.recording("wrist-wah-phone.csv"), "--gestures", "--gesture-setting", "flickThreshold=20"])
+        let strict = try CLI.run(["export", CLI.recording("wrist-wah-phone.csv"), "--list-gestures", "--gesture-setting", "flickThreshold=20"])
         XCTAssertEqual(strict.status, 0, strict.stderr)
         XCTAssertFalse(strict.stdout.contains(",flick,"), "no stroke reaches 20 rad/s: \(strict.stdout)")
-        let bad = try CLI.run(["export", CLI.recording("wrist-wah-phone.csv"), "--gestures", "--gesture-setting", "flickThreshhold=20"])
+        let bad = try CLI.run(["export", CLI.recording("wrist-wah-phone.csv"), "--list-gestures", "--gesture-setting", "flickThreshhold=20"])
         XCTAssertNotEqual(bad.status, 0)
         XCTAssertTrue(bad.stderr.contains("not a gesture setting") && bad.stderr.contains("flickAccelThreshold"), bad.stderr)
-        let value = try CLI.run(["export", CLI.recording("wrist-wah-phone.csv"), "--gestures", "--gesture-setting", "tapThreshold=loud"])
+        let value = try CLI.run(["export", CLI.recording("wrist-wah-phone.csv"), "--list-gestures", "--gesture-setting", "tapThreshold=loud"])
         XCTAssertNotEqual(value.status, 0)
-        let both = try CLI.run(["export", CLI.recording("wrist-wah-phone.csv"), "--gestures", "--sources", "tap"])
+        let both = try CLI.run(["export", CLI.recording("wrist-wah-phone.csv"), "--list-gestures", "--sources", "tap"])
         XCTAssertNotEqual(both.status, 0)
-        XCTAssertTrue(both.stderr.contains("--gestures"), both.stderr)
+        XCTAssertTrue(both.stderr.contains("--list-gestures"), both.stderr)
     }
 
     /// The gesture settings tuned with export reach every command that runs the motion stage,

@@ -65,6 +65,13 @@ public struct SensorFrame: Sendable {
     /// `OSCRoutes.assign` gave them; stamped with the motion group's time. NaN: no value.
     public var custom: InlineArray<16, Double> = .init(repeating: .nan)
     public static let customSlots = 16
+    /// What the motion stage's learned gestures and poses give (`gesture:NAME`,
+    /// `gesture:NAME.progress`, `pose:NAME`), at `LearnedSource.slot`: each gesture's strength
+    /// on the frame it is recognised (else 0) from 0, its progress (0-1) from
+    /// `learnedProgressBase`, each pose's value from `learnedPoseBase`. NaN without a model.
+    public var learned: InlineArray<40, Double> = .init(repeating: .nan)
+    public static let learnedGestures = 16, learnedPoses = 8
+    public static let learnedProgressBase = 16, learnedPoseBase = 32
 
     public init() {}
 

@@ -4,6 +4,9 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
     case magnitude(Vector)
     /// An OSC address's argument (`osc:/address`, `osc:/address[N]`), read from a custom slot.
     case custom(OSCSource)
+    /// A gesture or pose taught by example (`gesture:NAME`, `gesture:NAME.progress`,
+    /// `pose:NAME`), read from the frame's learned slots.
+    case learned(LearnedSource)
 
     public enum Vector: String, Sendable, CaseIterable {
         case accel, gyro, rate, user, gravity
@@ -16,6 +19,14 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
             case .gravity: return .gravityX
             }
         }
+    }
+
+    /// True for a source that fires once per movement (a built-in gesture, `gesture:NAME`): the
+    /// only kind that plays `note=`, `toggle=` and an effect's `toggle`.
+    public var isTriggerSource: Bool {
+        if gesture != nil { return true }
+        if case .learned(let l) = self { return l.kind == .gesture }
+        return false
     }
 
     /// The gesture this source reports, if it is one.
@@ -46,6 +57,7 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
         case .axis(let q): return q.group
         case .magnitude(let v): return v.x.group
         case .custom: return .motion
+        case .learned: return .derived
         }
     }
 
@@ -59,6 +71,8 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
             return (x * x + y * y + z * z).squareRoot()
         case .custom(let c):
             return c.slot >= 0 && c.slot < SensorFrame.customSlots ? f.custom[c.slot] : .nan
+        case .learned(let l):
+            return l.slot >= 0 && l.slot < 40 ? f.learned[l.slot] : .nan
         }
     }
 
@@ -76,6 +90,7 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
             guard let c = OSCSource(parsing: String(text.dropFirst(4))) else { return nil }
             self = .custom(c); return
         }
+        if let l = LearnedSource(parsing: text) { self = .learned(l); return }
         let t = text.lowercased()
         switch t {
         case "pitch", "attitude.pitch": self = .axis(.pitch); return
@@ -142,6 +157,7 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
             }
         case .magnitude(let v): return "\(v.rawValue).mag"
         case .custom(let c): return c.description
+        case .learned(let l): return l.description
         }
     }
 
@@ -165,12 +181,57 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
             default: return (-Double.pi, Double.pi, true, 7, .infinity, .infinity) // roll, yaw wrap around
             }
         case .custom: return (0, 1, false, .infinity, .infinity, .infinity)
+        // a learned gesture's strength is 0.5-1 (velocity 1-127); progress and poses 0-1
+        case .learned(let l): return l.kind == .gesture ? (0.5, 1, false, .infinity, .infinity, .infinity) : (0, 1, false, .infinity, .infinity, .infinity)
         case .magnitude(let v):
             switch v {
             case .gyro, .rate: return (0, 10, false, 20, 400, 3)
             case .user: return (0, 1.5, false, 2.5, 60, 0.3)
             default: return (0, 2, false, 2.5, 40, 0.3)
             }
+        }
+    }
+}
+
+/// A gesture or pose taught by example as a mapping source: `gesture:NAME` (a trigger: its
+/// strength, 0.5-1, on the frame the movement is recognised), `gesture:NAME.progress` (0-1
+/// while the movement unfolds), `pose:NAME` (the value taught for the pose the wrist is
+/// nearest, interpolated between poses). `slot` is where the frame carries it (given by
+/// `LearnedSource.resolve` against the loaded model; -1 until then).
+public struct LearnedSource: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable { case gesture, progress, pose }
+    public var name: String
+    public var kind: Kind
+    public var slot: Int
+
+    public init(name: String, kind: Kind, slot: Int = -1) { self.name = name; self.kind = kind; self.slot = slot }
+
+    /// A name: letters, digits, `-` and `_`, up to 40.
+    public static func validName(_ n: Substring) -> Bool {
+        !n.isEmpty && n.count <= 40 && n.unicodeScalars.allSatisfy { ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
+    }
+
+    public init?(parsing text: String) {
+        let lower = text.lowercased()
+        if lower.hasPrefix("gesture:") {
+            var n = Substring(text.dropFirst(8)), kind = Kind.gesture
+            if lower.hasSuffix(".progress") { n = n.dropLast(9); kind = .progress }
+            guard Self.validName(n) else { return nil }
+            self.init(name: String(n), kind: kind)
+        } else if lower.hasPrefix("pose:") {
+            let n = text.dropFirst(5)
+            guard Self.validName(n) else { return nil }
+            self.init(name: String(n), kind: .pose)
+        } else {
+            return nil
+        }
+    }
+
+    public var description: String {
+        switch kind {
+        case .gesture: return "gesture:\(name)"
+        case .progress: return "gesture:\(name).progress"
+        case .pose: return "pose:\(name)"
         }
     }
 }

@@ -13,6 +13,8 @@ extension Mapping {
                osc:/ADDRESS  or  osc:/ADDRESS[N]   argument N (from 0) of any OSC message (listen --osc)
                tilt.pitch  tilt.roll (degrees)  tilt.x|y|z (gravity direction): fused attitude
                flick  shake  tap   gestures (with note=, toggle= or cc=)
+               gesture:NAME  a gesture taught by example (--gestures FILE; sensorwah teach)
+               gesture:NAME.progress  0-1 while it unfolds   pose:NAME  a taught pose's value
       cc=N     7-bit Control Change N (0-127)          cc14=N  14-bit CC, MSB N (0-31), LSB N+32
       bend     pitch bend                              ch=N    MIDI channel 1-16 (default 1)
       note=N   a note per gesture (velocity from its strength), length=MS (default 150)
@@ -129,8 +131,8 @@ extension Mapping {
             if fxToggle { throw fail("'toggle': a bare toggle flips an effect parameter (fx=...); a CC toggle is toggle=N") }
             if fxSpan != nil { throw fail("'to': only an effect parameter (fx=...) has an output span; a MIDI target's is its 0-127 (or 14-bit) range") }
         }
-        if t.isTrigger && source.gesture == nil {
-            throw fail("'\(first)': note=, toggle= and an fx toggle are played by a gesture source (flick, shake, tap)")
+        if t.isTrigger && !source.isTriggerSource {
+            throw fail("'\(first)': note=, toggle= and an fx toggle are played by a gesture source (flick, shake, tap, gesture:NAME)")
         }
         if options.contains(where: { $0.key == "length" }), case .note = t {} else if options.contains(where: { $0.key == "length" }) {
             throw fail("'length': only a note= mapping has a length")

@@ -153,6 +153,11 @@ public struct GestureModel: Sendable, Equatable {
         public var gyro: Bool
         /// The distance at which a device held still would match (the nearest of the examples).
         public var rest = Double.infinity
+        /// The performer's own scale of the learned threshold (above 1: looser matches count;
+        /// kept when examples are added).
+        public var tune = 1.0
+        /// The threshold the recogniser uses.
+        public var effectiveThreshold: Double { threshold * tune }
         public init(name: String, examples: [Example] = [], threshold: Double = 0, spread: [Double] = [], gyro: Bool = false) {
             self.name = name; self.examples = examples; self.threshold = threshold; self.spread = spread; self.gyro = gyro
         }
@@ -369,7 +374,7 @@ public struct GestureRecognizer: Sendable {
             }
         }
         templates = t; exOffset = off; exLength = len; exClass = cls
-        thresholds = model.classes.map(\.threshold)
+        thresholds = model.classes.map(\.effectiveThreshold)
         classGyro = model.classes.map(\.gyro)
         let total = t.count / GestureFeatures.dims, n = model.classes.count
         cost = .init(repeating: .infinity, count: total)

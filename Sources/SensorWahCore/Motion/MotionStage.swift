@@ -24,6 +24,8 @@ public struct MotionSettings: Sendable, Equatable {
     /// Without a saved `rest`, the orientation of the stream's first tilt becomes the rest, so
     /// `zero` sources start at level wherever the device is held (a new capture replaces it).
     public var zeroAtStart = true
+    /// Gestures and poses taught by example (`--gestures FILE`), recognised per sender.
+    public var learned: LearnedModel?
     public init() {}
 }
 
@@ -35,6 +37,9 @@ public struct MotionStage: Sendable {
     public var settings: MotionSettings
     public private(set) var estimator: OrientationEstimator
     public private(set) var gestures: GestureDetector
+    /// The taught gestures' recogniser (nil without a model with gestures).
+    public private(set) var recognizer: GestureRecognizer?
+    @usableFromInline var learnedFed = false
     /// Gravity direction (device frame) captured as the rest orientation; nil until captured.
     public private(set) var restGravity: Vector3?
     /// True while the rest is the stream's first tilt (`zeroAtStart`), not one asked for: a
@@ -72,6 +77,7 @@ public struct MotionStage: Sendable {
         self.settings = settings
         estimator = OrientationEstimator(settings: settings.estimator)
         gestures = GestureDetector(settings: settings.gestures)
+        if let m = settings.learned, !m.gestures.classes.isEmpty { recognizer = GestureRecognizer(model: m.gestures) }
         if let r = settings.rest { setRest(gravity: r) } else if settings.zeroAtStart { zeroAtStartPending = true }
     }
 
@@ -79,6 +85,7 @@ public struct MotionStage: Sendable {
     public mutating func reset() {
         estimator.reset()
         gestures.reset()
+        recognizer?.reset()
         lastGravity = Vector3(.nan, .nan, .nan)
         deviceGravity = Vector3(.nan, .nan, .nan)
         gyroSeen = false
@@ -119,6 +126,11 @@ public struct MotionStage: Sendable {
             if ta - firstAccelTime >= Self.accelOnlyAfter { accelOnlyState = 1 }
         }
         if gyroOK && accelOK && tg > ta { gyroStep(w, tg) }
+        learnedFed = false
+        if recognizer != nil, let r = LearnedReading.of(frame) {
+            learnedFed = true
+            recognizer!.feed(accel: r.accel, gyro: r.gyro, at: r.time)
+        }
         // no accelerometer (Sensor Logger's Accelerometer.csv, phyphox's linear acceleration,
         // ZIG SIM): the gestures read the device's own acceleration without gravity
         var userFed = false
@@ -158,10 +170,21 @@ public struct MotionStage: Sendable {
         frame[.zeroRoll] = TiltAngles.roll(z) * Self.degrees
         frame[.zeroX] = z.x; frame[.zeroY] = z.y; frame[.zeroZ] = z.z
         lastPoseDown = g.z > (lastPoseDown ? Pose.faceDownOff : Pose.faceDownOn)
+        if let m = settings.learned {
+            for p in 0..<min(m.poses.count, SensorFrame.learnedPoses) {
+                frame.learned[SensorFrame.learnedPoseBase + p] = m.poses[p].value(at: g)
+            }
+        }
         writeGestures(&frame, at: t)
     }
 
     @inline(__always) func writeGestures(_ frame: inout SensorFrame, at t: Double) {
+        if let r = recognizer {
+            for c in 0..<min(r.classCount, SensorFrame.learnedGestures) {
+                frame.learned[c] = learnedFed ? r.fired[c] : 0   // fired on this frame's reading only
+                frame.learned[SensorFrame.learnedProgressBase + c] = r.progress[c]
+            }
+        }
         frame[.flick] = gestures.fired[Gesture.flick.rawValue]
         frame[.shake] = gestures.fired[Gesture.shake.rawValue]
         frame[.tap] = gestures.fired[Gesture.tap.rawValue]

@@ -51,7 +51,7 @@ struct Calibrate: ParsableCommand {
         global.bootstrapLogging()
         let logger = Logger(label: "sensorwah.calibrate")
         let m = try mapping.mapping(number: index)
-        guard m.source.gesture == nil, !m.target.isTrigger else {
+        guard !m.source.isTriggerSource, !m.target.isTrigger else {
             throw ValidationError("mapping \(index) is played by a gesture; only a continuous source has a range")
         }
         var cal = RangeCalibration(restSeconds: restSeconds)
@@ -173,7 +173,7 @@ final class KeyCalibration {
         if scenes { return refuse("the file has scenes; calibrate writes into its mappings: list (edit the scene's line by hand)") }
         guard index >= 1, index <= running.count else { return refuse("there is no mapping \(index)") }
         let m = running[index - 1]
-        guard m.source.gesture == nil, !m.target.isTrigger else {
+        guard !m.source.isTriggerSource, !m.target.isTrigger else {
             return refuse("mapping \(index) is played by a gesture; only a continuous source has a range")
         }
         // the running mapping N must be the file's mapping N (not a typed --map or --solo)

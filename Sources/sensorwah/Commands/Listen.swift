@@ -128,6 +128,9 @@ struct Listen: ParsableCommand {
                 }
             }
             var mappings = s.mappings + extra
+            do { try mapping.resolveLearned(&mappings) } catch {
+                throw ConfigFile.Problem(path: path, line: file.scenes.first { $0.name == s.name }?.line ?? 0, key: "scenes.\(s.name)", message: "\(error)")
+            }
             do { try Mapping.resolveEffectTargets(&mappings, chain: chain ?? main) } catch {
                 throw ConfigFile.Problem(path: path, line: file.scenes.first { $0.name == s.name }?.line ?? 0, key: "scenes.\(s.name)", message: "\(error)")
             }

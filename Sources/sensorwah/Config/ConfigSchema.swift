@@ -74,7 +74,7 @@ enum ConfigSchema {
         Section(name: "motion", keys: [
             Key("tilt-source", .text), Key("zero-gesture", .text, only: ["replay", "listen", "render", "calibrate", "plot"]),
             Key("rest-gravity", .text, only: ["replay", "listen", "render", "calibrate", "plot"]),
-            Key("gesture-setting", .list),
+            Key("gesture-setting", .list), Key("gestures", .text),
         ], commands: ["replay", "listen", "render", "export", "calibrate", "plot"]),
         Section(name: "wah", keys: [
             Key("heel-hz", .number), Key("toe-hz", .number), Key("heel-q", .number), Key("toe-q", .number),

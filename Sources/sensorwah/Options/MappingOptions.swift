@@ -19,6 +19,20 @@ struct MappingOptions: ParsableArguments {
     var restGravity: String?
     @Option(name: .customLong("gesture-setting"), parsing: .singleValue, help: GestureSettings.optionHelp)
     var gestureSettings: [String] = []
+    @Option(name: .customLong("gestures"), help: ArgumentHelp("Gestures and poses taught by example (a file `sensorwah teach` writes), recognised in the stream: sources gesture:NAME, gesture:NAME.progress, pose:NAME.", valueName: "FILE"))
+    var gesturesFile: String?
+
+    /// The taught gestures and poses (`--gestures`), nil without the option.
+    func learnedModel() throws -> LearnedModel? {
+        guard let path = gesturesFile else { return nil }
+        do { return try GestureModelFile.read(path) } catch let p as GestureModelFile.Problem { throw RuntimeFailure(p.description) }
+    }
+
+    /// Gives `gesture:` and `pose:` sources their slots in the model (`--gestures`).
+    func resolveLearned(_ mappings: inout [Mapping]) throws {
+        guard mappings.contains(where: { if case .learned = $0.source { return true } else { return false } }) else { return }
+        if let error = LearnedModel.resolve(&mappings, against: try learnedModel(), file: gesturesFile) { throw ValidationError(error) }
+    }
 
     /// Tilt and gesture settings for every sender's motion stage.
     func motionSettings() throws -> MotionSettings {
@@ -28,6 +42,7 @@ struct MappingOptions: ParsableArguments {
         }
         m.tiltSource = src
         m.gestures = try GestureSettings.parsing(gestureSettings)
+        m.learned = try learnedModel()
         if let z = zeroGesture {
             guard let g = Gesture(name: z) else { throw ValidationError("--zero-gesture '\(z)': flick, shake or tap") }
             m.zeroGesture = g
@@ -84,6 +99,7 @@ struct MappingOptions: ParsableArguments {
         }
         // osc: sources share the frame's custom slots
         if let error = OSCRoutes.assign(&parsed).error { throw ValidationError(error) }
+        try resolveLearned(&parsed)
         return parsed
     }
 }

@@ -1,0 +1,246 @@
+import ArgumentParser
+import Foundation
+import SensorWahCore
+import SensorWahEngine
+import SensorWahIO
+
+struct Teach: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Teach gestures and poses by example from a recorded take, and see how they are recognised.",
+        discussion: """
+        Gestures: perform a movement a few times in a take (record it with `listen --record`), \
+        write a MARKS file with one line per example, `SECONDS NAME`, where SECONDS is any \
+        instant inside the movement (its peak, say) counted from the take's first row, and run \
+        `teach FILE TAKE --marks MARKS`. SensorWah finds each example's extent itself and adds \
+        it to FILE (made when missing; several takes and names may add to it). Then \
+        `--gestures FILE` on replay, listen, render, plot and export makes the sources \
+        gesture:NAME (fires once per recognised movement, like flick) and \
+        gesture:NAME.progress (0-1 while the movement unfolds).
+
+        Poses: hold the wrist still in two or more poses in a take, and write a POSES file with \
+        one line per pose, `START END NAME VALUE` (seconds from the take's first row, the \
+        source's name, the value it should give there). pose:NAME then moves smoothly between \
+        the values as the wrist moves between the poses.
+
+        Without a take, teach prints what FILE holds; with a take and no marks, it shows where \
+        the take's movements are recognised, and each gesture's nearest miss.
+
+        Examples:
+          sensorwah teach moves.yaml take.csv --marks take-marks.txt
+          sensorwah teach moves.yaml take.csv --poses take-poses.txt
+          sensorwah teach moves.yaml                       what the file holds
+          sensorwah teach moves.yaml another-take.csv      where it recognises them
+          sensorwah replay another-take.csv --gestures moves.yaml --map "gesture:forehand note=60"
+        """
+    )
+
+    @Argument(help: ArgumentHelp("The gestures file (YAML) to add to, or to read.", valueName: "FILE"))
+    var model: String
+    @Argument(help: ArgumentHelp("A recorded take (any format replay reads).", valueName: "TAKE"))
+    var take: String?
+    @Option(help: ArgumentHelp("Examples in TAKE: one line per example, SECONDS NAME (# starts a comment).", valueName: "MARKS"))
+    var marks: String?
+    @Option(help: ArgumentHelp("Poses held in TAKE: one line per pose, START END NAME VALUE (seconds; # starts a comment).", valueName: "POSES"))
+    var poses: String?
+    @Option(help: ArgumentHelp("Where the poses' orientation comes from: fused or device.", valueName: "fused|device"))
+    var tiltSource = "fused"
+    @OptionGroup var input: InputOptions
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        if take == nil && (marks != nil || poses != nil) {
+            throw ValidationError("--marks and --poses mark instants of a take: give the TAKE after the gestures file")
+        }
+        guard TiltSource(rawValue: tiltSource.lowercased()) != nil else { throw ValidationError("--tilt-source '\(tiltSource)': fused or device") }
+    }
+
+    /// One line of a marks or poses file: its number and its words.
+    static func lines(_ path: String, what: String) throws -> [(line: Int, words: [String])] {
+        guard let text = readWholeFile(path) else { throw RuntimeFailure("cannot read the \(what) file '\(path)'") }
+        var out: [(Int, [String])] = []
+        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," || $0 == "\r" }).map(String.init)
+            if !words.isEmpty { out.append((i + 1, words)) }
+        }
+        return out
+    }
+
+    static func markList(_ path: String) throws -> [(seconds: Double, name: String, line: Int)] {
+        try lines(path, what: "marks").map { l in
+            guard l.words.count == 2, let s = Double(l.words[0]), s.isFinite, s >= 0 else {
+                throw RuntimeFailure("\(path):\(l.line): expected SECONDS NAME, e.g. 12.3 forehand (seconds from the take's first row), not '\(l.words.joined(separator: " "))'")
+            }
+            guard LearnedSource.validName(Substring(l.words[1])) else {
+                throw RuntimeFailure("\(path):\(l.line): '\(l.words[1])' is not a gesture name (letters, digits, - and _, up to 40)")
+            }
+            return (s, l.words[1], l.line)
+        }
+    }
+
+    static func poseList(_ path: String) throws -> [(start: Double, end: Double, name: String, value: Double, line: Int)] {
+        try lines(path, what: "poses").map { l in
+            guard l.words.count == 4, let a = Double(l.words[0]), let b = Double(l.words[1]), let v = Double(l.words[3]),
+                  a.isFinite, b.isFinite, v.isFinite, a >= 0, b > a else {
+                throw RuntimeFailure("\(path):\(l.line): expected START END NAME VALUE, e.g. 3.0 5.5 wah 0 (seconds from the take's first row, START before END), not '\(l.words.joined(separator: " "))'")
+            }
+            guard LearnedSource.validName(Substring(l.words[2])) else {
+                throw RuntimeFailure("\(path):\(l.line): '\(l.words[2])' is not a pose name (letters, digits, - and _, up to 40)")
+            }
+            return (a, b, l.words[2], v, l.line)
+        }
+    }
+
+    /// The take's readings for the gestures, and its fused gravity direction per frame.
+    struct Take {
+        var times: [Double] = [], accel: [Vector3] = [], gyro: [Vector3] = []
+        var gravity: [(t: Double, g: Vector3)] = []
+        var frames = 0
+    }
+
+    func readTake(_ path: String) throws -> Take {
+        var motion = MotionSettings()
+        motion.tiltSource = TiltSource(rawValue: tiltSource.lowercased()) ?? .fused
+        let export = FileExport(path: path, parserOptions: input.parserOptions(), maxLineLength: input.maxLine, motion: motion)
+        var t = Take()
+        let stats: ParserStats
+        do {
+            stats = try export.forEachFrame { f in
+                if let r = LearnedReading.of(f) { t.times.append(r.time); t.accel.append(r.accel); t.gyro.append(r.gyro) }
+                if f.has(.derived) {
+                    let g = Vector3(f[.tiltX], f[.tiltY], f[.tiltZ])
+                    if g.isFiniteVector { t.gravity.append((f.time(.derived), g)) }
+                }
+            }
+        } catch { throw RuntimeFailure("\(error)") }
+        t.frames = stats.frames
+        guard !t.times.isEmpty else {
+            throw RuntimeFailure("'\(path)': no accelerometer or rotation-rate readings (\(stats.frames) frames, \(stats.totalSkipped) rows skipped): nothing to teach from")
+        }
+        return t
+    }
+
+    func run() throws {
+        let exists = FileManager.default.fileExists(atPath: model)
+        var learned = LearnedModel()
+        if exists {
+            do { learned = try GestureModelFile.read(model) } catch let p as GestureModelFile.Problem { throw RuntimeFailure(p.description) }
+        }
+        guard let takePath = take else {
+            guard exists else { throw RuntimeFailure("'\(model)': no such gestures file (make one with sensorwah teach \(model) TAKE --marks MARKS)") }
+            print(Self.report(learned, file: model), terminator: "")
+            return
+        }
+        let name = takePath.split(separator: "/").last.map(String.init) ?? takePath
+        let data = try readTake(takePath)
+        guard marks != nil || poses != nil else {
+            guard exists else { throw RuntimeFailure("'\(model)': no such gestures file to recognise with (teach it with --marks first)") }
+            guard !learned.gestures.classes.isEmpty else { throw RuntimeFailure("'\(model)' has no gestures to recognise") }
+            print(Self.recognition(learned.gestures, take: data, name: name), terminator: "")
+            return
+        }
+        var taught = 0
+        if let m = marks {
+            let list = try Self.markList(m)
+            guard !list.isEmpty else { throw RuntimeFailure("\(m): no marks (one line per example: SECONDS NAME)") }
+            let found = learned.gestures.teach(times: data.times, accel: data.accel, gyro: data.gyro,
+                                               marks: list.map { ($0.seconds, $0.name) }, origin: name)
+            for (mark, f) in zip(list, found) {
+                if let f {
+                    taught += 1
+                    print("\(mark.name) at \(Self.s(mark.seconds)) s: example \(Self.s(f.start))-\(Self.s(f.end)) s (\(Self.s(f.end - f.start, 2)) s)")
+                } else {
+                    print("\(mark.name) at \(Self.s(mark.seconds)) s (\(m):\(mark.line)): no movement within 0.4 s of the mark, not taught")
+                }
+            }
+        }
+        if let p = poses {
+            let list = try Self.poseList(p)
+            guard !list.isEmpty else { throw RuntimeFailure("\(p): no poses (one line per pose: START END NAME VALUE)") }
+            let t0 = data.times[0]
+            for pose in list {
+                var sum = Vector3(0, 0, 0), n = 0
+                for s in data.gravity where s.t >= t0 + pose.start && s.t <= t0 + pose.end { sum += s.g / s.g.length; n += 1 }
+                guard n > 0, sum.length > 1e-6 else {
+                    print("pose \(pose.name) = \(Self.f(pose.value)) from \(Self.s(pose.start))-\(Self.s(pose.end)) s (\(p):\(pose.line)): no orientation in that stretch, not taught")
+                    continue
+                }
+                let g = sum / sum.length
+                // how still it was held: the largest angle from the average
+                var spread = 0.0
+                for s in data.gravity where s.t >= t0 + pose.start && s.t <= t0 + pose.end {
+                    spread = max(spread, acos(min(max((s.g / s.g.length).dot(g), -1), 1)))
+                }
+                let point = PoseSet.Point(gravity: g, value: pose.value, origin: "\(name) \(Self.s(pose.start))-\(Self.s(pose.end)) s")
+                if let i = learned.poseIndex(pose.name) { learned.poses[i].points.append(point) } else { learned.poses.append(PoseSet(name: pose.name, points: [point])) }
+                taught += 1
+                let still = spread * 180 / .pi
+                print("pose \(pose.name) = \(Self.f(pose.value)) from \(Self.s(pose.start))-\(Self.s(pose.end)) s: \(n) frames, held within \(Self.s(still, 1))°\(still > 20 ? " (the wrist moved: hold it still for a pose)" : "")")
+            }
+        }
+        if let e = learned.validate() { throw RuntimeFailure("'\(model)': \(e)") }
+        guard taught > 0 else { throw RuntimeFailure("nothing taught from '\(takePath)': no mark fell on a movement (check the seconds: counted from the take's first row)") }
+        do { try GestureModelFile.write(learned, to: model) } catch let p as GestureModelFile.Problem { throw RuntimeFailure(p.description) }
+        printError("teach: \(taught) taught from \(takePath) -> \(model)")
+        print(Self.report(learned, file: model), terminator: "")
+    }
+
+    static func s(_ v: Double, _ digits: Int = 3) -> String { String(format: "%.\(digits)f", v) }
+    static func f(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e9 ? String(Int(v)) : String(format: "%g", v) }
+
+    /// What the file holds, for a person: each gesture's examples, how far apart they are, its
+    /// threshold; each pose's points.
+    static func report(_ m: LearnedModel, file: String) -> String {
+        let g = m.gestures.classes.count, p = m.poses.count
+        var out = "\(file): \(g) gesture\(g == 1 ? "" : "s"), \(p) pose\(p == 1 ? "" : "s")\n"
+        for c in m.gestures.classes {
+            let lengths = c.examples.map { s($0.duration, 2) }.joined(separator: ", ")
+            out += "  gesture:\(c.name): \(c.examples.count) example\(c.examples.count == 1 ? "" : "s") (\(lengths) s)\(c.gyro ? ", with rotation rate" : ", accelerometer only")\n"
+            out += "    threshold \(s(c.threshold, 4))\(c.tune != 1 ? " x tune \(s(c.tune, 2)) = \(s(c.effectiveThreshold, 4))" : "")"
+            if let lo = c.spread.min(), let hi = c.spread.max() {
+                out += "; examples \(s(lo, 4))-\(s(hi, 4)) from their nearest sibling"
+            } else {
+                out += "; one example: teach two or more so that the threshold is learned from how they differ"
+            }
+            if c.rest.isFinite { out += "; a device held still \(s(c.rest, 4))" }
+            out += "\n"
+            for e in c.examples { out += "    from \(e.origin)\n" }
+        }
+        for q in m.poses {
+            out += "  pose:\(q.name): \(q.points.count) point\(q.points.count == 1 ? "" : "s")\(q.points.count < 2 ? " (teach a second pose to move between them)" : "")\n"
+            for (i, pt) in q.points.enumerated() {
+                var apart = ""
+                if i > 0 {
+                    let d = acos(min(max(pt.gravity.dot(q.points[i - 1].gravity), -1), 1)) * 180 / .pi
+                    apart = ", \(s(d, 1))° from the one before"
+                }
+                out += "    \(f(pt.value)) at gravity (\(s(pt.gravity.x, 3)), \(s(pt.gravity.y, 3)), \(s(pt.gravity.z, 3)))\(apart), from \(pt.origin)\n"
+            }
+        }
+        return out
+    }
+
+    /// Where a take's movements are recognised (time, match, strength), and each gesture's
+    /// nearest miss.
+    static func recognition(_ model: GestureModel, take t: Take, name: String) -> String {
+        var r = GestureRecognizer(model: model)
+        let t0 = t.times[0]
+        var out = ""
+        var total = 0
+        for i in t.times.indices {
+            r.feed(accel: t.accel[i], gyro: t.gyro[i], at: t.times[i])
+            for c in 0..<r.classCount where r.fired[c] > 0 {
+                total += 1
+                out += "gesture:\(model.classes[c].name) at \(s(t.times[i] - t0)) s: match \(s(r.lastRatio[c], 2)) of its threshold, strength \(s(r.fired[c], 2))\n"
+            }
+        }
+        out += "\(name): \(total) recognised in \(s(t.times.last! - t0, 1)) s\n"
+        for (c, k) in model.classes.enumerated() {
+            let miss = r.nearestMiss[c].isFinite
+                ? "nearest miss \(s(r.nearestMiss[c], 2)) x the threshold at \(s(r.nearestMissTime[c] - t0)) s"
+                : "no near miss"
+            out += "  gesture:\(k.name): \(r.counts[c]) recognised; \(miss)\n"
+        }
+        return out
+    }
+}
