@@ -28,6 +28,7 @@ struct Teach: ParsableCommand {
         Examples:
           sensorwah teach moves.yaml take.csv --marks take-marks.txt
           sensorwah teach moves.yaml take.csv --poses take-poses.txt
+          sensorwah teach moves.yaml take.csv --pose "3.0 3.3 wah 1" --pose "5.8 6.1 wah 0"
           sensorwah teach moves.yaml                       what the file holds
           sensorwah teach moves.yaml another-take.csv      where it recognises them
           sensorwah replay another-take.csv --gestures moves.yaml --map "gesture:forehand note=60"
@@ -42,52 +43,65 @@ struct Teach: ParsableCommand {
     var marks: String?
     @Option(help: ArgumentHelp("Poses held in TAKE: one line per pose, START END NAME VALUE (seconds; # starts a comment).", valueName: "POSES"))
     var poses: String?
+    @Option(name: .customLong("mark"), help: ArgumentHelp("One example, as a line of MARKS: \"SECONDS NAME\" (repeatable).", valueName: "SECONDS NAME"))
+    var markLines: [String] = []
+    @Option(name: .customLong("pose"), help: ArgumentHelp("One pose, as a line of POSES: \"START END NAME VALUE\" (repeatable).", valueName: "START END NAME VALUE"))
+    var poseLines: [String] = []
     @Option(help: ArgumentHelp("Where the poses' orientation comes from: fused or device.", valueName: "fused|device"))
     var tiltSource = "fused"
     @OptionGroup var input: InputOptions
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        if take == nil && (marks != nil || poses != nil) {
-            throw ValidationError("--marks and --poses mark instants of a take: give the TAKE after the gestures file")
+        if take == nil && teaches {
+            throw ValidationError("--marks, --mark, --poses and --pose mark instants of a take: give the TAKE after the gestures file")
         }
         guard TiltSource(rawValue: tiltSource.lowercased()) != nil else { throw ValidationError("--tilt-source '\(tiltSource)': fused or device") }
     }
 
-    /// One line of a marks or poses file: its number and its words.
-    static func lines(_ path: String, what: String) throws -> [(line: Int, words: [String])] {
-        guard let text = readWholeFile(path) else { throw RuntimeFailure("cannot read the \(what) file '\(path)'") }
-        var out: [(Int, [String])] = []
-        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," || $0 == "\r" }).map(String.init)
-            if !words.isEmpty { out.append((i + 1, words)) }
+    var teaches: Bool { marks != nil || poses != nil || !markLines.isEmpty || !poseLines.isEmpty }
+
+    /// The lines of a marks or poses file and of the options: where each is (`FILE:LINE` or
+    /// the option) and its words.
+    static func lines(file: String?, what: String, option: String, typed: [String]) throws -> [(at: String, words: [String])] {
+        func words(_ line: Substring) -> [String] {
+            let text = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            return text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," || $0 == "\r" }).map(String.init)
         }
+        var out: [(String, [String])] = []
+        if let path = file {
+            guard let text = readWholeFile(path) else { throw RuntimeFailure("cannot read the \(what) file '\(path)'") }
+            for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let w = words(raw)
+                if !w.isEmpty { out.append(("\(path):\(i + 1)", w)) }
+            }
+        }
+        for t in typed { out.append(("\(option) '\(t)'", words(Substring(t)))) }
         return out
     }
 
-    static func markList(_ path: String) throws -> [(seconds: Double, name: String, line: Int)] {
-        try lines(path, what: "marks").map { l in
+    func markList() throws -> [(seconds: Double, name: String, at: String)] {
+        try Self.lines(file: marks, what: "marks", option: "--mark", typed: markLines).map { l in
             guard l.words.count == 2, let s = Double(l.words[0]), s.isFinite, s >= 0 else {
-                throw RuntimeFailure("\(path):\(l.line): expected SECONDS NAME, e.g. 12.3 forehand (seconds from the take's first row), not '\(l.words.joined(separator: " "))'")
+                throw RuntimeFailure("\(l.at): expected SECONDS NAME, e.g. 12.3 forehand (seconds from the take's first row), not '\(l.words.joined(separator: " "))'")
             }
             guard LearnedSource.validName(Substring(l.words[1])) else {
-                throw RuntimeFailure("\(path):\(l.line): '\(l.words[1])' is not a gesture name (letters, digits, - and _, up to 40)")
+                throw RuntimeFailure("\(l.at): '\(l.words[1])' is not a gesture name (letters, digits, - and _, up to 40)")
             }
-            return (s, l.words[1], l.line)
+            return (s, l.words[1], l.at)
         }
     }
 
-    static func poseList(_ path: String) throws -> [(start: Double, end: Double, name: String, value: Double, line: Int)] {
-        try lines(path, what: "poses").map { l in
+    func poseList() throws -> [(start: Double, end: Double, name: String, value: Double, at: String)] {
+        try Self.lines(file: poses, what: "poses", option: "--pose", typed: poseLines).map { l in
             guard l.words.count == 4, let a = Double(l.words[0]), let b = Double(l.words[1]), let v = Double(l.words[3]),
                   a.isFinite, b.isFinite, v.isFinite, a >= 0, b > a else {
-                throw RuntimeFailure("\(path):\(l.line): expected START END NAME VALUE, e.g. 3.0 5.5 wah 0 (seconds from the take's first row, START before END), not '\(l.words.joined(separator: " "))'")
+                throw RuntimeFailure("\(l.at): expected START END NAME VALUE, e.g. 3.0 5.5 wah 0 (seconds from the take's first row, START before END), not '\(l.words.joined(separator: " "))'")
             }
             guard LearnedSource.validName(Substring(l.words[2])) else {
-                throw RuntimeFailure("\(path):\(l.line): '\(l.words[2])' is not a pose name (letters, digits, - and _, up to 40)")
+                throw RuntimeFailure("\(l.at): '\(l.words[2])' is not a pose name (letters, digits, - and _, up to 40)")
             }
-            return (a, b, l.words[2], v, l.line)
+            return (a, b, l.words[2], v, l.at)
         }
     }
 
@@ -133,16 +147,17 @@ struct Teach: ParsableCommand {
         }
         let name = takePath.split(separator: "/").last.map(String.init) ?? takePath
         let data = try readTake(takePath)
-        guard marks != nil || poses != nil else {
+        guard teaches else {
             guard exists else { throw RuntimeFailure("'\(model)': no such gestures file to recognise with (teach it with --marks first)") }
             guard !learned.gestures.classes.isEmpty else { throw RuntimeFailure("'\(model)' has no gestures to recognise") }
             print(Self.recognition(learned.gestures, take: data, name: name), terminator: "")
             return
         }
         var taught = 0
-        if let m = marks {
-            let list = try Self.markList(m)
-            guard !list.isEmpty else { throw RuntimeFailure("\(m): no marks (one line per example: SECONDS NAME)") }
+        let markItems = try markList(), poseItems = try poseList()
+        if marks != nil || !markLines.isEmpty {
+            let list = markItems
+            guard !list.isEmpty else { throw RuntimeFailure("\(marks ?? "--mark"): no marks (one line per example: SECONDS NAME)") }
             let found = learned.gestures.teach(times: data.times, accel: data.accel, gyro: data.gyro,
                                                marks: list.map { ($0.seconds, $0.name) }, origin: name)
             for (mark, f) in zip(list, found) {
@@ -150,19 +165,19 @@ struct Teach: ParsableCommand {
                     taught += 1
                     print("\(mark.name) at \(Self.s(mark.seconds)) s: example \(Self.s(f.start))-\(Self.s(f.end)) s (\(Self.s(f.end - f.start, 2)) s)")
                 } else {
-                    print("\(mark.name) at \(Self.s(mark.seconds)) s (\(m):\(mark.line)): no movement within 0.4 s of the mark, not taught")
+                    print("\(mark.name) at \(Self.s(mark.seconds)) s (\(mark.at)): no movement within 0.4 s of the mark, not taught")
                 }
             }
         }
-        if let p = poses {
-            let list = try Self.poseList(p)
-            guard !list.isEmpty else { throw RuntimeFailure("\(p): no poses (one line per pose: START END NAME VALUE)") }
+        if poses != nil || !poseLines.isEmpty {
+            let list = poseItems
+            guard !list.isEmpty else { throw RuntimeFailure("\(poses ?? "--pose"): no poses (one line per pose: START END NAME VALUE)") }
             let t0 = data.times[0]
             for pose in list {
                 var sum = Vector3(0, 0, 0), n = 0
                 for s in data.gravity where s.t >= t0 + pose.start && s.t <= t0 + pose.end { sum += s.g / s.g.length; n += 1 }
                 guard n > 0, sum.length > 1e-6 else {
-                    print("pose \(pose.name) = \(Self.f(pose.value)) from \(Self.s(pose.start))-\(Self.s(pose.end)) s (\(p):\(pose.line)): no orientation in that stretch, not taught")
+                    print("pose \(pose.name) = \(Self.f(pose.value)) from \(Self.s(pose.start))-\(Self.s(pose.end)) s (\(pose.at)): no orientation in that stretch, not taught")
                     continue
                 }
                 let g = sum / sum.length
