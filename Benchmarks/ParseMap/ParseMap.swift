@@ -94,6 +94,53 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Gestures taught by example (issue #29's bound: ten gestures of five examples each under
+    // 20 us a frame at 100 Hz, no allocation; tools/bench-gestures checks it against
+    // Thresholds/, as tools/test does): the recogniser alone, fed 100 Hz accelerometer and
+    // gyro readings (a stroke-like wave, so columns match and restart as in play), 60 s of them
+    // per iteration; "ns/frame" is the mean per reading, "worst ns/frame" the costliest reading.
+    do {
+        var model = GestureModel()
+        var seed: UInt64 = 12345
+        func rand() -> Double { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return Double(seed >> 11) / Double(1 << 53) - 0.5 }
+        for g in 0..<10 {
+            var c = GestureModel.Class(name: "g\(g)", threshold: 0.2, gyro: true)
+            for e in 0..<5 {
+                let frames = 30 + (g * 7 + e * 5) % 31   // 0.6-1.2 s at the internal 50 Hz
+                c.examples.append(.init(values: (0..<(frames * GestureFeatures.dims)).map { _ in rand() }))
+            }
+            model.classes.append(c)
+        }
+        let n = 6000
+        let readings: [(Vector3, Vector3)] = (0..<n).map { i in
+            let t = Double(i) / 100
+            return (Vector3(1.2 * sin(2.1 * t), 0.8 * sin(3.3 * t), -1 + 0.3 * sin(1.3 * t)), Vector3(4 * sin(2.7 * t), 2 * cos(1.9 * t), sin(t)))
+        }
+        Benchmark("taught_gestures_10x5_100Hz",
+                  configuration: .init(metrics: [.wallClock, .mallocCountTotal,
+                                                 .custom("ns/frame", polarity: .prefersSmaller, useScalingFactor: false),
+                                                 .custom("worst ns/frame", polarity: .prefersSmaller, useScalingFactor: false)],
+                                       warmupIterations: 1, maxDuration: .seconds(5), maxIterations: 20,
+                                       thresholds: [.mallocCountTotal: .init(absolute: [.p100: 0]),
+                                                    .custom("ns/frame", polarity: .prefersSmaller, useScalingFactor: false): .init(absolute: [.p90: 20_000])])) { benchmark in
+            var r = GestureRecognizer(model: model)
+            var sink = 0.0, worst: UInt64 = 0
+            benchmark.startMeasurement()
+            let start = DispatchTime.now().uptimeNanoseconds
+            for i in 0..<n {
+                let a = DispatchTime.now().uptimeNanoseconds
+                r.feed(accel: readings[i].0, gyro: readings[i].1, at: Double(i) / 100)
+                worst = max(worst, DispatchTime.now().uptimeNanoseconds - a)
+                sink += r.progress[i % 10]
+            }
+            let ns = Double(DispatchTime.now().uptimeNanoseconds - start)
+            benchmark.stopMeasurement()
+            blackHole(sink)
+            benchmark.measurement(.custom("ns/frame", polarity: .prefersSmaller, useScalingFactor: false), Int(ns / Double(n)))
+            benchmark.measurement(.custom("worst ns/frame", polarity: .prefersSmaller, useScalingFactor: false), Int(worst))
+        }
+    }
+
     Benchmark("JSON line formatting") { benchmark in
         let out = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 16)
         defer { out.deallocate() }

@@ -162,11 +162,11 @@ final class LearnedGestureTests: XCTestCase {
         let ex = model.classes[0].examples[0].values
         for (stretch, gain) in [(0.7, 1.0), (1.3, 1.0), (1.0, 0.6), (1.0, 1.5)] {
             // the example, stretched in time and scaled (in the compressed domain: roughly)
-            let n = ex.count / 6, m = Int(Double(n) * stretch)
+            let D = GestureFeatures.dims, n = ex.count / D, m = Int(Double(n) * stretch)
             var v: [Double] = []
             for i in 0..<m {
                 let x = Double(i) / stretch, a = min(Int(x), n - 1), b = min(a + 1, n - 1), u = x - Double(a)
-                for d in 0..<6 { v.append((ex[a * 6 + d] * (1 - u) + ex[b * 6 + d] * u) * (d < 3 ? 1 : gain)) }
+                for d in 0..<D { v.append((ex[a * D + d] * (1 - u) + ex[b * D + d] * u) * (d < 3 ? 1 : gain)) }
             }
             let dist = GestureModel.distance(v, ex, gyro: true)
             print("stretch \(stretch) gain \(gain): distance \(ExportTable.format(dist, digits: 3)) threshold \(ExportTable.format(model.classes[0].threshold, digits: 3))")

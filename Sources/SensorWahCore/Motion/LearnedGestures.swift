@@ -247,9 +247,10 @@ public struct GestureModel: Sendable, Equatable {
 
     /// The extent (first and last feature frame) of the movement around `mark` (seconds, same
     /// clock as `times`): the movement energy (how fast the features change) is found at its peak within ±0.4 s of the mark, and the extent grows on each
-    /// side while the energy stays over `edgeFraction` of the peak (dips shorter than 0.1 s
+    /// side while the energy stays over `edgeFraction` of the peak (the movement's core: a lower
+    /// fraction takes in the follow-through, and the note waits for it) (dips shorter than 0.1 s
     /// bridged, at most 0.8 s each side), plus 0.06 s.
-    public static let edgeFraction = 0.2
+    public static let edgeFraction = 0.35
     public static func extent(times: [Double], values: [Double], mark: Double) -> ClosedRange<Int>? {
         let D = GestureFeatures.dims, n = times.count
         guard n > 2 else { return nil }
