@@ -18,6 +18,12 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/package-benchmark.git", exact: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/ordo-one/malloc-interposer.git", exact: "1.6.1"),
         .package(url: "https://github.com/jpsim/Yams.git", exact: "6.2.2"),
+        // listen --web: TLS for the page (browsers give the motion sensors only to a secure
+        // page), and the local authority's certificates and keys.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", exact: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-asn1.git", exact: "1.7.4"),
         // Tests only (SensorWahPropertyTests): generators and shrinking for property tests.
         .package(url: "https://github.com/x-sheep/swift-property-based.git", exact: "2.0.1"),
     ],
@@ -37,13 +43,18 @@ let package = Package(
             "SensorWahCore", "SensorWahRuntime", "CSpinHint",
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
-        // Inputs and plain outputs: network (SwiftNIO listener, phone simulator, recorder),
-        // files (line source, timed replay) and the JSON output.
+        // Inputs and plain outputs: network (SwiftNIO listener, phone simulator, recorder, the
+        // phone's browser over HTTPS), files (line source, timed replay) and the JSON output.
         .target(name: "SensorWahIO", dependencies: [
             "SensorWahCore", "SensorWahRuntime", "SensorWahEngine",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
@@ -61,6 +72,8 @@ let package = Package(
             "SensorWahIO", "CAvahi",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The QR codes of `listen --web`'s page address, drawn in the terminal.
+        .systemLibrary(name: "CQRencode", path: "Sources/CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CSndfile", path: "Sources/CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .target(name: "SensorWahJack", dependencies: [
             "SensorWahCore", "SensorWahRuntime", "SensorWahEngine", "CJack", "CSndfile",
@@ -82,7 +95,7 @@ let package = Package(
         .executableTarget(
             name: "sensorwah",
             dependencies: [
-                "SensorWahCore", "SensorWahEngine", "SensorWahIO", "SensorWahALSA", "SensorWahJack", "SensorWahAvahi",
+                "SensorWahCore", "SensorWahEngine", "SensorWahIO", "SensorWahALSA", "SensorWahJack", "SensorWahAvahi", "CQRencode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -46,6 +46,10 @@ public struct ListenerConfiguration: Sendable {
     /// Sensor Logger HTTP push ports (0 picks a free port), and the largest body accepted.
     public var httpPorts: [Int] = []
     public var maxPushBody = 4 << 20
+    /// The phone's browser as the sensor (`--web`): the HTTPS port (0 picks a free one) and the
+    /// certificates it serves with.
+    public var webPort: Int?
+    public var webCertificates: WebCertificates?
     /// Phones running phyphox with remote access, polled every `phyphoxInterval` seconds.
     public var phyphox: [Endpoint] = []
     public var phyphoxInterval = 0.05
@@ -92,6 +96,7 @@ public struct ListenerStats: Sendable {
     /// Every sender's name (what `sender=` selects), in the order they ended.
     public var senderNames: [String] = []
     public var push = PushStats()
+    public var web = WebStats()
     public var phyphox = PhyphoxStats()
     /// Line read off the socket -> message in the output queue, on the network thread.
     public var handoff = LatencyHistogram()
@@ -137,6 +142,8 @@ final class SenderSession {
     var oscApp = OSCApp.osc
     /// Sensor Logger HTTP push senders: samples to frames.
     var push: SensorLoggerFrames?
+    /// A phone's browser (`--web`): its batches' decoder.
+    var web: BrowserMotion?
     var pushSessionId: String?
     var frameLog: FrameRecorder?
     var unusedAddressesLogged = 0

@@ -170,6 +170,9 @@ public final class Listener: @unchecked Sendable {
             let ch = try server.bind(host: config.bindHost, port: port).wait()
             noteBound(ch, scheme: "http", port: port)
         }
+        if let port = config.webPort, let certificates = config.webCertificates {
+            try bindWeb(port: port, certificates: certificates, push: push)
+        }
         for target in config.connect { connect(target, delay: 0) }
         for target in config.phyphox {
             let p = PhyphoxPoller(core: core, group: group, target: target, interval: config.phyphoxInterval)
@@ -242,7 +245,7 @@ public final class Listener: @unchecked Sendable {
         noteBound(ch, scheme: scheme, port: port)
     }
 
-    private func noteBound(_ ch: Channel, scheme: String, port: Int) {
+    func noteBound(_ ch: Channel, scheme: String, port: Int) {
         channels.append(ch)
         let a = ch.localAddress
         boundAddresses.append("\(scheme)://\(a?.ipAddress ?? core.config.bindHost):\(a?.port ?? port)")

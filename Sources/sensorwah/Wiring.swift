@@ -184,7 +184,34 @@ enum Wiring {
         config.parser = l.input.parserOptions()
         config.recordDirectory = l.record
         config.motion = try l.mapping.motionSettings()
+        if l.web {
+            config.webPort = l.webPort
+            do { config.webCertificates = try WebCertificates.load(names: WebCertificates.localNames()) } catch {
+                throw RuntimeFailure("--web: \(error)")
+            }
+        }
         return config
+    }
+
+    /// `--web`: where the phone opens the page, for each local address, and the QR code of the
+    /// first address on a network (on a terminal); the certificate's news when it was issued.
+    static func announceWebPage(_ listener: Listener, certificates: WebCertificates?, view: LiveView?) {
+        guard let bound = listener.boundAddresses.first(where: { $0.hasPrefix("https://") }),
+              let port = bound.split(separator: ":").last.flatMap({ Int($0) }) else { return }
+        let names = certificates?.names ?? WebCertificates.localNames()
+        let urls = names.filter { $0 != "localhost" }.map { n in n.contains(":") ? "https://[\(n)]:\(port)/" : "https://\(n):\(port)/" }
+        if let c = certificates, c.issued {
+            printError("web: a certificate for \(names.joined(separator: ", ")) from SensorWah's local authority (\(c.folder))")
+        }
+        printError("web: open the page on the phone (same Wi-Fi), tap Start, and play:")
+        for u in urls { printError("  \(u)") }
+        let lan = urls.first { u in !u.contains("127.0.0.1") && !u.contains("[::1]") && !u.contains(".local:") } ?? urls.first
+        if let u = lan, isatty(2) == 1, view == nil, let lines = QRCode.text(u) {
+            printError("  scan: \(u)")
+            for l in lines { printError("  " + l) }
+        }
+        printError("web: the browser warns once (accept it), or install the authority from the page's links so it never does")
+        if let u = lan { view?.setMessage("phone: open \(u) in its browser") }
     }
 
     /// The live view (`--monitor`) for a run, or nil: each scene's mapping labels, the JACK

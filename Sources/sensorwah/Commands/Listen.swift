@@ -48,6 +48,10 @@ struct Listen: ParsableCommand {
     var http: [Int] = []
     @Option(help: ArgumentHelp("Largest HTTP push body accepted; larger ones get 413.", valueName: "BYTES"))
     var httpMaxBody = 4 << 20
+    @Flag(help: "Serve a page any phone opens in its own browser to send its motion sensors, no app needed (HTTPS on --web-port; the terminal shows its address and a QR code).")
+    var web = false
+    @Option(help: ArgumentHelp("The --web page's HTTPS port (0 picks a free one).", valueName: "PORT"))
+    var webPort = 8443
     @Option(help: ArgumentHelp("Poll a phone running phyphox with remote access on (repeatable); reconnects when it goes away.", valueName: "HOST:PORT"))
     var phyphox: [String] = []
     @Option(help: ArgumentHelp("Seconds between phyphox polls (each poll reads every sample since the last).", valueName: "SECONDS"))
@@ -104,9 +108,10 @@ struct Listen: ParsableCommand {
         for (name, v) in [("--idle-timeout", idleTimeout), ("--rest-after", restAfter)] where !(v.isFinite && v >= 0 && v <= 86_400) {
             throw ValidationError("\(name) must be a number of seconds from 0 (never) to 86400")
         }
-        if noTcp && udp.isEmpty && connect.isEmpty && osc.isEmpty && oscTCP.isEmpty && http.isEmpty && phyphox.isEmpty {
-            throw ValidationError("--no-tcp needs --udp, --osc, --osc-tcp, --http, --phyphox or --connect")
+        if noTcp && udp.isEmpty && connect.isEmpty && osc.isEmpty && oscTCP.isEmpty && http.isEmpty && phyphox.isEmpty && !web {
+            throw ValidationError("--no-tcp needs --web, --udp, --osc, --osc-tcp, --http, --phyphox or --connect")
         }
+        if !(0...65535).contains(webPort) { throw ValidationError("--web-port \(webPort): a TCP port 0-65535") }
     }
 
     /// The configuration file's scenes (each with the wah switch's mapping), and the index of
@@ -188,6 +193,7 @@ struct Listen: ParsableCommand {
             pump.stop()
             throw RuntimeFailure("cannot listen: \(error)")
         }
+        if web { Wiring.announceWebPage(listener, certificates: config.webCertificates, view: view) }
         view?.start()
         var watch = global.config.map { ConfigWatch(path: $0) }
         var running = (mappings: mappings, scenes: !scenes.isEmpty)   // what the calibrate key may trace

@@ -56,6 +56,7 @@ enum ConfigSchema {
         Section(name: "listen", keys: [
             Key("port", .number), Key("no-tcp", .flag), Key("bind", .text), Key("connect", .list), Key("udp", .list),
             Key("osc", .list), Key("osc-tcp", .list), Key("http", .list), Key("http-max-body", .number),
+            Key("web", .flag), Key("web-port", .number),
             Key("phyphox", .list), Key("phyphox-interval", .number),
             Key("scene-gesture", .text), Key("scene-channel", .number), Key("allow", .list), Key("pair", .flag), Key("pair-with", .text), Key("max-connections", .number), Key("idle-timeout", .number),
             Key("rest-after", .number), Key("record", .text),

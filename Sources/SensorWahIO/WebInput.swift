@@ -1,0 +1,321 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
+import SensorWahCore
+import SensorWahEngine
+import SensorWahRuntime
+
+// `listen --web`: the phone's own browser as the sensor. One HTTPS port serves the page
+// (`WebPage`), the authority's certificate (`/ca.crt`, `/ca.mobileconfig`), a WebSocket (`/ws`)
+// and, for browsers that cannot open it, HTTPS POST batches (`/batch`); nothing else. Each
+// browser is its own sender, `web@ADDRESS/NAME`, whose batches (`BrowserMotion`) become frames
+// timed by the browser's own clock and go through the same pipeline as every other input.
+// Bounded: a body or message over `maxPushBody` is refused, a connection sending more than
+// `WebLimits.batchesPerSecond` batches a second is slowed (the excess refused), and the
+// listener's `--allow` and `--pair` rules apply at the connection.
+
+public enum WebLimits {
+    /// Batches a connection may send in a second (the page sends 25).
+    public static let batchesPerSecond = 100
+    /// Largest WebSocket message (and frame).
+    public static let maxMessage = 1 << 20
+}
+
+/// Counts for the web input.
+public struct WebStats: Sendable, Equatable {
+    public var pages = 0
+    public var batches = 0
+    public var frames = 0
+    public var refused = 0
+    public var webSocketBatches = 0
+    public var postBatches = 0
+    public var rateLimited = 0
+    public var late = 0
+    public init() {}
+}
+
+extension ListenerCore {
+    /// The sender for a browser: by its address and the name it gives.
+    func webSession(_ address: SocketAddress?, name: String?, sessions list: inout [SenderSession]) -> SenderSession {
+        let ip = address?.ipAddress ?? "unknown"
+        let label = "web@\(ip)" + (name.map { "/" + $0 } ?? "")
+        if let s = list.first(where: { $0.name == label }) { return s }
+        if list.count >= Self.maxOSCDevicesPerSender, let last = list.last { return last }
+        let s = SenderSession(name: label, peer: label, config: config, logger: logger, verbatimRecording: false)
+        s.web = BrowserMotion()
+        if let dir = config.recordDirectory, let r = FrameRecorder(directory: dir, peer: label, logger: logger) {
+            s.frameLog = r
+            stats.recordings.append(r.path)
+        }
+        sessions[ObjectIdentifier(s)] = s
+        stats.accepted += 1
+        logger.info("sender: \(label)")
+        list.append(s)
+        return s
+    }
+
+    /// One batch from a browser: its frames through the pipeline. Returns the frames it gave,
+    /// or the refusal.
+    func feedWeb(_ bytes: UnsafeRawBufferPointer, from address: SocketAddress?, shared: PushSessions, received: UInt64) -> Result<Int, BrowserMotion.Refusal> {
+        let batch: BrowserMotion.Batch
+        do throws(BrowserMotion.Refusal) { batch = try BrowserMotion.decode(bytes) } catch {
+            stats.web.refused += 1
+            return .failure(error)
+        }
+        let key = address.map { OSCPeerKey($0) }
+        let s = shared.session(key) { list in webSession(address, name: batch.name, sessions: &list) }
+        s.lastDataNanos = received
+        if stats.firstDataNanos == 0 { stats.firstDataNanos = received }
+        stats.lastDataNanos = received
+        var n = 0, pushed = false
+        let lateBefore = s.web!.late
+        if let c = s.web!.add(batch, emit: { frame in
+            n += 1
+            s.frameLog?.append(frame)
+            var derived = frame
+            if deliver(&derived, from: s, received: received) { pushed = true }
+        }) {
+            logger.info("\(s.name): acceleration sign \(c == .specification ? "as the W3C specification gives it (Chrome, Firefox, recent Safari)" : "inverted (older Safari on iOS)"), read accordingly")
+        }
+        stats.web.batches += 1
+        stats.web.frames += n
+        stats.web.late += s.web!.late - lateBefore
+        if pushed { wake() }
+        return .success(n)
+    }
+}
+
+/// What the HTTPS port answers: the page, the authority, POST batches; the WebSocket is
+/// taken over by the upgrader before this sees it.
+final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+    let core: ListenerCore
+    let shared: PushSessions
+    let certificates: WebCertificates
+    var head: HTTPRequestHead?
+    var body: [UInt8] = []
+    var tooLarge = false
+    var limiter = BatchLimiter()
+
+    init(core: ListenerCore, shared: PushSessions, certificates: WebCertificates) {
+        self.core = core; self.shared = shared; self.certificates = certificates
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let h):
+            head = h
+            body.removeAll(keepingCapacity: true)
+            tooLarge = h.headers.first(name: "content-length").flatMap(Int.init).map { $0 > core.config.maxPushBody } ?? false
+        case .body(var buf):
+            guard !tooLarge else { return }
+            if body.count + buf.readableBytes > core.config.maxPushBody { tooLarge = true; body.removeAll(); return }
+            body += buf.readBytes(length: buf.readableBytes) ?? []
+        case .end:
+            guard let h = head else { return }
+            head = nil
+            answer(context, h)
+        }
+    }
+
+    func answer(_ context: ChannelHandlerContext, _ h: HTTPRequestHead) {
+        let path = h.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? h.uri
+        switch (h.method, path) {
+        case (.GET, "/"), (.GET, "/index.html"), (.HEAD, "/"):
+            core.stats.web.pages += 1
+            respond(context, .ok, type: "text/html; charset=utf-8", Array(WebPage.html.utf8), head: h.method == .HEAD)
+        case (.GET, "/ca.crt"):
+            respond(context, .ok, type: "application/x-x509-ca-cert", certificates.authorityDER,
+                    extra: [("Content-Disposition", "attachment; filename=\"sensorwah-ca.crt\"")])
+        case (.GET, "/ca.mobileconfig"):
+            respond(context, .ok, type: "application/x-apple-aspen-config", Array(certificates.mobileConfig().utf8),
+                    extra: [("Content-Disposition", "attachment; filename=\"sensorwah.mobileconfig\"")])
+        case (.POST, "/batch"):
+            if tooLarge {
+                core.stats.web.refused += 1
+                respond(context, .payloadTooLarge, text: "body over \(core.config.maxPushBody) bytes", close: true)
+                return
+            }
+            guard limiter.admit(monotonicNanos()) else {
+                core.stats.web.rateLimited += 1
+                respond(context, .tooManyRequests, text: "more than \(WebLimits.batchesPerSecond) batches a second")
+                return
+            }
+            let received = monotonicNanos()
+            let peer = context.channel.remoteAddress
+            let r = body.withUnsafeBytes { core.feedWeb($0, from: peer, shared: shared, received: received) }
+            switch r {
+            case .success(let n):
+                core.stats.web.postBatches += 1
+                respond(context, .ok, text: "ok: \(n) frames")
+            case .failure(let refusal):
+                core.logger.warning("\(peer?.ipAddress ?? "?"): web batch refused (400): \(refusal.reason)")
+                respond(context, .badRequest, text: refusal.reason)
+            }
+        case (_, "/"), (_, "/batch"), (_, "/ca.crt"), (_, "/ca.mobileconfig"):
+            respond(context, .methodNotAllowed, text: "not with \(h.method)")
+        default:
+            respond(context, .notFound, text: "nothing here: open / on a phone")
+        }
+    }
+
+    func respond(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, text: String, close: Bool = false) {
+        respond(context, status, type: "text/plain; charset=utf-8", Array((text + "\n").utf8), close: close)
+    }
+
+    func respond(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, type: String, _ bytes: [UInt8],
+                 extra: [(String, String)] = [], head: Bool = false, close: Bool = false) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: type)
+        headers.add(name: "Content-Length", value: "\(bytes.count)")
+        headers.add(name: "Cache-Control", value: "no-store")
+        headers.add(name: "X-Content-Type-Options", value: "nosniff")
+        for (k, v) in extra { headers.add(name: k, value: v) }
+        if close { headers.add(name: "Connection", value: "close") }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        if !head {
+            var buf = context.channel.allocator.buffer(capacity: bytes.count)
+            buf.writeBytes(bytes)
+            context.write(wrapOutboundOut(.body(.byteBuffer(buf))), promise: nil)
+        }
+        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if close { done.whenComplete { _ in context.close(promise: nil) } }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        core.logger.debug("web connection: \(error)")
+        context.close(promise: nil)
+    }
+}
+
+/// At most `WebLimits.batchesPerSecond` batches in any second, per connection.
+struct BatchLimiter {
+    var windowStart: UInt64 = 0
+    var count = 0
+    mutating func admit(_ now: UInt64) -> Bool {
+        if now &- windowStart > 1_000_000_000 { windowStart = now; count = 0 }
+        count += 1
+        return count <= WebLimits.batchesPerSecond
+    }
+}
+
+/// The WebSocket: each text message is a batch; an answer `ok N` (the frames it gave) or
+/// `refused: REASON` goes back, so the page can show that readings arrive.
+final class WebSocketBatchHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+    let core: ListenerCore
+    let shared: PushSessions
+    var message: [UInt8] = []
+    var limiter = BatchLimiter()
+
+    init(core: ListenerCore, shared: PushSessions) { self.core = core; self.shared = shared }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .text, .continuation:
+            var data = frame.unmaskedData
+            if message.count + data.readableBytes > core.config.maxPushBody {
+                core.stats.web.refused += 1
+                close(context, code: .messageTooLarge)
+                return
+            }
+            message += data.readBytes(length: data.readableBytes) ?? []
+            guard frame.fin else { return }
+            let bytes = message
+            message.removeAll(keepingCapacity: true)
+            guard limiter.admit(monotonicNanos()) else {
+                core.stats.web.rateLimited += 1
+                send(context, "refused: more than \(WebLimits.batchesPerSecond) batches a second")
+                return
+            }
+            let received = monotonicNanos()
+            core.arriving(true)
+            defer { core.arriving(false) }
+            let peer = context.channel.remoteAddress
+            switch bytes.withUnsafeBytes({ core.feedWeb($0, from: peer, shared: shared, received: received) }) {
+            case .success(let n):
+                core.stats.web.webSocketBatches += 1
+                send(context, "ok \(n)")
+            case .failure(let r):
+                core.logger.warning("\(peer?.ipAddress ?? "?"): web batch refused: \(r.reason)")
+                send(context, "refused: \(r.reason)")
+            }
+        case .binary:
+            core.stats.web.refused += 1
+            send(context, "refused: batches are text")
+        case .ping:
+            var d = frame.unmaskedData
+            let pong = WebSocketFrame(fin: true, opcode: .pong, data: d.readSlice(length: d.readableBytes) ?? context.channel.allocator.buffer(capacity: 0))
+            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+        case .connectionClose:
+            close(context, code: .normalClosure)
+        default:
+            break
+        }
+    }
+
+    func send(_ context: ChannelHandlerContext, _ text: String) {
+        var buf = context.channel.allocator.buffer(capacity: text.utf8.count)
+        buf.writeString(text)
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: buf)), promise: nil)
+    }
+
+    func close(_ context: ChannelHandlerContext, code: WebSocketErrorCode) {
+        var buf = context.channel.allocator.buffer(capacity: 2)
+        buf.write(webSocketErrorCode: code)
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: buf))).whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        core.logger.debug("web socket: \(error)")
+        context.close(promise: nil)
+    }
+}
+
+extension Listener {
+    /// The HTTPS server of `--web`: TLS with the local authority's server certificate, HTTP/1.1,
+    /// the WebSocket upgrade on `/ws`.
+    func bindWeb(port: Int, certificates: WebCertificates, push: PushSessions) throws {
+        let core = self.core
+        let chain = try NIOSSLCertificate.fromPEMBytes(Array(certificates.serverChainPEM.utf8))
+        let key = try NIOSSLPrivateKey(bytes: Array(certificates.serverKeyPEM.utf8), format: .pem)
+        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        tls.minimumTLSVersion = .tlsv12
+        let context = try NIOSSLContext(configuration: tls)
+        let server = ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                guard core.admits(channel.remoteAddress) else { return channel.close() }
+                return channel.eventLoop.makeCompletedFuture {
+                    let http = WebHTTPHandler(core: core, shared: push, certificates: certificates)
+                    let upgrader = NIOWebSocketServerUpgrader(
+                        maxFrameSize: WebLimits.maxMessage,
+                        shouldUpgrade: { channel, head in
+                            channel.eventLoop.makeSucceededFuture(head.uri.split(separator: "?").first == "/ws" ? HTTPHeaders() : nil)
+                        },
+                        upgradePipelineHandler: { channel, _ in
+                            channel.eventLoop.makeCompletedFuture {
+                                try channel.pipeline.syncOperations.addHandler(WebSocketBatchHandler(core: core, shared: push))
+                            }
+                        })
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                        withServerUpgrade: (upgraders: [upgrader], completionHandler: { ctx in
+                            ctx.pipeline.syncOperations.removeHandler(http, promise: nil)
+                        }),
+                        withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(http)
+                }
+            }
+        let ch = try server.bind(host: core.config.bindHost, port: port).wait()
+        noteBound(ch, scheme: "https", port: port)
+    }
+}
