@@ -135,7 +135,7 @@ async function start() {
     try { answer = await DeviceMotionEvent.requestPermission(); } catch (err) { answer = "denied"; }
     if (answer !== "granted") {
       show("no permission", "bad");
-      say("Motion access was refused. On iPhone: close this tab, open the page again and tap Allow; or Settings → Safari → Motion & Orientation Access.");
+      say("Motion access was refused, so nothing can be sent. Allow it and reload: on iPhone close this tab, open the page again and tap Allow (or Settings → Safari → Motion & Orientation Access); in Chrome, the site's settings → Motion sensors.");
       return;
     }
   }

@@ -259,6 +259,12 @@ struct Listen: ParsableCommand {
             if p.late > 0 { text += ", late samples dropped \(p.late)" }
             if p.otherSensors > 0 { text += ", entries of other sensors \(p.otherSensors)" }
         }
+        let w = stats.web
+        if web {
+            text += "\n  web: pages served \(w.pages), batches \(w.batches) (WebSocket \(w.webSocketBatches), HTTPS POST \(w.postBatches)), frames \(w.frames), refused \(w.refused)"
+            if w.rateLimited > 0 { text += ", over the rate limit \(w.rateLimited)" }
+            if w.late > 0 { text += ", late samples dropped \(w.late)" }
+        }
         let ph = stats.phyphox
         if !phyphox.isEmpty {
             text += "\n  phyphox: experiments read \(ph.connects), polls \(ph.polls), frames \(ph.frames), failed requests \(ph.errors)"
