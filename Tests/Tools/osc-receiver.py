@@ -2,7 +2,7 @@
 """A real OSC peer for OSCOutCLITests: python-osc (PyPI) serving UDP or TCP (OSC 1.1, SLIP
 framing); prints one JSON line per message it decodes: address, arguments, and the time tag of
 the bundle it came in (None for a plain message)."""
-import argparse, json, signal, sys, threading
+import argparse, json, signal, socket, sys, threading
 
 from pythonosc import dispatcher, osc_server, osc_tcp_server
 from pythonosc.osc_packet import OscPacket
@@ -37,7 +37,15 @@ def main():
     if args.tcp:
         server = osc_tcp_server.ThreadingOSCTCPServer(("127.0.0.1", args.tcp), d, mode="1.1")
     else:
-        server = osc_server.ThreadingOSCUDPServer(("127.0.0.1", args.udp), d)
+        # one thread, in arrival order, with a deep receive buffer: a `replay --fast` burst is
+        # thousands of datagrams, more than the default buffer holds while Python catches up
+        server = osc_server.BlockingOSCUDPServer(("127.0.0.1", args.udp), d)
+        for opt in (getattr(socket, "SO_RCVBUFFORCE", 33), socket.SO_RCVBUF):
+            try:
+                server.socket.setsockopt(socket.SOL_SOCKET, opt, 16 << 20)
+                break
+            except OSError:
+                continue
     threading.Thread(target=server.serve_forever, daemon=True).start()
     sys.stdout.write(json.dumps({"listening": args.tcp or args.udp}) + "\n")
     sys.stdout.flush()
