@@ -292,6 +292,7 @@ extension Listener {
         let context = try NIOSSLContext(configuration: tls)
         let server = ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)   // each batch's answer at once
             .childChannelInitializer { channel in
                 guard core.admits(channel.remoteAddress) else { return channel.close() }
                 return channel.eventLoop.makeCompletedFuture {

@@ -147,7 +147,7 @@ async function start() {
   setTimeout(() => { if (!sawEvent) { show("no sensors", "bad"); say("No motion readings arrive: this device has no motion sensors, or the browser keeps them from the page."); } }, 3000);
 }
 startBtn.addEventListener("click", start);
-setInterval(flush, 40);
+setInterval(flush, 25);
 setInterval(() => {
   const now = performance.now();
   rateEl.textContent = Math.round((count - lastCount) * 1000 / (now - lastRateAt)) + " Hz";
