@@ -218,4 +218,46 @@ final class WebCLITests: XCTestCase {
         XCTAssertFalse(r.stderr.contains("a certificate for"), "not issued again: \(r.stderr)")
         XCTAssertEqual(try String(contentsOfFile: folder + "/web-server.pem", encoding: .utf8), before)
     }
+
+    /// Nothing but the page, its authority and the two ways in: other paths 404, other methods
+    /// 405, a batch that is not one 400 with the reason, a body over --http-max-body 413.
+    func testThePortServesNothingElse() throws {
+        let (l, port) = try listen(["--http-max-body", "4096"])
+        let base = "https://127.0.0.1:\(port)"
+        func code(_ args: String) throws -> String { try Self.shell("curl -sk -o /dev/null -w '%{http_code}' \(args)").stdout }
+        XCTAssertEqual(try code("\(base)/"), "200")
+        XCTAssertEqual(try code("\(base)/etc/passwd"), "404")
+        XCTAssertEqual(try code("\(base)/../ca.crt"), "200", "curl folds the path")
+        XCTAssertEqual(try code("-X DELETE \(base)/batch"), "405")
+        XCTAssertEqual(try code("-X POST --data-binary 'hello' \(base)/batch"), "400")
+        let why = try Self.shell("curl -sk -X POST --data-binary 'hello' \(base)/batch").stdout
+        XCTAssertTrue(why.hasPrefix("not a SensorWah web batch: the first line is 'hello'"), why)
+        let big = data + "/big.txt"
+        try ("SWW1 -\n" + String(repeating: "1 0 9.8 0 - - - - - -\n", count: 400)).write(toFile: big, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try code("-X POST --data-binary @\(big) \(base)/batch"), "413")
+        l.interrupt()
+        let r = l.wait(timeout: 20)
+        XCTAssertTrue(r.stderr.contains("frames 0, refused 3"), r.stderr)   // two batches that were not, one too large
+    }
+
+    /// On a terminal, the page's address is drawn as a QR code: a square of block characters
+    /// (libqrencode's modules, two rows a line) in black on white, beside the address.
+    func testTheTerminalShowsTheQRCode() throws {
+        guard MonitorCLITests.tmux != nil else { throw XCTSkip("tmux is not installed (tools/install-deps installs it)") }
+        let t = MonitorCLITests.Tmux()
+        defer { t.run(["kill-server"]) }
+        let cmd = "XDG_DATA_HOME='\(data!)' '\(CLI.binary.path)' listen --web --web-port 0 --no-tcp --no-monitor --midi stdout; sleep 30"
+        t.run(["new-session", "-d", "-s", "view", "-x", "120", "-y", "60", "-c", CLI.repo.path, cmd])
+        let screen = t.waitFor("scan: https://")
+        XCTAssertTrue(screen.contains("scan: https://"), screen)
+        let rows = screen.split(separator: "\n").filter { $0.contains("█") || $0.contains("▀") || $0.contains("▄") }
+        XCTAssertGreaterThanOrEqual(rows.count, 12, screen)
+        // a QR code of version 2 or more is at least 25 modules wide: the dark modules span that
+        let cols = rows.flatMap { r -> [Int] in
+            let c = Array(r)
+            return c.indices.filter { c[$0] != " " }
+        }
+        XCTAssertGreaterThanOrEqual((cols.max() ?? 0) - (cols.min() ?? 0) + 1, 25, screen)
+        XCTAssertGreaterThanOrEqual(rows.count, 12, "25 modules are 13 lines of two")
+    }
 }
