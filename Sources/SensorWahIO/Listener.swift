@@ -188,6 +188,8 @@ final class ListenerCore: @unchecked Sendable {
     var departed: [SenderSession] = []
     var stats = ListenerStats()
     var tcpConnections = 0
+    /// Open connections to the `--web` page's port.
+    var webConnections = 0
     /// `osc:` mapping sources: address and argument to a custom slot of the frame.
     var oscRoutes: OSCRoutes
     var detect: OSCDetect?

@@ -170,8 +170,11 @@ public final class Listener: @unchecked Sendable {
             let ch = try server.bind(host: config.bindHost, port: port).wait()
             noteBound(ch, scheme: "http", port: port)
         }
+        // browsers have their own sessions: a phone's browser and Sensor Logger on the same
+        // address are two senders of two kinds
+        let web = PushSessions(core: core)
         if let port = config.webPort, let certificates = config.webCertificates {
-            try bindWeb(port: port, certificates: certificates, push: push)
+            try bindWeb(port: port, certificates: certificates, push: web)
         }
         for target in config.connect { connect(target, delay: 0) }
         for target in config.phyphox {
@@ -187,6 +190,7 @@ public final class Listener: @unchecked Sendable {
             for h in udp { h.expireIdle() }
             for h in osc { h.expireIdle() }
             push.expireIdle()
+            web.expireIdle()
         }
         if core.monitor != nil {
             monitorTask = core.loop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) { _ in

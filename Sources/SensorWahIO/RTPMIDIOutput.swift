@@ -240,7 +240,9 @@ public final class RTPMIDIOutput: EventOutput {
         var lines = ["RTP-MIDI '\(configuration.name)' on UDP \(configuration.port): \(ps.isEmpty ? "no participants yet" : "\(ps.count) participant\(ps.count == 1 ? "" : "s")")"]
         for p in ps {
             let rtt = p.roundTrip.map { String(format: ", clock sync round trip %.1f ms", $0 * 1000) } ?? ""
-            lines.append("  '\(p.name)' \(p.control.host) (\(p.invitedByUs ? "invited by us" : "joined us")\(rtt))")
+            // a name from the network: no control characters into a terminal or the registry
+            let name = String(String.UnicodeScalarView(p.name.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
+            lines.append("  '\(name)' \(p.control.host) (\(p.invitedByUs ? "invited by us" : "joined us")\(rtt))")
         }
         return lines
     }

@@ -19,10 +19,19 @@ public enum RTPSessionRegistry {
     static func path(port: Int) -> String { folder() + "/rtp-\(port)" }
 
     /// Writes the session's lines; false (and nothing written) when the folder cannot be made.
+    /// True when `dir` is a folder of this user that nobody else may write or read (a folder of
+    /// that name made first by someone else, in /tmp, is not used).
+    static func isOurs(_ dir: String) -> Bool {
+        var st = stat()
+        guard lstat(dir, &st) == 0 else { return false }
+        return (st.st_mode & S_IFMT) == S_IFDIR && st.st_uid == getuid() && (st.st_mode & 0o077) == 0
+    }
+
     @discardableResult
     public static func write(port: Int, lines: [String]) -> Bool {
         let dir = folder()
         if mkdir(dir, 0o700) != 0 && errno != EEXIST { return false }
+        guard isOurs(dir) else { return false }
         let text = (["pid \(getpid())"] + lines).joined(separator: "\n") + "\n"
         return (try? text.write(toFile: path(port: port), atomically: true, encoding: .utf8)) != nil
     }
@@ -32,7 +41,7 @@ public enum RTPSessionRegistry {
     /// The sessions running now, each as its lines (without the pid line), by port.
     public static func list() -> [(port: Int, pid: Int32, lines: [String])] {
         let dir = folder()
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
+        guard isOurs(dir), let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return [] }
         var out: [(port: Int, pid: Int32, lines: [String])] = []
         for name in names where name.hasPrefix("rtp-") {
             guard let port = Int(name.dropFirst(4)),

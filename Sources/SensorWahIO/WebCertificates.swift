@@ -87,7 +87,7 @@ public struct WebCertificates: Sendable {
         let wanted = Set(names)
         if let k = readText(keyPath), let c = readText(certPath),
            let loadedKey = try? P256.Signing.PrivateKey(pemRepresentation: k), let loaded = try? Certificate(pemEncoded: c),
-           loaded.issuer == ca.subject,
+           loaded.issuer == ca.subject, ca.publicKey.isValidSignature(loaded.signature, for: loaded),
            loaded.notValidAfter > now.addingTimeInterval(Double(renewDays) * 86_400),
            wanted.isSubset(of: Set(certificateNames(in: loaded))) {
             key = loadedKey; cert = loaded

@@ -135,6 +135,11 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
             respond(context, .ok, type: "application/x-apple-aspen-config", Array(certificates.mobileConfig().utf8),
                     extra: [("Content-Disposition", "attachment; filename=\"sensorwah.mobileconfig\"")])
         case (.POST, "/batch"):
+            guard Self.sameOrigin(h.headers) else {
+                core.stats.web.refused += 1
+                respond(context, .forbidden, text: "a page of another site may not send readings here")
+                return
+            }
             if tooLarge {
                 core.stats.web.refused += 1
                 respond(context, .payloadTooLarge, text: "body over \(core.config.maxPushBody) bytes", close: true)
@@ -163,6 +168,14 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
         }
     }
 
+    /// A browser names the page a request comes from (`Origin`): readings are taken only from
+    /// SensorWah's own page (a script without one, curl say, is let in).
+    static func sameOrigin(_ headers: HTTPHeaders) -> Bool {
+        guard let origin = headers.first(name: "origin") else { return true }
+        guard let host = headers.first(name: "host") else { return false }
+        return origin.lowercased() == "https://" + host.lowercased()
+    }
+
     func respond(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, text: String, close: Bool = false) {
         respond(context, status, type: "text/plain; charset=utf-8", Array((text + "\n").utf8), close: close)
     }
@@ -189,6 +202,15 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         core.logger.debug("web connection: \(error)")
         context.close(promise: nil)
+    }
+}
+
+/// Closes a connection that sent nothing for `--idle-timeout` (a page left open and not
+/// started, a half-sent request).
+final class CloseWhenIdle: ChannelInboundHandler, Sendable {
+    typealias InboundIn = NIOAny
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent { context.close(promise: nil) } else { context.fireUserInboundEventTriggered(event) }
     }
 }
 
@@ -295,12 +317,28 @@ extension Listener {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)   // each batch's answer at once
             .childChannelInitializer { channel in
                 guard core.admits(channel.remoteAddress) else { return channel.close() }
+                // a browser opens a few connections (the page, the socket, posts): four for
+                // each sender --max-connections allows
+                guard core.webConnections < 4 * core.config.maxConnections else {
+                    core.stats.web.refused += 1
+                    core.logger.warning("refused a web connection from \(channel.remoteAddress?.ipAddress ?? "?"): already \(core.webConnections) (4 x --max-connections)")
+                    return channel.close()
+                }
+                core.webConnections += 1
+                channel.closeFuture.whenComplete { _ in core.webConnections -= 1 }
                 return channel.eventLoop.makeCompletedFuture {
+                    if core.config.idleTimeout > 0 {
+                        try channel.pipeline.syncOperations.addHandler(
+                            IdleStateHandler(readTimeout: .milliseconds(ListenerCore.millis(core.config.idleTimeout))))
+                        try channel.pipeline.syncOperations.addHandler(CloseWhenIdle())
+                    }
                     let http = WebHTTPHandler(core: core, shared: push, certificates: certificates)
                     let upgrader = NIOWebSocketServerUpgrader(
                         maxFrameSize: WebLimits.maxMessage,
                         shouldUpgrade: { channel, head in
-                            channel.eventLoop.makeSucceededFuture(head.uri.split(separator: "?").first == "/ws" ? HTTPHeaders() : nil)
+                            let ok = head.uri.split(separator: "?").first == "/ws" && WebHTTPHandler.sameOrigin(head.headers)
+                            if !ok { core.stats.web.refused += 1 }
+                            return channel.eventLoop.makeSucceededFuture(ok ? HTTPHeaders() : nil)
                         },
                         upgradePipelineHandler: { channel, _ in
                             channel.eventLoop.makeCompletedFuture {

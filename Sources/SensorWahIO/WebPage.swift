@@ -69,7 +69,13 @@ function onMotion(e) {
   }
 }
 
-function head() { return "SWW1 " + (nameEl.value.trim() ? encodeURIComponent(nameEl.value.trim()) : "-") + "\n"; }
+// the name as SensorWah takes it: at most 60 bytes of UTF-8
+function senderName() {
+  let n = nameEl.value.trim().replace(/[\u0000-\u001f\u007f]/g, "");
+  while (new TextEncoder().encode(n).length > 60) n = n.slice(0, -1);
+  return n;
+}
+function head() { const n = senderName(); return "SWW1 " + (n ? encodeURIComponent(n) : "-") + "\n"; }
 
 function connect() {
   if (usePost || !running) return;
@@ -78,7 +84,10 @@ function connect() {
   try { ws = new WebSocket(url); } catch (err) { ws = null; fail(); return; }
   show("connecting", "wait");
   ws.onopen = () => { opened = true; wsFailures = 0; backoff = 500; show("connected", "ok"); say(""); };
-  ws.onmessage = () => {};
+  ws.onmessage = (m) => {
+    if (typeof m.data === "string" && m.data.startsWith("refused")) { show("refused", "bad"); say("SensorWah refused the readings: " + m.data.slice(9)); }
+    else if (state.className === "bad") { show("connected", "ok"); say(""); }
+  };
   ws.onclose = () => {
     ws = null;
     if (!opened) { fail(); return; }

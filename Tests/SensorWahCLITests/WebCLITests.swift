@@ -220,7 +220,8 @@ final class WebCLITests: XCTestCase {
     }
 
     /// Nothing but the page, its authority and the two ways in: other paths 404, other methods
-    /// 405, a batch that is not one 400 with the reason, a body over --http-max-body 413.
+    /// 405, a batch that is not one 400 with the reason, a body over --http-max-body 413, a
+    /// request from another site's page (its Origin) 403.
     func testThePortServesNothingElse() throws {
         let (l, port) = try listen(["--http-max-body", "4096"])
         let base = "https://127.0.0.1:\(port)"
@@ -235,9 +236,14 @@ final class WebCLITests: XCTestCase {
         let big = data + "/big.txt"
         try ("SWW1 -\n" + String(repeating: "1 0 9.8 0 - - - - - -\n", count: 400)).write(toFile: big, atomically: true, encoding: .utf8)
         XCTAssertEqual(try code("-X POST --data-binary @\(big) \(base)/batch"), "413")
+        // a page of another site, in a browser that trusts the authority, may not send readings
+        let ok = data + "/ok.txt"
+        try "SWW1 -\n1 0 9.8 0 - - - - - -\n".write(toFile: ok, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try code("-X POST -H 'Origin: https://example.com' --data-binary @\(ok) \(base)/batch"), "403")
+        XCTAssertEqual(try code("-X POST -H 'Origin: https://127.0.0.1:\(port)' --data-binary @\(ok) \(base)/batch"), "200")
         l.interrupt()
         let r = l.wait(timeout: 20)
-        XCTAssertTrue(r.stderr.contains("frames 0, refused 3"), r.stderr)   // two batches that were not, one too large
+        XCTAssertTrue(r.stderr.contains("refused 4"), r.stderr)   // two batches that were not, one too large, one from another site
     }
 
     /// On a terminal, the page's address is drawn as a QR code: a square of block characters

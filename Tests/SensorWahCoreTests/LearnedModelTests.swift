@@ -31,6 +31,25 @@ final class LearnedModelTests: XCTestCase {
         XCTAssertTrue(p.value(at: Vector3(.nan, 0, 0)).isNaN)
     }
 
+    /// Palm up and palm down: whichever way the wrist turns from one to the other, the value
+    /// moves from one value to the other, half-way at a quarter turn; exactly opposite
+    /// directions give no NaN.
+    func testOppositePosesWorkEitherWayRound() {
+        let up = Vector3(0, 0, -1), down = Vector3(0.02, 0, 1)
+        let p = PoseSet(name: "palm", points: [.init(gravity: up, value: 0), .init(gravity: down, value: 1)])
+        for axis in [Vector3(1, 0, 0), Vector3(0, 1, 0), Vector3(-1, 0, 0)] {
+            var last = -1.0
+            for k in 0...18 {
+                let v = p.value(at: rotate(up, about: axis, by: Double(k) * .pi / 18))
+                XCTAssertGreaterThanOrEqual(v, last - 1e-9, "about \(axis)"); last = v
+            }
+            XCTAssertEqual(p.value(at: rotate(up, about: axis, by: .pi / 2)), 0.5, accuracy: 0.02)
+        }
+        let exact = PoseSet(name: "x", points: [.init(gravity: Vector3(0, 0, -1), value: 0), .init(gravity: Vector3(0, 0, 1), value: 1)])
+        XCTAssertEqual(exact.value(at: Vector3(1, 0, 0)), 0.5, accuracy: 1e-9)
+        XCTAssertEqual(exact.value(at: Vector3(0, 0, 1)), 1, accuracy: 1e-9)
+    }
+
     /// Three or more poses: exact at each, and between two of them the value moves monotonely.
     func testSeveralPosesAreExactAndMonotoneBetweenNeighbours() {
         let a = Vector3(0, 0, -1), b = rotate(a, about: Vector3(1, 0, 0), by: 0.8), c = rotate(a, about: Vector3(0, 1, 0), by: 0.8)

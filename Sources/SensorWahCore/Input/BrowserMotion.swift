@@ -24,8 +24,12 @@ public struct BrowserMotion: Sendable {
     public static let standardGravity = 9.80665
     /// Samples held back while the sign is not known.
     public static let maxUndecided = 100
-    /// Longest batch line read (a longer one is refused).
+    /// Longest batch line read (a longer one is refused), and most lines in a batch (the page
+    /// sends at most 400).
     public static let maxLine = 256
+    public static let maxLines = 2000
+    /// Readings near 1 G that vote on the sign before it is decided (about half a second).
+    public static let signVotes = 25
 
     public enum Convention: Sendable, Equatable {
         /// The specification's: proper acceleration, face up reads z = +9.81 (Chrome, Firefox,
@@ -56,8 +60,14 @@ public struct BrowserMotion: Sendable {
 
     public private(set) var convention: Convention?
     var origin: Double?
+    /// Stream time of `origin` (moves on a restart, so time continues).
+    var base = 0.0
     var lastTime = -Double.infinity
+    var lastSample = -Double.infinity
     var held: [Sample] = []
+    var votes = 0.0, voted = 0
+    /// Times the page started its clock again (a reload, a second tab of the same name).
+    public private(set) var restarts = 0
     /// Samples older than the last frame sent (a late or repeated batch): dropped.
     public private(set) var late = 0
     public private(set) var frames = 0
@@ -68,20 +78,24 @@ public struct BrowserMotion: Sendable {
 
     /// Reads a batch; a text that is not one is refused with what was seen.
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(Refusal) -> Batch {
-        var lines: [ArraySlice<UInt8>] = []
-        let all = Array(bytes)
+        // the lines, as ranges of the buffer (no copy); at most maxLines
+        var lines: [Range<Int>] = []
         var start = 0
-        for i in 0...all.count {
-            if i == all.count || all[i] == 0x0A {
-                var line = all[start..<i]
-                if line.last == 0x0D { line = line.dropLast() }
-                if !line.isEmpty { lines.append(line) }
-                start = i + 1
+        let n = bytes.count
+        for i in 0...n where i == n || bytes[i] == 0x0A {
+            var end = i
+            if end > start && bytes[end - 1] == 0x0D { end -= 1 }
+            if end > start {
+                guard lines.count < maxLines else { throw Refusal(reason: "more than \(maxLines) lines in one batch") }
+                lines.append(start..<end)
             }
+            start = i + 1
         }
-        guard let head = lines.first else { throw Refusal(reason: "an empty batch (expected a first line SWW1 NAME)") }
+        func slice(_ r: Range<Int>) -> ArraySlice<UInt8> { ArraySlice(bytes[r]) }
+        guard let headRange = lines.first else { throw Refusal(reason: "an empty batch (expected a first line SWW1 NAME)") }
+        let head = slice(headRange.lowerBound..<min(headRange.upperBound, headRange.lowerBound + 300))
         let headWords = head.split(separator: 0x20)
-        guard headWords.first.map({ Array($0) }) == Array("SWW1".utf8), headWords.count <= 2 else {
+        guard headWords.first.map({ Array($0) }) == Array("SWW1".utf8), headWords.count <= 2, headRange.count <= 300 else {
             let seen = String(decoding: head.prefix(40), as: UTF8.self)
             throw Refusal(reason: "not a SensorWah web batch: the first line is '\(seen)', expected 'SWW1 NAME' (the page listen --web serves sends it)")
         }
@@ -94,8 +108,9 @@ public struct BrowserMotion: Sendable {
         }
         var samples: [Sample] = []
         samples.reserveCapacity(lines.count - 1)
-        for (k, line) in lines.dropFirst().enumerated() {
-            guard line.count <= maxLine else { throw Refusal(reason: "line \(k + 2) is longer than \(maxLine) bytes") }
+        for (k, range) in lines.dropFirst().enumerated() {
+            guard range.count <= maxLine else { throw Refusal(reason: "line \(k + 2) is longer than \(maxLine) bytes") }
+            let line = slice(range)
             let words = line.split(separator: 0x20)
             guard words.count == 10 else {
                 throw Refusal(reason: "line \(k + 2) has \(words.count) fields, expected 10: T AX AY AZ UX UY UZ RA RB RG")
@@ -142,41 +157,37 @@ public struct BrowserMotion: Sendable {
 
     // MARK: frames
 
-    /// The convention a reading near 1 G says (nil when it is not near 1 G).
-    static func convention(of s: Sample) -> Convention? {
+    /// What a reading near 1 G says of the sign: y + z in m/s², positive for the
+    /// specification's (nil when the reading is not near 1 G, or lies on its edge).
+    static func vote(_ s: Sample) -> Double? {
         let g = s.gravityAccel
         guard g.x.isFinite, g.y.isFinite, g.z.isFinite else { return nil }
         let m = (g.x * g.x + g.y * g.y + g.z * g.z).squareRoot()
         guard m > 0.75 * standardGravity, m < 1.25 * standardGravity, abs(g.y + g.z) > 0.3 * standardGravity else { return nil }
-        return g.y + g.z > 0 ? .specification : .inverted
+        return g.y + g.z
     }
 
     /// Adds a batch's samples; `emit` gets each frame in order, timed by the browser's clock
-    /// (seconds since the sender's first sample). Returns the convention when it was decided
-    /// by this batch.
+    /// (seconds since the sender's first sample). The sign is decided by the first
+    /// `signVotes` readings near 1 G (or, after `maxUndecided` samples, by all of them); until
+    /// then the frames are held back. Returns the convention when this batch decided it.
     @discardableResult
     public mutating func add(_ batch: Batch, emit: (borrowing SensorFrame) -> Void) -> Convention? {
         var decided: Convention? = nil
         for s in batch.samples {
             if convention == nil {
-                if let c = Self.convention(of: s) {
-                    convention = c; decided = c
-                } else {
-                    held.append(s)
-                    if held.count < Self.maxUndecided { continue }
-                    // no reading near 1 G in all that time: the sign most of them had
-                    var vote = 0.0
-                    for h in held where h.gravityAccel.y.isFinite && h.gravityAccel.z.isFinite { vote += h.gravityAccel.y + h.gravityAccel.z }
-                    convention = vote >= 0 ? .specification : .inverted
-                    decided = convention
-                    let first = held
-                    held = []
-                    for h in first { frame(h, emit) }
-                    continue
+                held.append(s)
+                if let v = Self.vote(s) { votes += v > 0 ? 1 : -1; voted += 1 }
+                if voted < Self.signVotes && held.count < Self.maxUndecided { continue }
+                if voted == 0 {
+                    for h in held where h.gravityAccel.y.isFinite && h.gravityAccel.z.isFinite { votes += h.gravityAccel.y + h.gravityAccel.z }
                 }
+                convention = votes >= 0 ? .specification : .inverted
+                decided = convention
                 let first = held
                 held = []
                 for h in first { frame(h, emit) }
+                continue
             }
             frame(s, emit)
         }
@@ -184,9 +195,17 @@ public struct BrowserMotion: Sendable {
     }
 
     mutating func frame(_ s: Sample, _ emit: (borrowing SensorFrame) -> Void) {
+        // the page's clock went back by more than a second: it was loaded again (or another tab
+        // of the same name): its time continues 10 ms after the last frame sent
+        if s.time < lastSample - 1000 {
+            origin = nil
+            base = lastTime.isFinite ? lastTime + 0.01 : 0
+            restarts += 1
+        }
         if origin == nil { origin = s.time }
-        let t = (s.time - origin!) / 1000
+        let t = base + (s.time - origin!) / 1000
         guard t > lastTime else { late += 1; return }
+        lastSample = s.time
         let sign = convention == .inverted ? 1.0 : -1.0
         var f = SensorFrame()
         let a = s.gravityAccel * (sign / Self.standardGravity)

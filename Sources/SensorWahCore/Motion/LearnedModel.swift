@@ -24,6 +24,9 @@ public struct PoseSet: Sendable, Equatable {
     public var points: [Point]
     public init(name: String, points: [Point] = []) { self.name = name; self.points = points }
 
+    /// Two poses further apart than this (150°) are taken as opposite.
+    public static let nearlyOpposite = 150 * Double.pi / 180
+
     @inlinable static func angle(_ a: Vector3, _ b: Vector3) -> Double {
         // atan2 of the cross and dot products: accurate near 0 and pi
         let c = a.cross(b).length, d = a.dot(b)
@@ -39,11 +42,19 @@ public struct PoseSet: Sendable, Equatable {
             let a = points[0].gravity, b = points[1].gravity
             let span = Self.angle(a, b)
             guard span > 1e-6 else { return points[0].value }
-            // the direction in the plane of a and b, at right angles to a, towards b
-            let perp = b - a * a.dot(b)
-            let p = perp / perp.length
-            let along = atan2(u.dot(p), u.dot(a))   // angle from a towards b, in (-pi, pi]
-            let t = min(max(along / span, 0), 1)
+            let t: Double
+            if span > Self.nearlyOpposite {
+                // poses (almost) opposite (palm up, palm down): every way round from one to the
+                // other is as good, so the share of the angles to each
+                let da = Self.angle(u, a), db = Self.angle(u, b)
+                t = da + db > 0 ? da / (da + db) : 0
+            } else {
+                // the direction in the plane of a and b, at right angles to a, towards b
+                let perp = b - a * a.dot(b)
+                let p = perp / perp.length
+                let along = atan2(u.dot(p), u.dot(a))   // angle from a towards b, in (-pi, pi]
+                t = min(max(along / span, 0), 1)
+            }
             return points[0].value + t * (points[1].value - points[0].value)
         }
         var num = 0.0, den = 0.0
