@@ -413,23 +413,24 @@ public struct GestureRecognizer: Sendable {
         let useGyro = features.hasGyro
         for c in 0..<nc { classScore[c] = .infinity; classProgress[c] = 0 }
         let now = tick
-        // the frame's features
-        var x: InlineArray<6, Double> = .init(repeating: 0)
-        for d in 0..<D { x[d] = features.out[k * D + d] }
+        // the frame's features, in registers
+        let fb = k * D
+        let x0 = features.out[fb], x1 = features.out[fb + 1], x2 = features.out[fb + 2]
+        let x3 = features.out[fb + 3], x4 = features.out[fb + 4], x5 = features.out[fb + 5]
         templates.withUnsafeBufferPointer { T in
         cost.withUnsafeMutableBufferPointer { C in
         start.withUnsafeMutableBufferPointer { S in
             for e in 0..<exOffset.count {
                 let c = exClass[e], m = exLength[e], o = exOffset[e]
-                let dims = useGyro && classGyro[c] ? 6 : 3
+                let six = useGyro && classGyro[c]
                 let thr = thresholds[c]
                 var diagCost = 0.0, diagStart = now   // D_old[j-1] (open begin before j = 0)
                 var leftCost = Double.infinity, leftStart = now
                 var deepest = -1
                 for j in 0..<m {
-                    var d = 0.0
                     let b = (o + j) * D
-                    for q in 0..<dims { d += abs(x[q] - T[b + q]) }
+                    var d = abs(x0 - T[b]) + abs(x1 - T[b + 1]) + abs(x2 - T[b + 2])
+                    if six { d += abs(x3 - T[b + 3]); d += abs(x4 - T[b + 4]); d += abs(x5 - T[b + 5]) }
                     let upCost = C[o + j], upStart = S[o + j]
                     var best = diagCost + 2 * d, bs = diagStart
                     if upCost + d < best { best = upCost + d; bs = upStart }
@@ -437,8 +438,9 @@ public struct GestureRecognizer: Sendable {
                     diagCost = upCost; diagStart = upStart
                     C[o + j] = best; S[o + j] = bs
                     leftCost = best; leftStart = bs
-                    let len = now - bs + 1
-                    if Double(len) <= Self.maxStretch * Double(j + 1) + 2, best / Double(len + j + 1) <= thr { deepest = j }
+                    // within the threshold so far, on a path not too stretched (no division)
+                    let len = Double(now - bs + 1), jj = Double(j + 1)
+                    if len <= Self.maxStretch * jj + 2, best <= thr * (len + jj) { deepest = j }
                 }
                 let len = now - S[o + m - 1] + 1
                 let dm = Double(m)
