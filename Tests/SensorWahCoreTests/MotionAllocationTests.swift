@@ -40,7 +40,7 @@ final class MotionAllocationTests: XCTestCase {
 
     /// The same with gestures and a pose taught by example (ten gestures of five examples each,
     /// a pose of two points) and mappings reading them: no allocation per line once running.
-    func testTaughtGesturesAndPosesAllocateNothing() throws {
+    func testTaughtGesturesMotionAndMapAllocatesNothing() throws {
         #if DEBUG
         throw XCTSkip("allocation-freedom is a property of optimised builds: tools/test runs this in release")
         #else
