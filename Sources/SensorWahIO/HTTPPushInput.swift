@@ -146,23 +146,32 @@ final class HTTPPushHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func respond(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ text: String, close: Bool = false) {
-        var headers = HTTPHeaders()
-        let bytes = Array((text + "\n").utf8)
-        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
-        headers.add(name: "Content-Length", value: "\(bytes.count)")
-        if close { headers.add(name: "Connection", value: "close") }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
-        var buf = context.channel.allocator.buffer(capacity: bytes.count)
-        buf.writeBytes(bytes)
-        context.write(wrapOutboundOut(.body(.byteBuffer(buf))), promise: nil)
-        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if close { done.whenComplete { _ in context.close(promise: nil) } }
+        writeHTTPAnswer(context, status, type: "text/plain; charset=utf-8", Array((text + "\n").utf8), close: close)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         core.logger.info("HTTP push connection: \(error)")
         context.close(promise: nil)
     }
+}
+
+/// One whole HTTP/1.1 answer on a server pipeline (head, body, end), then the connection
+/// closed when `close`; `headOnly` leaves the body out (a HEAD request).
+func writeHTTPAnswer(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, type: String, _ bytes: [UInt8],
+                     extra: [(String, String)] = [], headOnly: Bool = false, close: Bool = false) {
+    var headers = HTTPHeaders()
+    headers.add(name: "Content-Type", value: type)
+    headers.add(name: "Content-Length", value: "\(bytes.count)")
+    for (k, v) in extra { headers.add(name: k, value: v) }
+    if close { headers.add(name: "Connection", value: "close") }
+    context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+    if !headOnly {
+        var buf = context.channel.allocator.buffer(capacity: bytes.count)
+        buf.writeBytes(bytes)
+        context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buf))), promise: nil)
+    }
+    let done = context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)))
+    if close { done.whenComplete { _ in context.close(promise: nil) } }
 }
 
 /// Push senders outlive their connections (the app may open a new one per batch): sessions

@@ -41,10 +41,7 @@ public final class OSCOutput: EventOutput {
         fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { throw RTPMIDIError("OSC out: cannot make a UDP socket: \(String(cString: strerror(errno)))") }
         for t in targets where !t.tcp {
-            var a = sockaddr_in()
-            a.sin_family = sa_family_t(AF_INET)
-            a.sin_port = in_port_t(UInt16(truncatingIfNeeded: t.port).bigEndian)
-            guard inet_pton(AF_INET, t.host, &a.sin_addr) == 1 else {
+            guard let a = ipv4SocketAddress(host: t.host, port: t.port) else {
                 Glibc.close(fd)
                 throw RTPMIDIError("OSC out: '\(t.host)' is not an IPv4 address")
             }

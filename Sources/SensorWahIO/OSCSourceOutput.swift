@@ -21,10 +21,7 @@ public final class OSCSourceOutput {
         guard fd >= 0 else { throw RTPMIDIError("OSC out: cannot make a UDP socket: \(String(cString: strerror(errno)))") }
         self.targets = []
         for t in targets {
-            var a = sockaddr_in()
-            a.sin_family = sa_family_t(AF_INET)
-            a.sin_port = in_port_t(UInt16(truncatingIfNeeded: t.port).bigEndian)
-            guard inet_pton(AF_INET, t.host, &a.sin_addr) == 1 else {
+            guard let a = ipv4SocketAddress(host: t.host, port: t.port) else {
                 Glibc.close(fd)
                 throw RTPMIDIError("OSC out: '\(t.host)' is not an IPv4 address")
             }

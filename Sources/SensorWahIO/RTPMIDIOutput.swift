@@ -178,13 +178,7 @@ public final class RTPMIDIOutput: EventOutput {
         return fd
     }
 
-    static func socketAddress(_ e: RTPEndpoint) -> sockaddr_in? {
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_port = in_port_t(UInt16(truncatingIfNeeded: e.port).bigEndian)
-        guard inet_pton(AF_INET, e.host, &a.sin_addr) == 1 else { return nil }
-        return a
-    }
+    static func socketAddress(_ e: RTPEndpoint) -> sockaddr_in? { ipv4SocketAddress(host: e.host, port: e.port) }
 
     // MARK: the session's loop
 
@@ -320,6 +314,15 @@ public final class RTPMIDIOutput: EventOutput {
         Glibc.close(sendFD)
         logger.info("RTP-MIDI: \(sender.packetsSent) packets sent; session closed\(byes.isEmpty ? "" : ", goodbye to " + byes.map { "'\($0.name)'" }.joined(separator: ", "))\(sendErrors > 0 ? "; \(sendErrors) sends failed" : "")")
     }
+}
+
+/// A numeric IPv4 address and port as a socket address (nil when `host` is not one).
+func ipv4SocketAddress(host: String, port: Int) -> sockaddr_in? {
+    var a = sockaddr_in()
+    a.sin_family = sa_family_t(AF_INET)
+    a.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+    guard inet_pton(AF_INET, host, &a.sin_addr) == 1 else { return nil }
+    return a
 }
 
 public struct RTPMIDIError: Error, CustomStringConvertible {

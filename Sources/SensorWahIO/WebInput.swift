@@ -182,21 +182,8 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
 
     func respond(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, type: String, _ bytes: [UInt8],
                  extra: [(String, String)] = [], head: Bool = false, close: Bool = false) {
-        var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: type)
-        headers.add(name: "Content-Length", value: "\(bytes.count)")
-        headers.add(name: "Cache-Control", value: "no-store")
-        headers.add(name: "X-Content-Type-Options", value: "nosniff")
-        for (k, v) in extra { headers.add(name: k, value: v) }
-        if close { headers.add(name: "Connection", value: "close") }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
-        if !head {
-            var buf = context.channel.allocator.buffer(capacity: bytes.count)
-            buf.writeBytes(bytes)
-            context.write(wrapOutboundOut(.body(.byteBuffer(buf))), promise: nil)
-        }
-        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if close { done.whenComplete { _ in context.close(promise: nil) } }
+        writeHTTPAnswer(context, status, type: type, bytes,
+                        extra: [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")] + extra, headOnly: head, close: close)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
