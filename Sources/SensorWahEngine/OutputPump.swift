@@ -43,6 +43,8 @@ public final class OutputPump: @unchecked Sendable {
     /// From queued by the network thread to taken off the queue by the output thread.
     public private(set) var wakeLatency = LatencyHistogram()
     public private(set) var delivered = 0
+    /// `delivered` for other threads (the control page's MIDI activity), stored once per drain.
+    public let deliveredSoFar = ManagedAtomic<Int>(0)
     /// Busy waits begun, and the time they took (ns), for the CPU cost at rest and at 100 Hz.
     public private(set) var spins = 0
     public private(set) var spinNanos: UInt64 = 0
@@ -168,6 +170,7 @@ public final class OutputPump: @unchecked Sendable {
             }
             delivered += 1
         }
+        deliveredSoFar.store(delivered, ordering: .relaxed)
     }
 
     /// Sends what is queued, then stops the thread and closes the outputs.

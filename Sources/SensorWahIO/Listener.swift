@@ -50,6 +50,12 @@ public struct ListenerConfiguration: Sendable {
     /// certificates it serves with.
     public var webPort: Int?
     public var webCertificates: WebCertificates?
+    /// The control page and its API on the `--web` port (`/control`, `/api/...`); nil: none.
+    public var control: ControlHooks?
+    /// The mappings' texts as given (`--map` syntax) for the control API, and each scene's;
+    /// where missing, a mapping is shown in its full syntax.
+    public var mappingTexts: [String] = []
+    public var sceneTexts: [[String]] = []
     /// Phones running phyphox with remote access, polled every `phyphoxInterval` seconds.
     public var phyphox: [Endpoint] = []
     public var phyphoxInterval = 0.05
@@ -150,6 +156,8 @@ final class SenderSession {
     var malformedLogged = false
     var lastFrameNanos: UInt64 = 0
     var lastDataNanos: UInt64
+    /// The last frame's tilt (degrees), kept for the control page.
+    var tilt = (pitch: Double.nan, roll: Double.nan)
     var rested = true
     var loggedReasons: UInt32 = 0
     var closed = false
@@ -218,6 +226,8 @@ final class ListenerCore: @unchecked Sendable {
         }
         self.wake = wake
         self.arriving = arriving
+        self.mappingTexts = config.mappingTexts
+        self.sceneTexts = config.sceneTexts
         if config.oscDetect { detect = OSCDetect() }
     }
 
@@ -246,6 +256,21 @@ final class ListenerCore: @unchecked Sendable {
     /// Scenes (see `ListenerConfiguration.scenes`): the list and the one running.
     var scenes: [Scene] = []
     var sceneIndex = 0
+    /// The control API's view: the mappings' texts (the running list's, each scene's), each
+    /// sender's frame rate, the gestures fired.
+    var mappingTexts: [String] = []
+    var sceneTexts: [[String]] = []
+    var controlRates: [String: (frames: Int, nanos: UInt64, rate: Double)] = [:]
+    var controlGestures = (flick: 0, shake: 0, tap: 0)
+
+    @inline(__always)
+    func noteForControl(_ s: SenderSession, _ frame: borrowing SensorFrame) {
+        guard frame.newGroups & SensorGroup.derived.bit != 0 else { return }
+        s.tilt = (frame[.tiltPitch], frame[.tiltRoll])
+        if frame[.flick] > 0 { controlGestures.flick &+= 1 }
+        if frame[.shake] > 0 { controlGestures.shake &+= 1 }
+        if frame[.tap] > 0 { controlGestures.tap &+= 1 }
+    }
 
     /// Switches to scene `index` on the network thread: a hand-over, never a stuck controller.
     func switchScene(to index: Int) {
@@ -276,6 +301,7 @@ final class ListenerCore: @unchecked Sendable {
             }
         }
         if let m = monitor { m.note(frame) }
+        if config.control != nil { noteForControl(s, frame) }
         afterMotion(s, frame)
         let before = handoff.pushed
         handoff.stamp(received: received, sender: s.latencySlot ?? latencySlot(for: s))
@@ -291,7 +317,7 @@ final class ListenerCore: @unchecked Sendable {
     /// its 82 columns did.
     @inline(__always)
     var motionNeeded: Bool {
-        scenesNeedMotion || monitor != nil || frameTap != nil || config.sceneGesture != nil || pipeline.mapper.needsMotionStage
+        scenesNeedMotion || monitor != nil || frameTap != nil || config.control != nil || config.sceneGesture != nil || pipeline.mapper.needsMotionStage
     }
     private(set) lazy var scenesNeedMotion = scenes.contains { $0.mappings.contains { $0.needsMotionStage } }
 

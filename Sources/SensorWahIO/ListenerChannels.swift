@@ -119,6 +119,7 @@ public final class Listener: @unchecked Sendable {
     var stopping = false
     var tickTask: RepeatedTask?
     var monitorTask: RepeatedTask?
+    var controlTask: RepeatedTask?
     public private(set) var boundAddresses: [String] = []
 
     public init(configuration: ListenerConfiguration, mappings: [Mapping], queue: SPSCQueue<QueuedEvent>,
@@ -191,6 +192,9 @@ public final class Listener: @unchecked Sendable {
             for h in osc { h.expireIdle() }
             push.expireIdle()
             web.expireIdle()
+        }
+        if config.control != nil {
+            controlTask = core.loop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in core.updateControlRates() }
         }
         if core.monitor != nil {
             monitorTask = core.loop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) { _ in
@@ -304,6 +308,7 @@ public final class Listener: @unchecked Sendable {
             for p in self.phyphoxPollers { p.stopping = true }
             self.tickTask?.cancel()
             self.monitorTask?.cancel()
+            self.controlTask?.cancel()
             for ch in self.channels { ch.close(promise: nil) }
         }.wait()
         // let the close events run, then close what is left
@@ -320,9 +325,10 @@ public final class Listener: @unchecked Sendable {
     /// Runs other mappings from now on (a reloaded configuration), on the network thread:
     /// connections, recordings and the outputs carry on; controllers only the old mappings
     /// drove are sent their rest values.
-    public func replaceMappings(_ mappings: [Mapping]) {
+    public func replaceMappings(_ mappings: [Mapping], texts: [String] = []) {
         let core = self.core
         _ = try? core.loop.submit {
+            core.mappingTexts = texts
             let before = core.handoff.pushed
             core.handoff.stamp(received: monotonicNanos())
             core.pipeline.replaceMappings(core.reassignOSC([mappings])[0])
@@ -382,9 +388,10 @@ public final class Listener: @unchecked Sendable {
 
     /// New scenes from a reloaded configuration: the running scene continues if it is still
     /// there (with its new mappings), else the first one starts.
-    public func replaceScenes(_ scenes: [Scene]) {
+    public func replaceScenes(_ scenes: [Scene], texts: [[String]] = []) {
         let core = self.core
         _ = try? core.loop.submit {
+            core.sceneTexts = texts
             let current = core.scenes.indices.contains(core.sceneIndex) ? core.scenes[core.sceneIndex].name : nil
             let sets = core.reassignOSC(scenes.map(\.mappings))
             core.scenes = zip(scenes, sets).map { Scene(name: $0.0.name, mappings: $0.1, chain: $0.0.chain) }

@@ -100,6 +100,7 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
     var body: [UInt8] = []
     var tooLarge = false
     var limiter = BatchLimiter()
+    var controlLimiter = BatchLimiter()
 
     init(core: ListenerCore, shared: PushSessions, certificates: WebCertificates) {
         self.core = core; self.shared = shared; self.certificates = certificates
@@ -124,6 +125,7 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
 
     func answer(_ context: ChannelHandlerContext, _ h: HTTPRequestHead) {
         let path = h.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? h.uri
+        if answerControl(context, h, path: path) { return }
         switch (h.method, path) {
         case (.GET, "/"), (.GET, "/index.html"), (.HEAD, "/"):
             core.stats.web.pages += 1
@@ -161,6 +163,9 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
                 core.logger.warning("\(peer?.ipAddress ?? "?"): web batch refused (400): \(refusal.reason)")
                 respond(context, .badRequest, text: refusal.reason)
             }
+        case (.GET, "/ws"):
+            respond(context, Self.sameOrigin(h.headers) ? .badRequest : .forbidden,
+                    text: Self.sameOrigin(h.headers) ? "a WebSocket: open / on a phone" : "a page of another site may not send readings here")
         case (_, "/"), (_, "/batch"), (_, "/ca.crt"), (_, "/ca.mobileconfig"):
             respond(context, .methodNotAllowed, text: "not with \(h.method)")
         default:
@@ -187,6 +192,9 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
+        // a WebSocket upgrade refused (no token, another site's page): the request comes on
+        // here as a plain one and gets its answer (401, 403) instead of a silent close
+        if error is NIOWebSocketUpgradeError { return }
         core.logger.debug("web connection: \(error)")
         context.close(promise: nil)
     }
@@ -205,10 +213,10 @@ final class CloseWhenIdle: ChannelInboundHandler, Sendable {
 struct BatchLimiter {
     var windowStart: UInt64 = 0
     var count = 0
-    mutating func admit(_ now: UInt64) -> Bool {
+    mutating func admit(_ now: UInt64, limit: Int = WebLimits.batchesPerSecond) -> Bool {
         if now &- windowStart > 1_000_000_000 { windowStart = now; count = 0 }
         count += 1
-        return count <= WebLimits.batchesPerSecond
+        return count <= limit
     }
 }
 
@@ -323,13 +331,27 @@ extension Listener {
                     let upgrader = NIOWebSocketServerUpgrader(
                         maxFrameSize: WebLimits.maxMessage,
                         shouldUpgrade: { channel, head in
-                            let ok = head.uri.split(separator: "?").first == "/ws" && WebHTTPHandler.sameOrigin(head.headers)
-                            if !ok { core.stats.web.refused += 1 }
-                            return channel.eventLoop.makeSucceededFuture(ok ? HTTPHeaders() : nil)
+                            let path = head.uri.split(separator: "?").first
+                            guard WebHTTPHandler.sameOrigin(head.headers) else {
+                                core.stats.web.refused += 1
+                                return channel.eventLoop.makeSucceededFuture(nil)
+                            }
+                            if path == "/ws" { return channel.eventLoop.makeSucceededFuture(HTTPHeaders()) }
+                            // the control page's live state: only with the token (otherwise the
+                            // request goes on to the HTTP handler, which answers 401)
+                            if path == "/api/live", let c = core.config.control, ControlToken.authorisedSocket(head.headers, c.token) {
+                                return channel.eventLoop.makeSucceededFuture(HTTPHeaders([("Sec-WebSocket-Protocol", "sensorwah-control")]))
+                            }
+                            if path != "/api/live" { core.stats.web.refused += 1 }
+                            return channel.eventLoop.makeSucceededFuture(nil)
                         },
-                        upgradePipelineHandler: { channel, _ in
+                        upgradePipelineHandler: { channel, head in
                             channel.eventLoop.makeCompletedFuture {
-                                try channel.pipeline.syncOperations.addHandler(WebSocketBatchHandler(core: core, shared: push))
+                                if head.uri.split(separator: "?").first == "/api/live" {
+                                    try channel.pipeline.syncOperations.addHandler(ControlLiveHandler(core: core))
+                                } else {
+                                    try channel.pipeline.syncOperations.addHandler(WebSocketBatchHandler(core: core, shared: push))
+                                }
                             }
                         })
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))

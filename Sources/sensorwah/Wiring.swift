@@ -189,13 +189,26 @@ enum Wiring {
             do { config.webCertificates = try WebCertificates.load(names: WebCertificates.localNames()) } catch {
                 throw RuntimeFailure("--web: \(error)")
             }
+            // the control page and its API, on the same port; its token beside the authority
+            let token: String
+            do { token = try ControlToken.load(folder: config.webCertificates?.folder ?? WebCertificates.defaultFolder()) } catch {
+                throw RuntimeFailure("--web: the control page's token: \(error)")
+            }
+            let mapping = l.mapping, jack = l.output.jack
+            config.control = ControlHooks(token: token, parse: { text in try jack.resolve([try mapping.parseOne(text)])[0] },
+                                          save: l.global.config.map { path in
+                { scene, texts in
+                    try ConfigEditor.setMappings(in: path, scene: scene, texts: texts)
+                    return path
+                }
+            })
         }
         return config
     }
 
     /// `--web`: where the phone opens the page, for each local address, and the QR code of the
     /// first address on a network (on a terminal); the certificate's news when it was issued.
-    static func announceWebPage(_ listener: Listener, certificates: WebCertificates?, view: LiveView?) {
+    static func announceWebPage(_ listener: Listener, certificates: WebCertificates?, control: ControlHooks?, view: LiveView?) {
         guard let bound = listener.boundAddresses.first(where: { $0.hasPrefix("https://") }),
               let port = bound.split(separator: ":").last.flatMap({ Int($0) }) else { return }
         let names = certificates?.names ?? WebCertificates.localNames()
@@ -211,7 +224,29 @@ enum Wiring {
             for l in lines { printError("  " + l) }
         }
         printError("web: the browser warns once (accept it), or install the authority from the page's links so it never does")
+        if let c = control, let u = lan {
+            // the token travels in the fragment (#...), which a browser never sends to a server
+            let controlURL = "\(u)control#\(c.token)"
+            printError("web: the control page (this computer or a tablet; keep the address private, it carries the token):")
+            printError("  \(controlURL)")
+            if isatty(2) == 1, view == nil, let lines = QRCode.text(controlURL) {
+                for l in lines { printError("  " + l) }
+            }
+        }
         if let u = lan { view?.setMessage("phone: open \(u) in its browser") }
+    }
+
+    /// The outputs' own lines (the JACK engine's state, the RTP-MIDI session's participants), as
+    /// the live view and the control page show them; nil when no output has any.
+    static func outputLines(_ outputs: [any EventOutput], pump: OutputPump? = nil) -> (() -> [String])? {
+        var extras: [() -> [String]] = []
+        if let pump, !outputs.isEmpty {
+            let names = outputs.map(\.name).joined(separator: ", ")
+            extras.append { ["MIDI to \(names): \(pump.deliveredSoFar.load(ordering: .relaxed)) messages"] }
+        }
+        if let (engine, wah) = JackSession.engine(in: outputs) { extras.append { engine.monitorLines(wah: wah) } }
+        if let rtp = outputs.lazy.compactMap({ $0 as? RTPMIDIOutput }).first { extras.append { rtp.monitorLines() } }
+        return extras.isEmpty ? nil : { extras.flatMap { $0() } }
     }
 
     /// The live view (`--monitor`) for a run, or nil: each scene's mapping labels, the JACK
@@ -226,10 +261,7 @@ enum Wiring {
         c.sceneNames = sceneNames
         c.calibrateKey = calibrateKey
         MonitorControl.calibrate.store(0, ordering: .relaxed)
-        var extras: [() -> [String]] = []
-        if let (engine, wah) = JackSession.engine(in: outputs) { extras.append { engine.monitorLines(wah: wah) } }
-        if let rtp = outputs.lazy.compactMap({ $0 as? RTPMIDIOutput }).first { extras.append { rtp.monitorLines() } }
-        if !extras.isEmpty { c.extraLines = { extras.flatMap { $0() } } }
+        c.extraLines = outputLines(outputs)
         if let pump {
             pump.publishLatency = true
             c.latency = { (pump.latencyP50.load(ordering: .relaxed), pump.latencyP99.load(ordering: .relaxed)) }

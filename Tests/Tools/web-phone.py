@@ -19,49 +19,14 @@ z holding the rest of gravity (a phone held facing the player); the gyroscope re
 import argparse
 import json
 import math
-import os
-import shutil
-import socket
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 
-import websocket
+from chromium_devtools import chromium
 
 
 def out(**o):
     print(json.dumps(o), flush=True)
-
-
-class DevTools:
-    def __init__(self, ws_url):
-        self.ws = websocket.create_connection(ws_url, timeout=10, suppress_origin=True)
-        self.next_id = 0
-
-    def call(self, method, **params):
-        self.next_id += 1
-        my = self.next_id
-        self.ws.send(json.dumps({"id": my, "method": method, "params": params}))
-        while True:
-            msg = json.loads(self.ws.recv())
-            if msg.get("id") == my:
-                if "error" in msg:
-                    raise RuntimeError(f"{method}: {msg['error']}")
-                return msg.get("result", {})
-
-    def eval(self, expr):
-        r = self.call("Runtime.evaluate", expression=expr, returnByValue=True, awaitPromise=True)
-        return r.get("result", {}).get("value")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def main():
@@ -73,30 +38,13 @@ def main():
     ap.add_argument("--deny", action="store_true")
     ap.add_argument("--no-websocket", action="store_true")
     ap.add_argument("--screenshot")
-    ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    ap.add_argument("--chromium")
     args = ap.parse_args()
 
-    port = free_port()
-    profile = tempfile.mkdtemp(prefix="sw-chromium-")
-    proc = subprocess.Popen([args.chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--ignore-certificate-errors",
-                             f"--remote-debugging-port={port}", f"--user-data-dir={profile}", "--no-first-run",
-                             "--window-size=390,844", "about:blank"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.time() + 30
-        page_ws = None
-        while time.time() < deadline and page_ws is None:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=2) as r:
-                    for t in json.loads(r.read()):
-                        if t.get("type") == "page":
-                            page_ws = t["webSocketDebuggerUrl"]
-            except OSError:
-                time.sleep(0.2)
-        if page_ws is None:
+    with chromium(args.chromium) as dt:
+        if dt is None:
             out(event="error", reason="chromium did not start")
             return 1
-        dt = DevTools(page_ws)
         origin = args.url.rstrip("/")
         dt.call("Browser.grantPermissions" if not args.deny else "Browser.resetPermissions",
                 **({"permissions": ["sensors"], "origin": origin} if not args.deny else {}))
@@ -132,8 +80,7 @@ def main():
         reading(4.9, g * 0.6, g * 0.6)
         # a real click on Start (a user gesture, as iOS asks for the permission)
         rect = dt.eval("(() => { const r = document.getElementById('start').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()")
-        for t in ["mousePressed", "mouseReleased"]:
-            dt.call("Input.dispatchMouseEvent", type=t, x=rect[0], y=rect[1], button="left", clickCount=1)
+        dt.click(rect[0], rect[1])
         out(event="started")
         t0 = time.time()
         steps = max(1, int(args.sweep * 50))
@@ -155,20 +102,10 @@ def main():
         out(event="page", state=state, problem=problem, rate=rate, wake=wake,
             dot=dt.eval("document.getElementById('dot').style.left"))
         if args.screenshot:
-            import base64
-            shot = dt.call("Page.captureScreenshot", format="png")
-            with open(args.screenshot, "wb") as f:
-                f.write(base64.b64decode(shot["data"]))
+            dt.screenshot(args.screenshot)
             out(event="screenshot", path=args.screenshot)
         out(event="done", seconds=round(time.time() - t0, 3))
         return 0
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 if __name__ == "__main__":

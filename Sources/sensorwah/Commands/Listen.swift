@@ -165,12 +165,17 @@ struct Listen: ParsableCommand {
         for m in mappings { logger.info("mapping: \(m.summary)") }
         Shutdown.installRezeroSignal()
 
-        let config = try Wiring.listenerConfiguration(self, scenes: scenes, startScene: startScene)
+        var config = try Wiring.listenerConfiguration(self, scenes: scenes, startScene: startScene)
+        if config.control != nil {
+            config.mappingTexts = scenes.isEmpty ? try mapping.texts() + output.jack.switchMappings().map(\.syntax) : []
+            config.sceneTexts = sceneTexts(scenes)
+        }
 
         let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 16)
         let pump = OutputPump(queue: queue, outputs: detect ? [] : try Wiring.outputs(output, mappings: mappings, controlIn: !scenes.isEmpty,
                                                                                  scenes: scenes, startScene: startScene, logger: logger))
         let controls = Wiring.programChangeInputs(pump.outputs)
+        config.control?.outputLines = Wiring.outputLines(pump.outputs, pump: pump)
         // the chains the engine prepared (nil: no audio engine runs)
         let runningChains = JackSession.engine(in: pump.outputs).flatMap { $0.wah ? $0.engine.chainSpecs : nil }
         let view = detect ? nil : Wiring.liveView(monitor, title: "listen", output: output,
@@ -193,7 +198,7 @@ struct Listen: ParsableCommand {
             pump.stop()
             throw RuntimeFailure("cannot listen: \(error)")
         }
-        if web { Wiring.announceWebPage(listener, certificates: config.webCertificates, view: view) }
+        if web { Wiring.announceWebPage(listener, certificates: config.webCertificates, control: config.control, view: view) }
         view?.start()
         var watch = global.config.map { ConfigWatch(path: $0) }
         var running = (mappings: mappings, scenes: !scenes.isEmpty)   // what the calibrate key may trace
@@ -299,6 +304,14 @@ struct Listen: ParsableCommand {
         printError(text)
     }
 
+    /// Each scene's mapping texts as the configuration file gives them (the wah switch's, which
+    /// `--wah-switch` adds, in full syntax), for the control page.
+    func sceneTexts(_ scenes: [Scene]) -> [[String]] {
+        guard !scenes.isEmpty, let path = global.config, let file = try? ConfigFile(path: path) else { return [] }
+        let extra = output.jack.switchMappings().map(\.syntax)
+        return scenes.map { s in (file.scenes.first { $0.name == s.name }?.mappings.map(\.text) ?? []) + extra }
+    }
+
     /// A re-zero captured a rest orientation: with a configuration file, it is saved there
     /// (`motion: rest-gravity`) so the next start begins with it.
     func saveRest(_ g: SIMD3<Double>, logger: Logger) {
@@ -339,13 +352,13 @@ struct Listen: ParsableCommand {
                 }
             }
             if !scenes.isEmpty {
-                listener.replaceScenes(scenes)
+                listener.replaceScenes(scenes, texts: again.sceneTexts(scenes))
                 view?.setScenes(scenes.map(\.mappings), names: scenes.map(\.name))
                 logger.notice("\(path): reloaded, scenes \(scenes.map(\.name).joined(separator: ", "))")
                 return ([], true)
             }
             let mappings = try again.output.jack.resolve(again.mapping.mappings() + again.output.jack.switchMappings())
-            listener.replaceMappings(mappings)
+            listener.replaceMappings(mappings, texts: (try? again.mapping.texts()).map { $0 + again.output.jack.switchMappings().map(\.syntax) } ?? [])
             view?.setScenes([mappings], names: [])
             logger.notice("\(path): reloaded, \(mappings.count) mapping\(mappings.count == 1 ? "" : "s") now active (other settings take effect at the next start)")
             for m in mappings { logger.info("mapping: \(m.summary)") }

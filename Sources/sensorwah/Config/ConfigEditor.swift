@@ -35,6 +35,51 @@ enum ConfigEditor {
         try replace(path, with: lines.joined(separator: "\n"))
     }
 
+    /// Writes `texts` as the list of mappings (the top-level `mappings:`, or scene `scene`'s):
+    /// an entry whose text is unchanged keeps its line (and comment), a changed one is edited in
+    /// place, extra entries are removed and new ones added after the last in the same style.
+    static func setMappings(in path: String, scene: String?, texts: [String]) throws {
+        let file = try ConfigFile(path: path)
+        guard !texts.isEmpty else { throw Failure(description: "a configuration keeps at least one mapping") }
+        let entries: [(text: String, line: Int)]
+        let where_: String
+        if let name = scene {
+            guard let s = file.scenes.first(where: { $0.name == name }) else { throw Failure(description: "\(path) has no scene '\(name)'") }
+            entries = s.mappings; where_ = "scenes: \(name):"
+        } else {
+            entries = file.mappings; where_ = "mappings:"
+        }
+        guard let text = readWholeFile(path) else { throw Failure(description: "cannot read \(path)") }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if entries.isEmpty {
+            guard scene == nil, file.mappingsLine == nil else { throw Failure(description: "\(path): \(where_) has no entry to follow") }
+            if lines.last == "" { lines.removeLast() }
+            lines += ["", "mappings:"] + texts.map { "  - \($0)" } + [""]
+            return try replace(path, with: lines.joined(separator: "\n"))
+        }
+        guard Set(entries.map(\.line)).count == entries.count, entries.allSatisfy({ lines.indices.contains($0.line - 1) }) else {
+            throw Failure(description: "\(path): \(where_) is written on one line ([a, b]); write one mapping per line ('- MAPPING') to save from the control page")
+        }
+        let last = entries[entries.count - 1]
+        guard let lastRange = lines[last.line - 1].range(of: last.text) else {
+            throw Failure(description: "\(path):\(last.line): cannot find the mapping '\(last.text)' to follow")
+        }
+        let prefix = String(lines[last.line - 1][..<lastRange.lowerBound])
+        let quote = prefix.last.map { $0 == "\"" || $0 == "'" ? String($0) : "" } ?? ""
+        // edits first (every line number still holds), then additions after the last entry,
+        // then removals from the end
+        for i in 0..<min(entries.count, texts.count) where entries[i].text != texts[i] {
+            let e = entries[i]
+            guard let r = lines[e.line - 1].range(of: e.text) else { throw Failure(description: "\(path):\(e.line): cannot find the mapping '\(e.text)' to edit") }
+            lines[e.line - 1].replaceSubrange(r, with: texts[i])
+        }
+        if texts.count > entries.count {
+            lines.insert(contentsOf: texts[entries.count...].map { prefix + $0 + quote }, at: last.line)
+        }
+        for e in entries.dropFirst(texts.count).reversed() { lines.remove(at: e.line - 1) }
+        try replace(path, with: lines.joined(separator: "\n"))
+    }
+
     /// Sets `key: value` in a top-level section (added if missing), keeping everything else.
     static func setValue(in path: String, section: String, key: String, value: String, comment: String) throws {
         guard let text = readWholeFile(path) else { throw Failure(description: "cannot read \(path)") }

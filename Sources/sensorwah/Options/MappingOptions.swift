@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import SensorWahCore
 import SensorWahIO
@@ -80,7 +81,8 @@ struct MappingOptions: ParsableArguments {
     }
 
     /// Every mapping given, in order (the default mapping when none is).
-    func allMappings() throws -> [Mapping] {
+    /// The mappings' texts as given (`--map`, then `--map-file`'s lines); empty: the default.
+    func givenTexts() throws -> [String] {
         var lines = maps
         if let path = mapFile {
             guard let text = readWholeFile(path) else {
@@ -88,9 +90,34 @@ struct MappingOptions: ParsableArguments {
             }
             for raw in text.split(whereSeparator: \.isNewline) {
                 let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-                if !line.allSatisfy({ $0 == " " || $0 == "\t" }) { lines.append(String(line)) }
+                if !line.allSatisfy({ $0 == " " || $0 == "\t" }) { lines.append(String(line).trimmingCharacters(in: .whitespaces)) }
             }
         }
+        return lines
+    }
+
+    /// The texts of what `mappings()` runs, one per mapping (the default's full syntax when none
+    /// was given), for the control page.
+    func texts() throws -> [String] {
+        let lines = try givenTexts()
+        if lines.isEmpty { return [Mapping.default.syntax] }
+        if let n = solo, n >= 1, n <= lines.count { return [lines[n - 1]] }
+        return lines
+    }
+
+    /// One mapping from its text as the command line would run it (its `gesture:` and `pose:`
+    /// sources resolved against `--gestures`); the command line's message when it does not parse.
+    func parseOne(_ line: String) throws -> Mapping {
+        var m: [Mapping]
+        do { m = [try Mapping(parsing: line)] } catch let e as MappingSyntaxError {
+            throw ValidationError("mapping \"\(line)\": \(e.message)")
+        }
+        try resolveLearned(&m)
+        return m[0]
+    }
+
+    func allMappings() throws -> [Mapping] {
+        let lines = try givenTexts()
         if lines.isEmpty { return [.default] }
         var parsed = try lines.map { line in
             do { return try Mapping(parsing: line) } catch let e as MappingSyntaxError {

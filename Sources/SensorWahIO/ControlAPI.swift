@@ -1,0 +1,335 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOWebSocket
+import SensorWahCore
+import SensorWahEngine
+import SensorWahRuntime
+
+// The control page's API on the `--web` port (docs/control.md): the running mappings, the
+// senders and the scene as JSON, and the calls that change them. Everything runs on the
+// listener's event loop, the thread that owns the pipeline, so a change is the same hand-over a
+// reloaded configuration makes (`Pipeline.replaceMappings`): no lock, nothing on the output
+// thread or in the audio callback. Every call needs the token (`Authorization: Bearer TOKEN`);
+// the page itself carries no secret and reads the token from its URL's fragment.
+
+/// What the API needs from the command that runs it.
+public struct ControlHooks: @unchecked Sendable {
+    /// The secret every call must carry.
+    public var token: String
+    /// A mapping from its `--map` text, as the command line would run it (osc: slots are given
+    /// by the listener); throws with the command line's message.
+    public var parse: (String) throws -> Mapping
+    /// Writes the running mappings (of the scene named, or the top-level list) into the
+    /// configuration file; returns its path. Nil without `--config`.
+    public var save: ((_ scene: String?, _ texts: [String]) throws -> String)?
+    /// Lines about the outputs (the JACK engine, the RTP-MIDI session), as the live view shows
+    /// them; read from the network thread.
+    public var outputLines: (() -> [String])?
+    public init(token: String, parse: @escaping (String) throws -> Mapping,
+                save: ((_ scene: String?, _ texts: [String]) throws -> String)? = nil, outputLines: (() -> [String])? = nil) {
+        self.token = token; self.parse = parse; self.save = save; self.outputLines = outputLines
+    }
+}
+
+public enum ControlLimits {
+    /// Largest body of an API call.
+    public static let maxBody = 16 << 10
+    /// API calls a connection may make in a second.
+    public static let callsPerSecond = 50
+    /// How often `/api/live` pushes the state (30 a second).
+    public static let liveIntervalMillis: Int64 = 33
+    /// Mappings at most (a bound on what one call can make the mapper hold).
+    public static let maxMappings = 64
+}
+
+/// The control token: made once, kept in the data folder (readable by the user only).
+public enum ControlToken {
+    public static func load(folder: String = WebCertificates.defaultFolder()) throws -> String {
+        let path = folder + "/control-token"
+        if let t = readWholeFile(path)?.trimmingCharacters(in: .whitespacesAndNewlines),
+           t.count == 40, t.allSatisfy({ $0.isHexDigit }) {
+            chmod(path, 0o600)
+            return t
+        }
+        try WebCertificates.makeFolder(folder)
+        var g = SystemRandomNumberGenerator()
+        let token = (0..<20).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &g)) }.joined()
+        try WebCertificates.writePrivate(path, token + "\n")
+        return token
+    }
+
+    /// Equal in constant time (a wrong guess takes as long as any other).
+    static func matches(_ given: Substring, _ token: String) -> Bool {
+        let a = Array(given.utf8), b = Array(token.utf8)
+        guard a.count == b.count else { return false }
+        var d: UInt8 = 0
+        for i in a.indices { d |= a[i] ^ b[i] }
+        return d == 0
+    }
+
+    /// Whether a request carries the token (`Authorization: Bearer TOKEN`).
+    static func authorised(_ headers: HTTPHeaders, _ token: String) -> Bool {
+        guard let v = headers.first(name: "authorization"), v.lowercased().hasPrefix("bearer ") else { return false }
+        return matches(v.dropFirst(7).drop { $0 == " " }, token)
+    }
+
+    /// The WebSocket's way (a browser cannot set headers on it): the subprotocol
+    /// `sensorwah-token.TOKEN` beside `sensorwah-control`.
+    static func authorisedSocket(_ headers: HTTPHeaders, _ token: String) -> Bool {
+        for v in headers[canonicalForm: "sec-websocket-protocol"] where v.hasPrefix("sensorwah-token.") {
+            if matches(v.dropFirst("sensorwah-token.".count), token) { return true }
+        }
+        return false
+    }
+}
+
+/// An API call's answer: status and JSON.
+struct ControlAnswer {
+    var status: HTTPResponseStatus
+    var json: Any
+    static func error(_ status: HTTPResponseStatus, _ message: String) -> ControlAnswer { .init(status: status, json: ["error": message]) }
+}
+
+extension ListenerCore {
+    /// The texts of the running mappings (`--map` syntax), as given where known.
+    var runningTexts: [String] {
+        let texts = scenes.isEmpty ? mappingTexts : (sceneTexts.indices.contains(sceneIndex) ? sceneTexts[sceneIndex] : [])
+        let running = pipeline.mapper.mappings
+        return running.indices.map { i in i < texts.count ? texts[i] : running[i].syntax }
+    }
+
+    /// The state `/api/state` and `/api/live` give.
+    func controlState() -> [String: Any] {
+        func num(_ v: Double) -> Any { v.isFinite ? (v * 10_000).rounded() / 10_000 : NSNull() }
+        let now = monotonicNanos()
+        var senders: [[String: Any]] = []
+        for s in sessions.values.sorted(by: { $0.name < $1.name }) where !s.closed {
+            let p = s.parser.stats
+            let rate = controlRates[s.name]?.rate ?? 0
+            senders.append(["name": s.name, "rate": (rate * 10).rounded() / 10, "frames": p.frames,
+                            "skipped": p.totalSkipped + p.lateSamples,
+                            "silent": s.lastFrameNanos == 0 ? NSNull() : num(Double(now &- s.lastFrameNanos) * 1e-9),
+                            "pitch": num(s.tilt.pitch), "roll": num(s.tilt.roll)])
+        }
+        let texts = runningTexts
+        let mapper = pipeline.mapper
+        var mappings: [[String: Any]] = []
+        for (i, m) in mapper.mappings.enumerated() {
+            let p = mapper.probe(i)
+            mappings.append(["index": i + 1, "text": texts[i], "source": m.source.description, "target": m.target.description,
+                             "raw": num(p.raw), "smoothed": num(p.smoothed), "value": p.output, "max": m.target.maxValue,
+                             "fires": p.fires])
+        }
+        var state: [String: Any] = ["time": num(Double(now) * 1e-9), "senders": senders, "mappings": mappings,
+                                    "solo": mapper.solo + 1, "scene": NSNull(), "scenes": scenes.map(\.name),
+                                    "canSave": config.control?.save != nil]
+        if !scenes.isEmpty { state["scene"] = ["index": sceneIndex + 1, "name": scenes[sceneIndex].name] }
+        let g = controlGestures
+        state["gestures"] = ["flick": g.flick, "shake": g.shake, "tap": g.tap]
+        state["outputs"] = config.control?.outputLines?() ?? []
+        return state
+    }
+
+    /// Once a second: each sender's frame rate over the last second.
+    func updateControlRates() {
+        let now = monotonicNanos()
+        for s in sessions.values {
+            let frames = s.parser.stats.frames
+            if let last = controlRates[s.name] {
+                let dt = Double(now &- last.nanos) * 1e-9
+                if dt >= 0.9 { controlRates[s.name] = (frames, now, Double(frames - last.frames) / dt) }
+            } else {
+                controlRates[s.name] = (frames, now, 0)
+            }
+        }
+    }
+
+    /// Runs `list` (with its texts) from now on, on the network thread: the same hand-over as a
+    /// reloaded configuration; with scenes, the running scene's mappings change.
+    func controlRun(_ list: [Mapping], texts: [String]) {
+        let before = handoff.pushed
+        handoff.stamp(received: monotonicNanos())
+        if scenes.isEmpty {
+            pipeline.replaceMappings(reassignOSC([list])[0])
+            mappingTexts = texts
+        } else {
+            var sets = scenes.map(\.mappings)
+            sets[sceneIndex] = list
+            let assigned = reassignOSC(sets)
+            let s = scenes[sceneIndex]
+            scenes[sceneIndex] = Scene(name: s.name, mappings: assigned[sceneIndex], chain: s.chain)
+            while sceneTexts.count < scenes.count { sceneTexts.append([]) }
+            sceneTexts[sceneIndex] = texts
+            pipeline.replaceMappings(assigned[sceneIndex])
+        }
+        if handoff.pushed != before { wake() }
+    }
+
+    /// One API call (already authorised).
+    func controlCall(_ method: HTTPMethod, _ path: String, body: [UInt8]) -> ControlAnswer {
+        guard let hooks = config.control else { return .error(.notFound, "no control API") }
+        let parts = path.split(separator: "/").map(String.init)   // ["api", ...]
+        func index(_ s: String, count: Int) -> Int? { Int(s).flatMap { (1...count).contains($0) ? $0 : nil } }
+        var texts = runningTexts
+        var list = pipeline.mapper.mappings
+        // the body's mapping, parsed as the command line would (nil: `problem` says why)
+        var problem = ControlAnswer.error(.badRequest, "")
+        func parsed() -> (Mapping, String)? {
+            guard let o = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
+                problem = .error(.badRequest, "the body must be JSON: {\"text\": \"MAPPING\"}")
+                return nil
+            }
+            guard let t = (o["text"] as? String)?.trimmingCharacters(in: .whitespaces), !t.isEmpty else {
+                problem = .error(.badRequest, "the body's \"text\" must be a mapping in the --map syntax, e.g. \"tilt.y cc=11\"")
+                return nil
+            }
+            do { return (try hooks.parse(t), t) } catch {
+                problem = .error(.badRequest, "\(error)")
+                return nil
+            }
+        }
+        switch (method, parts.dropFirst().first ?? "", parts.count) {
+        case (.GET, "state", 2):
+            return .init(status: .ok, json: controlState())
+        case (.PUT, "mappings", 3), (.DELETE, "mappings", 3):
+            guard let n = index(parts[2], count: list.count) else {
+                return .error(.notFound, "there \(list.count == 1 ? "is 1 mapping" : "are \(list.count) mappings"), not '\(parts[2])'")
+            }
+            if method == .DELETE {
+                list.remove(at: n - 1); texts.remove(at: n - 1)
+                logger.notice("control: mapping \(n) removed")
+            } else {
+                guard let (m, t) = parsed() else { return problem }
+                list[n - 1] = m; texts[n - 1] = t
+                logger.notice("control: mapping \(n) is now \(t)")
+            }
+            controlRun(list, texts: texts)
+            return .init(status: .ok, json: controlState())
+        case (.POST, "mappings", 2):
+            guard list.count < ControlLimits.maxMappings else { return .error(.badRequest, "already \(list.count) mappings, the most one run holds") }
+            guard let (m, t) = parsed() else { return problem }
+            list.append(m); texts.append(t)
+            logger.notice("control: mapping \(list.count) added: \(t)")
+            controlRun(list, texts: texts)
+            return .init(status: .created, json: controlState())
+        case (.POST, "scene", 3):
+            guard !scenes.isEmpty else { return .error(.conflict, "no scenes: they live in the --config file") }
+            let n = index(parts[2], count: scenes.count) ?? scenes.firstIndex { $0.name == parts[2].removingPercentEncoding }.map { $0 + 1 }
+            guard let n else {
+                return .error(.notFound, "no scene '\(parts[2])': the scenes are \(scenes.enumerated().map { "\($0.offset + 1) \($0.element.name)" }.joined(separator: ", "))")
+            }
+            if n - 1 != sceneIndex { switchScene(to: n - 1) }
+            return .init(status: .ok, json: controlState())
+        case (.POST, "solo", 3):
+            guard let n = Int(parts[2]), (0...list.count).contains(n) else { return .error(.notFound, "solo takes 0 (every mapping) to \(list.count)") }
+            MonitorControl.solo.store(n - 1, ordering: .relaxed)
+            logger.notice(n == 0 ? "control: every mapping sends" : "control: only mapping \(n) sends (solo)")
+            return .init(status: .ok, json: ["solo": n])
+        case (.POST, "rezero", 2):
+            Shutdown.requestRezero()
+            return .init(status: .ok, json: ["rezero": "hold the sensor still for half a second"])
+        case (.POST, "save", 2):
+            guard let save = hooks.save else { return .error(.conflict, "no configuration file to save to: start listen with --config FILE") }
+            do {
+                let path = try save(scenes.isEmpty ? nil : scenes[sceneIndex].name, texts)
+                logger.notice("control: mappings saved to \(path)")
+                return .init(status: .ok, json: ["saved": path])
+            } catch {
+                return .error(.internalServerError, "not saved: \(error)")
+            }
+        case (_, "state", 2), (_, "mappings", _), (_, "scene", 3), (_, "solo", 3), (_, "rezero", 2), (_, "save", 2):
+            return .error(.methodNotAllowed, "not with \(method)")
+        default:
+            return .error(.notFound, "no such call: see docs/control.md")
+        }
+    }
+}
+
+extension WebHTTPHandler {
+    /// `/control` and `/api/...`; false when the path is neither.
+    func answerControl(_ context: ChannelHandlerContext, _ h: HTTPRequestHead, path: String) -> Bool {
+        guard let hooks = core.config.control else { return false }
+        if path == "/control" {
+            guard h.method == .GET || h.method == .HEAD else { respond(context, .methodNotAllowed, text: "not with \(h.method)"); return true }
+            respond(context, .ok, type: "text/html; charset=utf-8", Array(ControlPage.html.utf8), head: h.method == .HEAD)
+            return true
+        }
+        guard path == "/api" || path.hasPrefix("/api/") else { return false }
+        let reply = { (a: ControlAnswer) in
+            let data = (try? JSONSerialization.data(withJSONObject: a.json, options: [.sortedKeys])) ?? Data("{}".utf8)
+            self.respond(context, a.status, type: "application/json", Array(data) + [10])
+        }
+        guard ControlToken.authorised(h.headers, hooks.token) else {
+            core.stats.web.refused += 1
+            reply(.error(.unauthorized, "the control token is missing or wrong: open the control address listen printed (…/control#TOKEN), or send Authorization: Bearer TOKEN"))
+            return true
+        }
+        guard controlLimiter.admit(monotonicNanos(), limit: ControlLimits.callsPerSecond) else {
+            reply(.error(.tooManyRequests, "more than \(ControlLimits.callsPerSecond) calls a second"))
+            return true
+        }
+        if tooLarge || body.count > ControlLimits.maxBody {
+            reply(.error(.payloadTooLarge, "body over \(ControlLimits.maxBody) bytes"))
+            return true
+        }
+        reply(core.controlCall(h.method, path, body: body))
+        return true
+    }
+}
+
+/// `/api/live`: the state pushed 30 times a second while the socket is open.
+final class ControlLiveHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+    let core: ListenerCore
+    var task: RepeatedTask?
+    var received = 0
+
+    init(core: ListenerCore) { self.core = core }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let core = self.core
+        let ctx = context
+        nonisolated(unsafe) let unsafeCtx = ctx
+        task = context.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: .milliseconds(ControlLimits.liveIntervalMillis)) { [weak self] _ in
+            guard let self, unsafeCtx.channel.isActive else { return }
+            // a page that cannot keep up (a backgrounded tab) is not queued more
+            guard unsafeCtx.channel.isWritable else { return }
+            let data = (try? JSONSerialization.data(withJSONObject: core.controlState(), options: [.sortedKeys])) ?? Data()
+            var buf = unsafeCtx.channel.allocator.buffer(capacity: data.count)
+            buf.writeBytes(data)
+            unsafeCtx.writeAndFlush(self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: buf)), promise: nil)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) { task?.cancel() }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .connectionClose:
+            task?.cancel()
+            context.close(promise: nil)
+        case .ping:
+            var d = frame.unmaskedData
+            let pong = WebSocketFrame(fin: true, opcode: .pong, data: d.readSlice(length: d.readableBytes) ?? context.channel.allocator.buffer(capacity: 0))
+            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+        default:
+            // the page says it is alive now and then (the idle timeout); nothing else is taken here
+            received += frame.length
+            if received > 1 << 20 { task?.cancel(); context.close(promise: nil) }
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        task?.cancel()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        task?.cancel()
+        context.close(promise: nil)
+    }
+}

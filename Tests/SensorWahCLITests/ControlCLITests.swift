@@ -1,0 +1,305 @@
+import Foundation
+import XCTest
+
+/// The control page's API (`listen --web`: `/api/...`) over real HTTPS on loopback with curl, a
+/// take streamed by `sensorwah stream` as a phone would; and the page itself in Debian's
+/// Chromium, headless (Tests/Tools/control-page.py).
+final class ControlCLITests: XCTestCase {
+    static let driver = CLI.repo.appendingPathComponent("Tests/Tools/control-page.py").path
+
+    var data: String!
+    override func setUpWithError() throws {
+        data = FileManager.default.temporaryDirectory.appendingPathComponent("sw-control-\(getpid())-\(name.hashValue & 0xffff)").path
+        try? FileManager.default.removeItem(atPath: data)
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+    }
+    override func tearDownWithError() throws { if let d = data { try? FileManager.default.removeItem(atPath: d) } }
+
+    struct Rig {
+        var listen: CLI.Running
+        var tcp: Int
+        var web: Int
+        var token: String
+        var base: String { "https://127.0.0.1:\(web)" }
+    }
+
+    /// `listen --web` with a TCP input for `sensorwah stream`, both on free ports.
+    func start(_ extra: [String]) throws -> Rig {
+        let l = try CLI.Running(["listen", "--web", "--web-port", "0", "--port", "0", "--midi", "stdout", "--rest-after", "0"] + extra,
+                                env: ["XDG_DATA_HOME": data])
+        guard let web = l.waitForStderr(#"listening on https://[0-9.]+:(\d+)"#, seconds: 20).flatMap({ Int($0) }),
+              let tcp = extra.contains("--no-tcp") ? 0 : l.waitForStderr(#"listening on tcp://[0-9.]+:(\d+)"#).flatMap({ Int($0) }),
+              let token = l.waitForStderr(#"/control#([0-9a-f]{40})"#) else {
+            l.interrupt(); _ = l.wait(timeout: 10)
+            XCTFail("listen --web did not start: \(l.stderrSoFar)")
+            throw XCTSkip("no server")
+        }
+        return Rig(listen: l, tcp: tcp, web: web, token: token)
+    }
+
+    /// One API call with curl: the HTTP status and the JSON answer.
+    func api(_ rig: Rig, _ method: String, _ path: String, _ body: [String: Any]? = nil, token: String? = "") throws -> (code: Int, json: [String: Any]) {
+        var auth = ""
+        let t = token == "" ? rig.token : token
+        if let t { auth = "-H 'Authorization: Bearer \(t)'" }
+        var send = ""
+        if let body {
+            let file = data + "/body.json"
+            try JSONSerialization.data(withJSONObject: body).write(to: URL(fileURLWithPath: file))
+            send = "-H 'Content-Type: application/json' --data-binary @\(file)"
+        }
+        let r = try WebCLITests.shell("curl -sk --max-time 10 -X \(method) \(auth) \(send) -w '\\n%{http_code}' \(rig.base)/api/\(path)")
+        let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let code = Int(lines.last ?? "") ?? 0
+        let json = (try? JSONSerialization.jsonObject(with: Data(lines.dropLast().joined(separator: "\n").utf8))) as? [String: Any] ?? [:]
+        return (code, json)
+    }
+
+    func mappings(_ state: [String: Any]) -> [[String: Any]] { state["mappings"] as? [[String: Any]] ?? [] }
+
+    /// `sensorwah stream` playing the bundled take to the listener, looping, in real time.
+    func stream(_ rig: Rig) throws -> CLI.Running {
+        try CLI.Running(["stream", CLI.recording("wrist-wah-phone.csv"), "--to", "127.0.0.1:\(rig.tcp)", "--loop"])
+    }
+
+    /// The CC messages on stdout, in order: (t, cc, value).
+    static func ccs(_ stdout: String) -> [(t: Double, cc: Int, v: Int)] {
+        CLI.lines(stdout).compactMap { l in
+            guard let o = try? JSONSerialization.jsonObject(with: Data(l.utf8)) as? [String: Any],
+                  o["type"] as? String == "cc", let cc = o["cc"] as? Int, let t = o["t"] as? Double, let v = o["value"] as? Int else { return nil }
+            return (t, cc, v)
+        }
+    }
+
+    /// Waits until `GET /api/state` satisfies `ok`.
+    func waitForState(_ rig: Rig, seconds: Double = 10, _ ok: ([String: Any]) -> Bool) throws -> [String: Any] {
+        let end = Date().addingTimeInterval(seconds)
+        var last: [String: Any] = [:]
+        while Date() < end {
+            let r = try api(rig, "GET", "state")
+            last = r.json
+            if r.code == 200 && ok(r.json) { return r.json }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        XCTFail("the state never became what was awaited: \(last)")
+        return last
+    }
+
+    /// The token: 401 without it or with a wrong one (nothing changes), kept 0600 in the data
+    /// folder and the same at the next start.
+    func testEveryCallNeedsTheToken() throws {
+        let rig = try start(["--no-tcp", "--map", "accel.x cc=11"])
+        defer { rig.listen.interrupt(); _ = rig.listen.wait(timeout: 20) }
+        XCTAssertEqual(try api(rig, "GET", "state", token: nil).code, 401)
+        XCTAssertEqual(try api(rig, "GET", "state", token: String(repeating: "0", count: 40)).code, 401)
+        let refused = try api(rig, "PUT", "mappings/1", ["text": "accel.y cc=12"], token: "wrong")
+        XCTAssertEqual(refused.code, 401)
+        XCTAssertTrue((refused.json["error"] as? String ?? "").contains("token"), "\(refused.json)")
+        XCTAssertEqual(try api(rig, "POST", "mappings", ["text": "accel.y cc=12"], token: nil).code, 401)
+        let state = try api(rig, "GET", "state")
+        XCTAssertEqual(state.code, 200)
+        XCTAssertEqual(mappings(state.json).map { $0["text"] as? String }, ["accel.x cc=11"], "nothing changed")
+        // the live socket too: no token, no upgrade
+        let ws = try WebCLITests.shell("curl -sk --max-time 5 -o /dev/null -w '%{http_code}' -H 'Connection: Upgrade' -H 'Upgrade: websocket' -H 'Sec-WebSocket-Version: 13' -H 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==' \(rig.base)/api/live").stdout
+        XCTAssertEqual(ws, "401")
+        let upgrade = "-H 'Connection: Upgrade' -H 'Upgrade: websocket' -H 'Sec-WebSocket-Version: 13' -H 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=='"
+        let foreign = try WebCLITests.shell("curl -sk --max-time 5 -o /dev/null -w '%{http_code}' \(upgrade) -H 'Origin: https://example.com' -H 'Sec-WebSocket-Protocol: sensorwah-control, sensorwah-token.\(rig.token)' \(rig.base)/api/live").stdout
+        XCTAssertEqual(foreign, "401", "another site's page gets no live state, token or not")
+        let open = try WebCLITests.shell("curl -sk --max-time 2 -o /dev/null -w '%{http_code}' \(upgrade) -H 'Sec-WebSocket-Protocol: sensorwah-control, sensorwah-token.\(rig.token)' \(rig.base)/api/live").stdout
+        XCTAssertEqual(open, "101", "with the token the socket opens")
+        // a state-changing GET does not exist
+        XCTAssertEqual(try api(rig, "GET", "save").code, 405)
+        let path = data + "/sensorwah/control-token"
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), rig.token)
+        // the page itself carries no secret
+        let page = try WebCLITests.shell("curl -sk \(rig.base)/control").stdout
+        XCTAssertTrue(page.contains("SensorWah control"))
+        XCTAssertFalse(page.contains(rig.token))
+    }
+
+    /// The state follows a streamed take; a mapping replaced through the API takes over the MIDI
+    /// stream at once and is what the state reports; a bad one gets 400 with the command line's
+    /// message and changes nothing; add and delete.
+    func testTheAPIChangesTheRunningRig() throws {
+        let rig = try start(["--map", "accel.x cc=11 smooth=0"])
+        let phone = try stream(rig)
+        defer { phone.interrupt(); _ = phone.wait(timeout: 10) }
+        let moving = try waitForState(rig) { s in
+            let senders = s["senders"] as? [[String: Any]] ?? []
+            return (senders.first?["frames"] as? Int ?? 0) > 150 && (senders.first?["rate"] as? Double ?? 0) > 50
+        }
+        let sender = try XCTUnwrap((moving["senders"] as? [[String: Any]])?.first)
+        XCTAssertTrue((sender["name"] as? String ?? "").hasPrefix("sensorlog@127.0.0.1"), "\(sender)")
+        XCTAssertEqual(sender["rate"] as? Double ?? 0, 100, accuracy: 15, "the take is 100 Hz")
+        XCTAssertNotNil(sender["pitch"] as? Double, "the tilt")
+        let first = try XCTUnwrap(mappings(moving).first)
+        XCTAssertEqual(first["index"] as? Int, 1)
+        XCTAssertEqual(first["text"] as? String, "accel.x cc=11 smooth=0")
+        XCTAssertNotNil(first["raw"] as? Double)
+        XCTAssertTrue((0...127).contains(first["value"] as? Int ?? -1))
+
+        let replaced = try api(rig, "PUT", "mappings/1", ["text": "accel.x cc=12 smooth=0"])
+        XCTAssertEqual(replaced.code, 200, "\(replaced.json)")
+        XCTAssertEqual(mappings(replaced.json).first?["text"] as? String, "accel.x cc=12 smooth=0")
+        Thread.sleep(forTimeInterval: 1)
+        // the command line's message for the same mistake
+        let cli = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--map", "accel.x cc=300", "--midi", "stdout"])
+        let bad = try api(rig, "PUT", "mappings/1", ["text": "accel.x cc=300"])
+        XCTAssertEqual(bad.code, 400)
+        let message = try XCTUnwrap(bad.json["error"] as? String)
+        XCTAssertTrue(cli.stderr.contains(message), "API: \(message)\nCLI: \(cli.stderr)")
+        XCTAssertEqual(mappings(try api(rig, "GET", "state").json).map { $0["text"] as? String }, ["accel.x cc=12 smooth=0"])
+        XCTAssertEqual(try api(rig, "PUT", "mappings/7", ["text": "accel.x cc=13"]).code, 404)
+        XCTAssertEqual(try api(rig, "PUT", "mappings/1", ["nothing": 1]).code, 400)
+
+        let added = try api(rig, "POST", "mappings", ["text": "tilt.y cc=20 range=-60..60"])
+        XCTAssertEqual(added.code, 201)
+        XCTAssertEqual(mappings(added.json).count, 2)
+        Thread.sleep(forTimeInterval: 0.5)
+        let deleted = try api(rig, "DELETE", "mappings/2")
+        XCTAssertEqual(deleted.code, 200)
+        XCTAssertEqual(mappings(deleted.json).map { $0["text"] as? String }, ["accel.x cc=12 smooth=0"])
+        XCTAssertEqual(try api(rig, "POST", "save").code, 409, "no --config: nothing to save to")
+        XCTAssertEqual(try api(rig, "POST", "scene/1").code, 409, "no scenes")
+        Thread.sleep(forTimeInterval: 0.5)
+        phone.interrupt(); _ = phone.wait(timeout: 10)
+        rig.listen.interrupt()
+        let r = rig.listen.wait(timeout: 20)
+        XCTAssertEqual(r.status, 0, r.stderr)
+
+        // the stream: CC 11 until the change, then CC 12 from the very next frame (the old
+        // controller's rest value between), CC 20 only while the added mapping ran
+        let c = Self.ccs(r.stdout)
+        let switchAt = try XCTUnwrap(c.firstIndex { $0.cc == 12 }, "no CC 12 after the change")
+        XCTAssertTrue(c[..<switchAt].allSatisfy { $0.cc == 11 }, "\(c[..<switchAt].filter { $0.cc != 11 }.prefix(3))")
+        XCTAssertGreaterThan(switchAt, 50, "CC 11 ran first")
+        let after = c[switchAt...]
+        XCTAssertEqual(after.filter { $0.cc == 11 }.count, 0, "mapping 1 sends CC 12 only")
+        XCTAssertGreaterThan(after.filter { $0.cc == 12 }.count, 50)
+        XCTAssertGreaterThan(after.filter { $0.cc == 20 }.count, 0, "the added mapping sent")
+        // within one frame: the last CC 11 before the switch (not the rest value) and the first
+        // CC 12 are at most a frame apart (10 ms at 100 Hz) ... unless the value did not change
+        let lastMoving = c[..<switchAt].last { $0.v != 64 } ?? c[switchAt - 1]
+        XCTAssertLessThanOrEqual(c[switchAt].t - lastMoving.t, 0.05, "CC 12 started \(c[switchAt].t - lastMoving.t) s after the last CC 11")
+        XCTAssertTrue(r.stderr.contains("control: mapping 1 is now accel.x cc=12 smooth=0"), r.stderr)
+    }
+
+    /// Save writes the running mappings into the configuration file (its comments kept), which
+    /// `listen --config` then reads back to the same mappings; scenes switch through the API.
+    func testSaveAndScenes() throws {
+        let config = data + "/rig.yaml"
+        try """
+        # my rig
+        scenes:
+          verse:
+            - accel.x cc=11 smooth=0   # the wah
+          chorus:
+            - accel.y cc=21
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let rig = try start(["--no-tcp", "--config", config])
+        var state = try api(rig, "GET", "state").json
+        XCTAssertEqual((state["scene"] as? [String: Any])?["name"] as? String, "verse")
+        XCTAssertEqual(state["scenes"] as? [String], ["verse", "chorus"])
+        XCTAssertEqual(mappings(state).map { $0["text"] as? String }, ["accel.x cc=11 smooth=0"])
+        XCTAssertEqual(try api(rig, "PUT", "mappings/1", ["text": "accel.x cc=12 range=-0.5..0.5"]).code, 200)
+        XCTAssertEqual(try api(rig, "POST", "mappings", ["text": "tilt.y cc=20"]).code, 201)
+        let saved = try api(rig, "POST", "save")
+        XCTAssertEqual(saved.code, 200, "\(saved.json)")
+        XCTAssertEqual(saved.json["saved"] as? String, config)
+        let chorus = try api(rig, "POST", "scene/2")
+        XCTAssertEqual(chorus.code, 200)
+        XCTAssertEqual((chorus.json["scene"] as? [String: Any])?["name"] as? String, "chorus")
+        XCTAssertEqual(mappings(chorus.json).map { $0["text"] as? String }, ["accel.y cc=21"])
+        XCTAssertEqual(try api(rig, "POST", "scene/verse").code, 200, "by name too")
+        XCTAssertEqual(try api(rig, "POST", "scene/5").code, 404)
+        rig.listen.interrupt()
+        let r = rig.listen.wait(timeout: 20)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("scene 'chorus'"), r.stderr)
+
+        let text = try String(contentsOfFile: config, encoding: .utf8)
+        XCTAssertTrue(text.hasPrefix("# my rig\n"), text)
+        XCTAssertTrue(text.contains("    - accel.x cc=12 range=-0.5..0.5   # the wah\n    - tilt.y cc=20\n"), text)
+        XCTAssertTrue(text.contains("    - accel.y cc=21"), text)
+        // read back by a new run
+        let again = try start(["--no-tcp", "--config", config])
+        state = try api(again, "GET", "state").json
+        XCTAssertEqual(mappings(state).map { $0["text"] as? String }, ["accel.x cc=12 range=-0.5..0.5", "tilt.y cc=20"])
+        again.listen.interrupt()
+        XCTAssertEqual(again.listen.wait(timeout: 20).status, 0)
+    }
+
+    /// The page in Chromium: it loads over HTTPS and goes live, its values move while a take
+    /// streams, a mapping edited in the page changes the MIDI stream, a scene button switches
+    /// the scene, and a laptop-sized and a phone-sized screenshot show the main parts.
+    func testThePageInABrowser() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
+            throw XCTSkip("chromium is not installed (tools/install-deps installs it)")
+        }
+        let config = data + "/rig.yaml"
+        try """
+        scenes:
+          verse:
+            - accel.x cc=11 smooth=0
+          chorus:
+            - accel.y cc=21
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let rig = try start(["--config", config])
+        let phone = try stream(rig)
+        defer { phone.interrupt(); _ = phone.wait(timeout: 10) }
+        _ = try waitForState(rig) { s in ((s["senders"] as? [[String: Any]])?.first?["frames"] as? Int ?? 0) > 100 }
+        let peer = try RTPMIDICLITests.Peer.custom(RTPMIDICLITests.python, [Self.driver, "--url", "\(rig.base)/control#\(rig.token)",
+                                                                              "--watch", "2", "--edit", "accel.x cc=12 smooth=0",
+                                                                              "--scene", "2", "--shots", data])
+        peer.process.waitUntilExit()
+        peer.stop()
+        XCTAssertEqual(peer.process.terminationStatus, 0, peer.text)
+        let lines = peer.lines
+        func event(_ name: String, size: String? = nil) -> [String: Any]? {
+            lines.first { $0["event"] as? String == name && (size == nil || $0["size"] as? String == size) }
+        }
+        let loaded = try XCTUnwrap(event("loaded"), peer.text)
+        XCTAssertEqual(loaded["secure"] as? Bool, true)
+        XCTAssertEqual(loaded["state"] as? String, "live", "the live socket opened")
+        let watched = try XCTUnwrap(event("watched"))
+        let values = Set((watched["values"] as? [String?] ?? []).compactMap { $0 })
+        XCTAssertGreaterThanOrEqual(values.count, 4, "the sent value moves on the page: \(values)")
+        XCTAssertTrue((watched["senders"] as? [String] ?? []).contains { $0.hasPrefix("sensorlog@127.0.0.1") }, "\(watched)")
+        let edited = try XCTUnwrap(event("edited"))
+        XCTAssertEqual(edited["error"] as? String, "", "\(edited)")
+        XCTAssertEqual(edited["text"] as? String, "accel.x cc=12 smooth=0")
+        let scene = try XCTUnwrap(event("scene"))
+        XCTAssertEqual(scene["on"] as? String, "chorus")
+        for size in ["laptop", "phone"] {
+            let l = try XCTUnwrap(event("layout", size: size))
+            for part in ["sender", "tilt", "mapping", "plot", "painted", "scenes", "save", "add"] {
+                XCTAssertEqual(l[part] as? Bool, true, "\(size): \(part) \(l)")
+            }
+            XCTAssertEqual(l["scrollsSideways"] as? Bool, false, "\(size) \(l)")
+        }
+        for (file, w, h) in [("control-laptop.png", 1280, 800), ("control-phone.png", 780, 1688)] {
+            let png = try Data(contentsOf: URL(fileURLWithPath: data + "/" + file))
+            XCTAssertEqual(Array(png.prefix(4)), [0x89, 0x50, 0x4E, 0x47])
+            XCTAssertEqual(png[16..<20].reduce(0) { $0 << 8 | Int($1) }, w)
+            XCTAssertEqual(png[20..<24].reduce(0) { $0 << 8 | Int($1) }, h)
+        }
+        if let keep = ProcessInfo.processInfo.environment["SENSORWAH_KEEP_SCREENSHOTS"] {
+            for f in ["control-laptop.png", "control-phone.png"] {
+                try? FileManager.default.removeItem(atPath: keep + "/" + f)
+                try FileManager.default.copyItem(atPath: data + "/" + f, toPath: keep + "/" + f)
+            }
+        }
+        phone.interrupt(); _ = phone.wait(timeout: 10)
+        rig.listen.interrupt()
+        let r = rig.listen.wait(timeout: 20)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        // the page's edit reached the MIDI stream: CC 12 after CC 11, then the chorus's CC 21
+        let c = Self.ccs(r.stdout)
+        let i12 = try XCTUnwrap(c.firstIndex { $0.cc == 12 }, "the page's edit never reached the stream")
+        XCTAssertTrue(c[..<i12].contains { $0.cc == 11 })
+        let i21 = try XCTUnwrap(c.firstIndex { $0.cc == 21 }, "the scene never switched")
+        XCTAssertGreaterThan(i21, i12)
+    }
+}
