@@ -129,6 +129,7 @@ extension ListenerCore {
         let g = controlGestures
         state["gestures"] = ["flick": g.flick, "shake": g.shake, "tap": g.tap]
         state["outputs"] = config.control?.outputLines?() ?? []
+        state["message"] = ["serial": controlMessageSerial, "text": controlMessage]
         return state
     }
 
@@ -227,6 +228,11 @@ extension ListenerCore {
             MonitorControl.solo.store(n - 1, ordering: .relaxed)
             logger.notice(n == 0 ? "control: every mapping sends" : "control: only mapping \(n) sends (solo)")
             return .init(status: .ok, json: ["solo": n])
+        case (.POST, "calibrate", 3):
+            guard let n = index(parts[2], count: list.count) else { return .error(.notFound, "calibrate takes a mapping, 1 to \(list.count)") }
+            guard hooks.save != nil else { return .error(.conflict, "calibrate writes the range into the configuration file: start listen with --config FILE") }
+            MonitorControl.calibrate.store(n, ordering: .relaxed)
+            return .init(status: .accepted, json: ["calibrate": n, "steps": "hold your rest pose 1.5 s, then move through your comfortable range; the state's message says how it goes"])
         case (.POST, "rezero", 2):
             Shutdown.requestRezero()
             return .init(status: .ok, json: ["rezero": "hold the sensor still for half a second"])
@@ -239,7 +245,7 @@ extension ListenerCore {
             } catch {
                 return .error(.internalServerError, "not saved: \(error)")
             }
-        case (_, "state", 2), (_, "mappings", _), (_, "scene", 3), (_, "solo", 3), (_, "rezero", 2), (_, "save", 2):
+        case (_, "state", 2), (_, "mappings", _), (_, "scene", 3), (_, "solo", 3), (_, "calibrate", 3), (_, "rezero", 2), (_, "save", 2):
             return .error(.methodNotAllowed, "not with \(method)")
         default:
             return .error(.notFound, "no such call: see docs/control.md")

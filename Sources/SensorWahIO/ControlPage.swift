@@ -82,7 +82,7 @@ enum ControlPage {
 const token = decodeURIComponent(location.hash.slice(1));
 const $ = (id) => document.getElementById(id);
 const hist = new Map();          // "index text" -> [{t, raw, smoothed, value}]: a changed mapping starts a new trace
-let state = null, live = null, lastGestures = null, lastRebuild = "";
+let state = null, live = null, lastGestures = null, lastRebuild = "", lastMessage = null;
 
 function say(text) { $("message").textContent = text; if (text) setTimeout(() => { if ($("message").textContent === text) $("message").textContent = ""; }, 6000); }
 function status(text, cls) { const s = $("state"); s.textContent = text; s.className = cls || ""; }
@@ -140,7 +140,7 @@ function rebuildMappings(s) {
   for (const m of s.mappings) {
     const d = document.createElement("div"); d.className = "mapping"; d.dataset.index = m.index; d.dataset.text = m.text;
     d.innerHTML = `<div class="top"><span class="num">${m.index}</span><input aria-label="mapping ${m.index}" autocomplete="off" spellcheck="false">
-      <span class="value" title="last value sent">-</span><button class="solo">Solo</button><button class="danger del" aria-label="remove mapping ${m.index}">✕</button></div>
+      <span class="value" title="last value sent">-</span><button class="solo">Solo</button><button class="cal" title="Trace your range: rest 1.5 s, then move">Calibrate</button><button class="danger del" aria-label="remove mapping ${m.index}">✕</button></div>
       <div class="error" role="alert"></div><canvas class="plot" height="140"></canvas>`;
     const input = d.querySelector("input"); input.value = m.text; input.dataset.text = m.text;
     input.addEventListener("keydown", (e) => {
@@ -151,6 +151,7 @@ function rebuildMappings(s) {
     const solo = d.querySelector(".solo");
     if (s.solo === m.index) solo.classList.add("on");
     solo.addEventListener("click", () => call("POST", "solo/" + (s.solo === m.index ? 0 : m.index)).then(r => say(r.solo ? `only mapping ${r.solo} sends (for a DAW's MIDI learn)` : "every mapping sends")).catch(e => say(e.message)));
+    d.querySelector(".cal").addEventListener("click", () => call("POST", "calibrate/" + m.index).then(r => say(r.steps)).catch(e => say(e.message)));
     d.querySelector(".del").addEventListener("click", () => call("DELETE", "mappings/" + m.index).then(apply).then(() => say(`mapping ${m.index} removed`)).catch(e => say(e.message)));
     box.appendChild(d);
   }
@@ -199,6 +200,7 @@ function apply(s) {
     if (s.gestures[g] > lastGestures[g]) { el.classList.add("fired"); setTimeout(() => el.classList.remove("fired"), 50); }
   }
   lastGestures = s.gestures;
+  if (s.message.serial !== lastMessage) { if (lastMessage !== null && s.message.text) say(s.message.text); lastMessage = s.message.serial; }
   $("outputs").textContent = s.outputs.length ? s.outputs.join("\n") : "MIDI as the command line set it";
 }
 

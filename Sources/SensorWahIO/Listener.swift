@@ -262,6 +262,9 @@ final class ListenerCore: @unchecked Sendable {
     var sceneTexts: [[String]] = []
     var controlRates: [String: (frames: Int, nanos: UInt64, rate: Double)] = [:]
     var controlGestures = (flick: 0, shake: 0, tap: 0)
+    /// The latest news for the page (calibration's progress), with a serial that moves with it.
+    var controlMessage = "" { didSet { controlMessageSerial &+= 1 } }
+    var controlMessageSerial = 0
 
     @inline(__always)
     func noteForControl(_ s: SenderSession, _ frame: borrowing SensorFrame) {

@@ -336,6 +336,18 @@ public final class Listener: @unchecked Sendable {
         }.wait()
     }
 
+    /// The mappings running now (taken on the network thread).
+    public func runningMappings() -> [Mapping] {
+        let core = self.core
+        return (try? core.loop.submit { core.pipeline.mapper.mappings }.wait()) ?? []
+    }
+
+    /// A line for the control page's message (calibration's progress), from any thread.
+    public func setControlMessage(_ text: String) {
+        let core = self.core
+        core.loop.execute { core.controlMessage = text }
+    }
+
     /// Calls `tap` on the network thread with every sender's frame after its motion stage
     /// (before `start`). For tools that read sources rather than send MIDI (`calibrate`).
     public func setFrameTap(_ tap: @escaping (String, SensorFrame) -> Void) {

@@ -214,6 +214,12 @@ final class ControlCLITests: XCTestCase {
         XCTAssertEqual(mappings(chorus.json).map { $0["text"] as? String }, ["accel.y cc=21"])
         XCTAssertEqual(try api(rig, "POST", "scene/verse").code, 200, "by name too")
         XCTAssertEqual(try api(rig, "POST", "scene/5").code, 404)
+        // an edit on disk is reloaded, and the page's state follows it
+        let onDisk = try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "tilt.y cc=20", with: "tilt.y cc=22")
+        try onDisk.write(toFile: config, atomically: true, encoding: .utf8)
+        _ = try waitForState(rig) { s in self.mappings(s).map { $0["text"] as? String } == ["accel.x cc=12 range=-0.5..0.5", "tilt.y cc=22"] }
+        try onDisk.replacingOccurrences(of: "tilt.y cc=22", with: "tilt.y cc=20").write(toFile: config, atomically: true, encoding: .utf8)
+        _ = try waitForState(rig) { s in self.mappings(s).map { $0["text"] as? String } == ["accel.x cc=12 range=-0.5..0.5", "tilt.y cc=20"] }
         rig.listen.interrupt()
         let r = rig.listen.wait(timeout: 20)
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -229,6 +235,28 @@ final class ControlCLITests: XCTestCase {
         XCTAssertEqual(mappings(state).map { $0["text"] as? String }, ["accel.x cc=12 range=-0.5..0.5", "tilt.y cc=20"])
         again.listen.interrupt()
         XCTAssertEqual(again.listen.wait(timeout: 20).status, 0)
+    }
+
+    /// Calibrate from the page: the trace runs on the streamed take and its range is written
+    /// into the configuration file; the state's message says how it went.
+    func testCalibrateThroughTheAPI() throws {
+        let config = data + "/rig.yaml"
+        try "mappings:\n  - accel.x cc=11   # the wah\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let rig = try start(["--config", config])
+        defer { rig.listen.interrupt(); _ = rig.listen.wait(timeout: 20) }
+        XCTAssertEqual(try api(rig, "POST", "calibrate/3").code, 404)
+        let phone = try stream(rig)
+        defer { phone.interrupt(); _ = phone.wait(timeout: 10) }
+        let asked = try api(rig, "POST", "calibrate/1")
+        XCTAssertEqual(asked.code, 202, "\(asked.json)")
+        let done = try waitForState(rig, seconds: 20) { s in
+            ((s["message"] as? [String: Any])?["text"] as? String ?? "").contains("written to")
+        }
+        let message = (done["message"] as? [String: Any])?["text"] as? String ?? ""
+        XCTAssertTrue(message.hasPrefix("calibrate mapping 1 (accel.x): range="), message)
+        let text = try String(contentsOfFile: config, encoding: .utf8)
+        XCTAssertTrue(text.contains("- accel.x cc=11 range="), text)
+        XCTAssertTrue(text.contains("# the wah"), text)
     }
 
     /// The page in Chromium: it loads over HTTPS and goes live, its values move while a take

@@ -145,7 +145,8 @@ final class KeyCalibration {
     let mapping: Mapping
     let path: String
     let listener: Listener
-    let view: LiveView
+    /// Where its progress is said: the live view's message line and the control page's.
+    let say: (String) -> Void
     let logger: Logger
     let box: CalibrationBox
     let started = monotonicNanos()
@@ -154,18 +155,18 @@ final class KeyCalibration {
     /// it and put back after.
     var baseTap: ((String, SensorFrame) -> Void)?
 
-    private init(index: Int, mapping: Mapping, path: String, listener: Listener, view: LiveView, logger: Logger) {
+    private init(index: Int, mapping: Mapping, path: String, listener: Listener, say: @escaping (String) -> Void, logger: Logger) {
         self.index = index; self.mapping = mapping; self.path = path
-        self.listener = listener; self.view = view; self.logger = logger
+        self.listener = listener; self.say = say; self.logger = logger
         box = CalibrationBox(RangeCalibration(restSeconds: Self.restSeconds))
     }
 
-    /// Starts tracing mapping `index` (1 = the first) of those `running`, or says in the view
+    /// Starts tracing mapping `index` (1 = the first) of those `running`, or says through `say`
     /// why it cannot (nil).
     static func start(_ index: Int, running: [Mapping], scenes: Bool, path: String?, listener: Listener,
-                      view: LiveView, logger: Logger, baseTap: ((String, SensorFrame) -> Void)? = nil) -> KeyCalibration? {
+                      say: @escaping (String) -> Void, logger: Logger, baseTap: ((String, SensorFrame) -> Void)? = nil) -> KeyCalibration? {
         func refuse(_ why: String) -> KeyCalibration? {
-            view.setMessage("calibrate: \(why)")
+            say("calibrate: \(why)")
             logger.error("calibrate: \(why)")
             return nil
         }
@@ -183,7 +184,7 @@ final class KeyCalibration {
               written.syntax == m.syntax else {
             return refuse("mapping \(index) running is not mapping \(index) of \(path) (a typed --map or --solo?); use sensorwah calibrate")
         }
-        let c = KeyCalibration(index: index, mapping: m, path: path, listener: listener, view: view, logger: logger)
+        let c = KeyCalibration(index: index, mapping: m, path: path, listener: listener, say: say, logger: logger)
         c.baseTap = baseTap
         let box = c.box, g = m.source.group, wanted = m.sender
         listener.replaceFrameTap { sender, f in
@@ -193,7 +194,7 @@ final class KeyCalibration {
             box.cal.add(m.source.read(f), at: f.time(g))
             _ = box.first.compareExchange(expected: 0, desired: monotonicNanos(), ordering: .relaxed)
         }
-        view.setMessage("calibrate mapping \(index) (\(m.source)): waiting for the sensor ...")
+        say("calibrate mapping \(index) (\(m.source)): waiting for the sensor ...")
         logger.notice("calibrate mapping \(index) (\(m.source)): hold your rest pose, then move through your comfortable range")
         return c
     }
@@ -209,11 +210,11 @@ final class KeyCalibration {
         }
         let elapsed = Double(now &- first) / 1e9
         if elapsed < Self.restSeconds {
-            view.setMessage("calibrate mapping \(index) (\(mapping.source)): hold your rest pose ... \(fmt1(Self.restSeconds - elapsed)) s")
+            say("calibrate mapping \(index) (\(mapping.source)): hold your rest pose ... \(fmt1(Self.restSeconds - elapsed)) s")
             return true
         }
         if elapsed < Self.seconds {
-            view.setMessage("calibrate mapping \(index) (\(mapping.source)): now move through your comfortable range ... \(fmt1(Self.seconds - elapsed)) s")
+            say("calibrate mapping \(index) (\(mapping.source)): now move through your comfortable range ... \(fmt1(Self.seconds - elapsed)) s")
             return true
         }
         cancel()   // the network thread has let go of the trace: it is ours to read
@@ -232,7 +233,7 @@ final class KeyCalibration {
 
     private func finish(_ text: String, failed: Bool) -> Bool {
         let line = "calibrate mapping \(index) (\(mapping.source)): \(text)"
-        view.setMessage(line)
+        say(line)
         if failed { logger.error("\(line)") } else { logger.notice("\(line)") }
         return false
     }

@@ -201,7 +201,7 @@ struct Listen: ParsableCommand {
         if web { Wiring.announceWebPage(listener, certificates: config.webCertificates, control: config.control, view: view) }
         view?.start()
         var watch = global.config.map { ConfigWatch(path: $0) }
-        var running = (mappings: mappings, scenes: !scenes.isEmpty)   // what the calibrate key may trace
+        var running = (mappings: mappings, scenes: !scenes.isEmpty)   // whether scenes run (the calibrate key)
         var calibration: KeyCalibration?
         var savedRestVersion = 0
         if !scenes.isEmpty {
@@ -217,11 +217,17 @@ struct Listen: ParsableCommand {
             var ts = timespec(tv_sec: 0, tv_nsec: controls.isEmpty ? 50_000_000 : 10_000_000)
             nanosleep(&ts, nil)
             if Shutdown.nextSceneRequested.exchange(false, ordering: .relaxed) { listener.nextScene() }
-            if let v = view {
+            // the live view's c key, the control page's Calibrate button
+            if view != nil || config.control != nil {
                 let asked = MonitorControl.calibrate.exchange(0, ordering: .relaxed)
                 if asked > 0, calibration == nil {
-                    calibration = KeyCalibration.start(asked, running: running.mappings, scenes: running.scenes,
-                                                       path: global.config, listener: listener, view: v, logger: logger,
+                    let say = { (text: String) in
+                        view?.setMessage(text)
+                        listener.setControlMessage(text)
+                    }
+                    // what runs now (the control page may have changed it since the start)
+                    calibration = KeyCalibration.start(asked, running: listener.runningMappings(), scenes: running.scenes,
+                                                       path: global.config, listener: listener, say: say, logger: logger,
                                                        baseTap: sourceTap)
                 }
                 if let c = calibration, !c.step() { calibration = nil }
