@@ -147,4 +147,61 @@ final class JackRealtimeTests: XCTestCase {
         XCTAssertGreaterThan(ccs, Int(seconds * 5), "the bound CC did not reach the chain:\n\(err)")
         XCTAssertTrue(err.contains("period now 256 frames"), "the period change was not seen:\n\(err)")
     }
+
+    /// The audit with the control page open in a browser and the mapping edited mid-stream:
+    /// `sensorwah-jack-check --listen-web` feeds the engine from the real listener (a phone's
+    /// lines over loopback TCP sweeping the pedal) with the `--web` control page; headless
+    /// Chromium opens the page (its live socket pushes the state 30 times a second), and the
+    /// mapping is replaced through the page and through the API while the callback is counted.
+    /// Zero of everything, and the pedal followed the edited mapping.
+    func testTheControlPageChangesNothingInTheCallback() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
+            throw XCTSkip("chromium is not installed (tools/install-deps installs it)")
+        }
+        let (binary, library) = try prerequisites()
+        let data = try JackTest.tempDir("rt-web")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let seconds = 14.0
+        let server = try JackTest.Server(period: 128)
+        let dumpName = "rtwebdump\(getpid())"
+        let dump = try server.run("jack_midi_dump", [dumpName])
+        _ = server.waitForPort("^\(dumpName):input$")
+        let sw = try server.run(binary, [
+            "--seconds", String(seconds), "--wah", "--midi-jack", "--listen-web",
+            "--map", "accel.x cc=11 range=-1..1 bipolar smooth=0",
+            "--jack-connect", "out_1=system:playback_1,midi_out=\(dumpName):input",
+        ], extraEnv: ["LD_PRELOAD": library, "SENSORWAH_RT_AUDIT": "1", "XDG_DATA_HOME": data.path])
+        XCTAssertTrue(sw.waitForStderr("listen-web: tcp", seconds: 20), sw.stderr)
+        let https = try XCTUnwrap(sw.stderr.firstCapture("listen-web: tcp \\d+ https (\\d+)"), sw.stderr)
+        let token = try XCTUnwrap(sw.stderr.firstCapture("token ([0-9a-f]{40})"), sw.stderr)
+        let page = try RTPMIDICLITests.Peer.custom(RTPMIDICLITests.python, [ControlCLITests.driver,
+            "--url", "https://127.0.0.1:\(https)/control#\(token)", "--watch", "4", "--edit", "accel.x cc=11 range=-0.5..0.5 bipolar smooth=0"])
+        page.process.waitUntilExit()
+        page.stop()
+        XCTAssertEqual(page.process.terminationStatus, 0, page.text)
+        XCTAssertEqual(page.lines.first { $0["event"] as? String == "loaded" }?["state"] as? String, "live", page.text)
+        XCTAssertEqual(page.lines.first { $0["event"] as? String == "edited" }?["error"] as? String, "", page.text)
+        let put = try WebCLITests.shell("curl -sk -o /dev/null -w '%{http_code}' -X PUT -H 'Authorization: Bearer \(token)' --data '{\"text\": \"accel.x cc=11 range=-2..2 bipolar smooth=20\"}' https://127.0.0.1:\(https)/api/mappings/1").stdout
+        XCTAssertEqual(put, "200")
+        let status = sw.wait(timeout: seconds + 30)
+        XCTAssertEqual(status.status, 0, sw.stderr)
+        dump.signal(SIGINT)
+        dump.wait(timeout: 5)
+        let err = sw.stderr
+        XCTAssertTrue(err.contains("control: mapping 1 is now accel.x cc=11 range=-0.5..0.5 bipolar smooth=0"), err)
+        XCTAssertTrue(err.contains("control: mapping 1 is now accel.x cc=11 range=-2..2 bipolar smooth=20"), err)
+        let messages = JackTest.dumpMessages(dump.stdout).count
+        XCTAssertGreaterThan(messages, Int(seconds * 50), "too little MIDI reached midi_out (\(messages))")
+        let audit = try XCTUnwrap(JackTest.Audit(err), "no rt-audit line:\n\(err)")
+        print("---- control page run:\n\(err.split(separator: "\n").filter { $0.contains("rt-audit") || $0.contains("control:") }.joined(separator: "\n"))")
+        XCTAssertEqual(audit.values["selftest"], "ok", "the audit's self-test failed:\n\(err)")
+        XCTAssertEqual(audit.values["syscall_dispatch"], "on", "system calls were not audited:\n\(err)")
+        let callbacks = audit.int("callbacks")
+        XCTAssertGreaterThan(callbacks, Int(seconds * 180), "too few callbacks audited")
+        XCTAssertEqual(callbacks, audit.int("cycles"), "some callbacks were not audited")
+        for k in ["malloc", "free", "lock", "condvar", "semaphore", "libc_io", "syscalls",
+                  "retain", "release", "swift_alloc", "swift_access", "swift_once"] {
+            XCTAssertEqual(audit.int(k), 0, "\(k) in the process callback with the control page open:\n\(err)")
+        }
+    }
 }

@@ -62,6 +62,8 @@ struct JackCheck: ParsableCommand {
     var sceneEvery = 0.5
     @Option(name: .customLong("fx-cc"), help: "CC=EFFECT.PARAM: a Control Change on control_in moves a parameter (as sensorwah --fx-cc; repeatable).")
     var fxCC: [String] = []
+    @Flag(help: "Feed the engine from the real listener with the --web control page (lines over loopback TCP from a sender thread, see ListenWithPage.swift) instead of the sweep; runs --seconds.")
+    var listenWeb = false
 
     func validate() throws {
         guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds must be positive") }
@@ -126,6 +128,11 @@ struct JackCheck: ParsableCommand {
         if midiStdout { outputs.append(JSONOutput()) }
 
         let sweep = ControllerSweep(target: mapping.target, period: sweepPeriod, rate: rate, hold: hold)
+        if listenWeb {
+            // the output thread's pump closes the outputs when it stops
+            try ListenWithPage.run(outputs: outputs, mapping: mapping, seconds: seconds, logger: logger)
+            return
+        }
         if fxTargets.isEmpty && sceneFx == nil {
             sweep.run(seconds: seconds, outputs: outputs)
         } else {
