@@ -48,6 +48,28 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.measurement(cpu, Int(Double(used) / seconds))
     }
 
+    // the same with the --web port and its control page being read: curl asks for the page's
+    // state 30 times a second over HTTPS (what an open page's live socket is sent, plus a
+    // request to parse each time), on the network thread that also parses the lines
+    Benchmark("listener_100Hz_one_sender_control_page_open",
+              configuration: .init(metrics: [p50, p99, worst, cpu], warmupIterations: 0,
+                                   maxDuration: .seconds(120), maxIterations: 3,
+                                   thresholds: [p99: .init(absolute: [.p90: 100])])) { benchmark in
+        let run = ListenRun(controlPage: true)
+        let page = run.readControlPage(seconds: 11)
+        benchmark.startMeasurement()
+        let (processCPU, senderCPU) = run.send(lines.header, lines.rows.prefix(1_000), every: 10_000_000)
+        benchmark.stopMeasurement()
+        let seconds = run.sendingSeconds
+        let used = processCPU - senderCPU
+        page.waitUntilExit()
+        let h = run.stop()
+        benchmark.measurement(p50, h.percentile(0.5))
+        benchmark.measurement(p99, h.percentile(0.99))
+        benchmark.measurement(worst, Int(h.maxNanos / 1000))
+        benchmark.measurement(cpu, Int(Double(used) / seconds))
+    }
+
     // 10 s with the listener open and no sender: what its timers cost
     Benchmark("listener_at_rest",
               configuration: .init(metrics: [cpu], warmupIterations: 0, maxDuration: .seconds(60), maxIterations: 2,
@@ -77,7 +99,11 @@ final class ListenRun {
     let devNull: Int32
     private(set) var sendingSeconds = 0.0
 
-    init() {
+    /// With `controlPage`, the `--web` port (certificates and token in a folder of its own).
+    private(set) var webPort = 0
+    private(set) var token = ""
+
+    init(controlPage: Bool = false) {
         devNull = open("/dev/null", O_WRONLY)
         pump = OutputPump(queue: queue, outputs: [JSONOutput(fd: devNull)])
         pump.latencyBySender = true
@@ -86,6 +112,15 @@ final class ListenRun {
         config.bindHost = "127.0.0.1"
         config.tcpPort = 0
         config.restAfter = 0
+        if controlPage {
+            let folder = NSTemporaryDirectory() + "sensorwah-bench-\(getpid())"
+            do {
+                config.webPort = 0
+                config.webCertificates = try WebCertificates.load(folder: folder, names: ["localhost", "127.0.0.1"])
+                token = try ControlToken.load(folder: folder)
+            } catch { fatalError("the control page's certificates: \(error)") }
+            config.control = ControlHooks(token: token, parse: { try Mapping(parsing: $0) })
+        }
         var logger = Logger(label: "sensorwah.bench")
         logger.logLevel = .warning
         listener = Listener(configuration: config, mappings: [Mapping.default], queue: queue, wake: pump.wake,
@@ -96,6 +131,19 @@ final class ListenRun {
             fatalError("the listener reported no TCP port: \(listener.boundAddresses)")
         }
         port = p
+        webPort = listener.boundAddresses.first { $0.hasPrefix("https") }.flatMap { $0.split(separator: ":").last.flatMap { Int($0) } } ?? 0
+    }
+
+    /// curl asking for the control page's state 30 times a second for `seconds` (keeping its
+    /// connection), started now.
+    func readControlPage(seconds: Int) -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        p.standardOutput = FileHandle.nullDevice
+        p.arguments = ["-sk", "--rate", "30/s", "-H", "Authorization: Bearer \(token)",
+                       "https://127.0.0.1:\(webPort)/api/state?[1-\(seconds * 30)]"]
+        do { try p.run() } catch { fatalError("curl: \(error)") }
+        return p
     }
 
     /// Connects, writes the header, then one row every `interval` ns on an absolute schedule;
