@@ -39,6 +39,10 @@ enum ControlPage {
   .mapping .num { font-weight: 700; width: 1.6rem; text-align: right; }
   .mapping .value { font-family: ui-monospace, monospace; width: 3.5rem; text-align: right; }
   .mapping .error { color: #ffb3a7; min-height: 0; }
+  details.fields summary { cursor: pointer; color: #bbb; font-size: 0.9rem; margin-top: 0.3rem; }
+  .fieldgrid { display: grid; grid-template-columns: repeat(auto-fill, minmax(9rem, 1fr)); gap: 0.4rem 0.6rem; margin-top: 0.4rem; }
+  .fieldgrid label { font-size: 0.8rem; color: #aaa; display: flex; flex-direction: column; gap: 0.15rem; }
+  select { font: inherit; padding: 0.4rem; border-radius: 0.45rem; border: 1px solid #555; background: #2a2731; color: #eee; }
   canvas.plot { width: 100%; height: 70px; display: block; margin-top: 0.4rem; background: #1d1b22; border-radius: 0.3rem; }
   .legend { font-size: 0.8rem; color: #aaa; }
   .legend b { display: inline-block; width: 0.9rem; height: 0.25rem; vertical-align: middle; margin: 0 0.2rem 0 0.6rem; }
@@ -70,6 +74,7 @@ enum ControlPage {
   <section>
     <h2>Mappings <span class="legend"><b style="background:#777"></b>raw<b style="background:#6ab0f3"></b>smoothed<b style="background:#f29d38"></b>sent (last 10 s)</span></h2>
     <div id="mappings"></div>
+    <datalist id="sources"><option>tilt.x</option><option>tilt.y</option><option>tilt.pitch</option><option>tilt.roll</option><option>accel.x</option><option>accel.y</option><option>accel.z</option><option>gyro.x</option><option>gyro.y</option><option>gyro.z</option><option>flick</option><option>shake</option><option>tap</option></datalist>
     <div id="add">
       <input id="newmap" aria-label="new mapping" placeholder="tilt.y cc=11 range=-60..60 smooth=30" autocomplete="off" spellcheck="false">
       <button id="addbutton">Add</button>
@@ -141,13 +146,27 @@ function rebuildMappings(s) {
     const d = document.createElement("div"); d.className = "mapping"; d.dataset.index = m.index; d.dataset.text = m.text;
     d.innerHTML = `<div class="top"><span class="num">${m.index}</span><input aria-label="mapping ${m.index}" autocomplete="off" spellcheck="false">
       <span class="value" title="last value sent">-</span><button class="solo">Solo</button><button class="cal" title="Trace your range: rest 1.5 s, then move">Calibrate</button><button class="danger del" aria-label="remove mapping ${m.index}">✕</button></div>
-      <div class="error" role="alert"></div><canvas class="plot" height="140"></canvas>`;
+      <div class="error" role="alert"></div><canvas class="plot" height="140"></canvas>
+      <details class="fields"><summary>Settings</summary><div class="fieldgrid">
+        <label>source<input data-f="source" list="sources" autocomplete="off" spellcheck="false"></label>
+        <label>target<input data-f="target" placeholder="cc=11 ch=1" autocomplete="off" spellcheck="false"></label>
+        <label>range<input data-f="range" placeholder="-1..1" autocomplete="off" spellcheck="false"></label>
+        <label>curve<select data-f="curve"><option value="">linear</option><option>exp:2</option><option>exp:4</option><option>log:2</option><option>log:4</option></select></label>
+        <label>smoothing (ms)<input data-f="smooth" inputmode="decimal" placeholder="default" autocomplete="off"></label>
+        <label>dead zone<input data-f="deadzone" inputmode="decimal" placeholder="0" autocomplete="off"></label>
+        <label>hold<select data-f="hold"><option value="">none</option><option>flick</option><option>shake</option><option>tap</option></select></label>
+      </div></details>`;
     const input = d.querySelector("input"); input.value = m.text; input.dataset.text = m.text;
     input.addEventListener("keydown", (e) => {
       if (e.key === "Enter") { e.preventDefault(); replace(m.index, input, d.querySelector(".error")); }
       if (e.key === "Escape") { input.value = input.dataset.text; input.blur(); }
     });
     input.addEventListener("change", () => replace(m.index, input, d.querySelector(".error")));
+    fillFields(d, m.text);
+    for (const f of d.querySelectorAll("[data-f]")) f.addEventListener("change", () => {
+      input.value = withField(input.value, f.dataset.f, f.value.trim());
+      replace(m.index, input, d.querySelector(".error"));
+    });
     const solo = d.querySelector(".solo");
     if (s.solo === m.index) solo.classList.add("on");
     solo.addEventListener("click", () => call("POST", "solo/" + (s.solo === m.index ? 0 : m.index)).then(r => say(r.solo ? `only mapping ${r.solo} sends (for a DAW's MIDI learn)` : "every mapping sends")).catch(e => say(e.message)));
@@ -155,6 +174,31 @@ function rebuildMappings(s) {
     d.querySelector(".del").addEventListener("click", () => call("DELETE", "mappings/" + m.index).then(apply).then(() => say(`mapping ${m.index} removed`)).catch(e => say(e.message)));
     box.appendChild(d);
   }
+}
+
+// the settings form writes the same text: each field is a word of the --map syntax
+const targetKeys = ["cc", "cc14", "note", "toggle", "fx", "ch", "to", "length", "bend", "pitchbend"];
+const key = (w) => w.split("=")[0].toLowerCase();
+function fieldOf(words, f) {
+  if (f === "source") return words[0] || "";
+  if (f === "target") return words.slice(1).filter(w => targetKeys.includes(key(w))).join(" ");
+  const w = words.slice(1).find(w => key(w) === f || (f === "smooth" && key(w) === "smoothing"));
+  return w && w.includes("=") ? w.slice(w.indexOf("=") + 1) : "";
+}
+function fillFields(d, text) {
+  const words = text.trim().split(/\s+/);
+  for (const f of d.querySelectorAll("[data-f]")) f.value = fieldOf(words, f.dataset.f);
+}
+function withField(text, f, value) {
+  let words = text.trim().split(/\s+/);
+  if (f === "source") { words[0] = value; return words.join(" "); }
+  if (f === "target") {
+    const rest = words.slice(1).filter(w => !targetKeys.includes(key(w)));
+    return [words[0], ...(value ? value.split(/\s+/) : []), ...rest].join(" ");
+  }
+  words = words.filter((w, i) => i === 0 || !(key(w) === f || (f === "smooth" && key(w) === "smoothing")));
+  if (value) words.push(f + "=" + value);
+  return words.join(" ");
 }
 
 async function replace(index, input, errorBox) {

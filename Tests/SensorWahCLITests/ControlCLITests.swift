@@ -280,7 +280,7 @@ final class ControlCLITests: XCTestCase {
         _ = try waitForState(rig) { s in ((s["senders"] as? [[String: Any]])?.first?["frames"] as? Int ?? 0) > 100 }
         let peer = try RTPMIDICLITests.Peer.custom(RTPMIDICLITests.python, [Self.driver, "--url", "\(rig.base)/control#\(rig.token)",
                                                                               "--watch", "2", "--edit", "accel.x cc=12 smooth=0",
-                                                                              "--scene", "2", "--shots", data])
+                                                                              "--field", "smooth=25", "--scene", "2", "--shots", data])
         peer.process.waitUntilExit()
         peer.stop()
         XCTAssertEqual(peer.process.terminationStatus, 0, peer.text)
@@ -298,6 +298,9 @@ final class ControlCLITests: XCTestCase {
         let edited = try XCTUnwrap(event("edited"))
         XCTAssertEqual(edited["error"] as? String, "", "\(edited)")
         XCTAssertEqual(edited["text"] as? String, "accel.x cc=12 smooth=0")
+        let field = try XCTUnwrap(event("field"), peer.text)
+        XCTAssertEqual(field["text"] as? String, "accel.x cc=12 smooth=25", "the settings form writes the mapping's text: \(field)")
+        XCTAssertEqual(field["error"] as? String, "")
         let scene = try XCTUnwrap(event("scene"))
         XCTAssertEqual(scene["on"] as? String, "chorus")
         for size in ["laptop", "phone"] {
@@ -327,6 +330,7 @@ final class ControlCLITests: XCTestCase {
         let c = Self.ccs(r.stdout)
         let i12 = try XCTUnwrap(c.firstIndex { $0.cc == 12 }, "the page's edit never reached the stream")
         XCTAssertTrue(c[..<i12].contains { $0.cc == 11 })
+        XCTAssertTrue(r.stderr.contains("control: mapping 1 is now accel.x cc=12 smooth=25"), r.stderr)
         let i21 = try XCTUnwrap(c.firstIndex { $0.cc == 21 }, "the scene never switched")
         XCTAssertGreaterThan(i21, i12)
     }

@@ -51,6 +51,7 @@ def main():
     ap.add_argument("--url", required=True)
     ap.add_argument("--watch", type=float, default=2.0)
     ap.add_argument("--edit")
+    ap.add_argument("--field", help="NAME=VALUE: typed into mapping 1's settings form (e.g. smooth=25)")
     ap.add_argument("--scene", type=int)
     ap.add_argument("--shots")
     ap.add_argument("--chromium")
@@ -91,6 +92,23 @@ def main():
             out(event="edited", text=dt.eval("document.querySelector('.mapping input').value"),
                 error=dt.eval("document.querySelector('.mapping .error').textContent"),
                 message=dt.eval("document.getElementById('message').textContent"))
+        if args.field:
+            name, value = args.field.split("=", 1)
+            rect = dt.eval("(() => { const r = document.querySelector('.mapping details.fields summary').getBoundingClientRect(); return [r.x + 10, r.y + r.height / 2]; })()")
+            dt.click(rect[0], rect[1])
+            time.sleep(0.2)
+            rect = dt.eval(f"(() => {{ const r = document.querySelector('.mapping [data-f=\"{name}\"]').getBoundingClientRect(); return [r.x + 10, r.y + r.height / 2]; }})()")
+            dt.click(rect[0], rect[1])
+            dt.eval(f"document.querySelector('.mapping [data-f=\"{name}\"]').select()")
+            type_text(dt, value)
+            press(dt, "Tab", "Tab", 9)
+            for _ in range(50):
+                if f"{name}={value}" in (dt.eval("document.querySelector('.mapping input').dataset.text") or ""):
+                    break
+                time.sleep(0.1)
+            time.sleep(0.3)
+            out(event="field", text=dt.eval("document.querySelector('.mapping input').dataset.text"),
+                error=dt.eval("document.querySelector('.mapping .error').textContent"))
         if args.scene:
             rect = dt.eval(f"(() => {{ const b = document.querySelector('#scenes [data-scene=\"{args.scene}\"]'); if (!b) return null; const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()")
             if rect:
