@@ -54,8 +54,8 @@ final class LearnedGestureTests: XCTestCase {
     }
 
     /// The seven forehands at 800 Hz (accelerometer only): `forehand` taught from shots 1, 3 and
-    /// 5 (marked at their peaks, as a performer would); all seven recognised, nothing else, at
-    /// 800 Hz and resampled to 100 and 30 Hz. Latency: from the peak to the firing.
+    /// 5 (marked at their peaks, as a performer would); recognised one-to-one, nothing else, at
+    /// 800 Hz (all seven) and resampled to 100 and 30 Hz (six). Latency: from the peak to the firing.
     func testFieldForehandTake() throws {
         let url = fieldRecordings.appendingPathComponent("applewatch-tennis-forehand-7-shots-accel-800hz-headerless.csv")
         guard FileManager.default.fileExists(atPath: url.path) else {
@@ -94,7 +94,8 @@ final class LearnedGestureTests: XCTestCase {
             // proven: nothing fires away from a shot, and no shot fires twice
             XCTAssertTrue(offsets.allSatisfy { $0 > -0.3 && $0 < 1.2 }, "\(Int(hz)) Hz: a firing away from every shot: \(offsets)")
             XCTAssertEqual(shots.count, times.count, "\(Int(hz)) Hz: a shot fired twice")
-            // NOT met yet (issue #29 asks for all seven): recall is printed, not asserted
+            // all seven at 800 Hz; at 100 and 30 Hz shot 2 (the weakest match) is missed
+            XCTAssertGreaterThanOrEqual(shots.count, hz == 800 ? 7 : 6, "\(Int(hz)) Hz: shots found \(shots.sorted().map { $0 + 1 })")
         }
     }
 

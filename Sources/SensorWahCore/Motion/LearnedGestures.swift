@@ -99,6 +99,7 @@ public struct GestureFeatures: Sendable {
         while nextTick <= t && count < 64 {
             let u = t > t0 ? (nextTick - t0) / (t - t0) : 1
             for d in 0..<Self.dims { out[count * Self.dims + d] = previous[d] + u * (filtered[d] - previous[d]) - (d < 3 ? slow[d] : 0) }
+            saturate(count)
             outTimes[count] = nextTick
             count += 1
             nextTick += Self.step
@@ -106,8 +107,26 @@ public struct GestureFeatures: Sendable {
         if nextTick <= t { nextTick = (t / Self.step).rounded(.up) * Self.step }
     }
 
+    /// The length r of each 3-vector of a frame (the accelerometer's, the rotation rate's) is
+    /// made `knee`·tanh(r/`knee`), its direction kept: past the knee, a movement twice as strong
+    /// is hardly farther from stillness, so strokes of one shape and different force come close
+    /// (the log compression alone left a class's examples as far apart as from a still device).
+    public static let knee = 0.4
+    @inline(__always) mutating func saturate(_ k: Int) {
+        saturate3(k * Self.dims)
+        saturate3(k * Self.dims + 3)
+    }
+    @inline(__always) mutating func saturate3(_ o: Int) {
+        let x = out[o], y = out[o + 1], z = out[o + 2]
+        let r = (x * x + y * y + z * z).squareRoot()
+        guard r > 1e-12 else { return }
+        let g = Self.knee * tanh(r / Self.knee) / r
+        out[o] = x * g; out[o + 1] = y * g; out[o + 2] = z * g
+    }
+
     @inline(__always) mutating func emit(_ t: Double) {
         for d in 0..<Self.dims { out[count * Self.dims + d] = filtered[d] - (d < 3 ? slow[d] : 0) }
+        saturate(count)
         outTimes[count] = t
         count += 1
     }
@@ -182,7 +201,7 @@ public struct GestureModel: Sendable, Equatable {
     /// How much looser than the farthest leave-one-out distance the threshold is.
     public static let thresholdMargin = 1.3
     /// The threshold is at most this fraction of the distance of a still device to the examples.
-    public static let restFraction = 0.8
+    public static let restFraction = 0.98
     /// The threshold of a class with one example (nothing to compare it with), in feature units.
     public static let singleExampleThreshold = 0.12
 
@@ -363,6 +382,13 @@ public struct GestureRecognizer: Sendable {
     @usableFromInline var zeroRun: [Int]
     @usableFromInline var tick = 0
     @usableFromInline var refractoryUntil = Int.min
+    /// Early firing: once `earlyDepth` of an example is matched with a distance under
+    /// `earlyRatio` of the threshold, the class fires without waiting for the movement's end.
+    public static let earlyDepth = 0.8, earlyRatio = 0.8
+    @usableFromInline let early: [Int]
+    @usableFromInline var classEarly: [Double]
+    /// Per class: its longest example, in internal frames.
+    @usableFromInline let classLength: [Int]
     @usableFromInline var lastTickTime = 0.0
 
     public init(model: GestureModel) {
@@ -375,6 +401,9 @@ public struct GestureRecognizer: Sendable {
             }
         }
         templates = t; exOffset = off; exLength = len; exClass = cls
+        classLength = model.classes.map { $0.examples.map(\.frames).max() ?? 0 }
+        early = len.map { max(1, Int((Self.earlyDepth * Double($0)).rounded(.up))) }
+        classEarly = .init(repeating: .infinity, count: model.classes.count)
         thresholds = model.classes.map(\.effectiveThreshold)
         classGyro = model.classes.map(\.gyro)
         let total = t.count / GestureFeatures.dims, n = model.classes.count
@@ -411,7 +440,7 @@ public struct GestureRecognizer: Sendable {
         let D = GestureFeatures.dims
         let nc = classCount
         let useGyro = features.hasGyro
-        for c in 0..<nc { classScore[c] = .infinity; classProgress[c] = 0 }
+        for c in 0..<nc { classScore[c] = .infinity; classProgress[c] = 0; classEarly[c] = .infinity }
         let now = tick
         // the frame's features, in registers
         let fb = k * D
@@ -440,7 +469,14 @@ public struct GestureRecognizer: Sendable {
                     leftCost = best; leftStart = bs
                     // within the threshold so far, on a path not too stretched (no division)
                     let len = Double(now - bs + 1), jj = Double(j + 1)
-                    if len <= Self.maxStretch * jj + 2, best <= thr * (len + jj) { deepest = j }
+                    if len <= Self.maxStretch * jj + 2, best <= thr * (len + jj) {
+                        deepest = j
+                        // early: most of the example matched already, and well
+                        if j + 1 >= early[e], len >= Self.minStretch * jj, best <= Self.earlyRatio * thr * (len + jj) {
+                            let r = best / (thr * (len + jj))
+                            if r < classEarly[c] { classEarly[c] = r }
+                        }
+                    }
                 }
                 let len = now - S[o + m - 1] + 1
                 let dm = Double(m)
@@ -468,6 +504,11 @@ public struct GestureRecognizer: Sendable {
                 nearestMiss[c] = r; nearestMissTime[c] = time
             }
             if candidate[c] && (r > 1 || now - bestTick[c] >= Self.holdFrames) { ready = c }
+            if classEarly[c] <= Self.earlyRatio {
+                // an early match fires now, at its own quality
+                if !candidate[c] || classEarly[c] < bestRatio[c] { bestRatio[c] = classEarly[c] }
+                candidate[c] = true; bestTick[c] = now; ready = c
+            }
         }
         guard ready >= 0 else { return }
         // the best candidate of all takes the movement
@@ -478,7 +519,10 @@ public struct GestureRecognizer: Sendable {
             counts[win] += 1
             lastRatio[win] = bestRatio[win]
             progress[win] = 1
-            refractoryUntil = now + Int(Self.refractory * GestureFeatures.rate)
+            // one firing per movement: nothing more until a movement as long as the class's
+            // longest example, at the slowest speed matched, has had time to end (an early
+            // firing comes before the movement's end, and the rest of it must not fire again)
+            refractoryUntil = now + max(Int(Self.refractory * GestureFeatures.rate), Int(Self.maxStretch * Double(classLength[win])))
         }
         for c in 0..<nc { candidate[c] = false }
         for i in cost.indices { cost[i] = .infinity }
