@@ -85,6 +85,9 @@ public enum ControlToken {
     }
 }
 
+/// Why a request's part was refused (its message goes back as the error).
+struct ControlRefusal: Error { let message: String; init(_ m: String) { message = m } }
+
 /// An API call's answer: status and JSON.
 struct ControlAnswer {
     var status: HTTPResponseStatus
@@ -133,6 +136,37 @@ extension ListenerCore {
         return state
     }
 
+    /// Sources to watch (`?sources=` and the live socket's `sources ...`): a comma-separated
+    /// list of mapping sources (`tilt.x`, `accel.y`, `gesture:swing.progress`, `osc:/x`), at
+    /// most eight, each parsed as the command line would; or the reason it is refused.
+    func controlSources(_ text: String) -> Result<[(text: String, source: Source)], ControlRefusal> {
+        guard let hooks = config.control else { return .failure(ControlRefusal("no control API")) }
+        let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard names.count <= 8 else { return .failure(ControlRefusal("at most 8 sources at once, not \(names.count)")) }
+        var out: [(String, Source)] = []
+        for n in names {
+            guard !n.contains(" ") else { return .failure(ControlRefusal("'\(n)': one source, e.g. tilt.x")) }
+            do { out.append((n, try hooks.parse("\(n) cc=1").source)) } catch {
+                return .failure(ControlRefusal("source '\(n)': \(error)"))
+            }
+        }
+        return .success(out)
+    }
+
+    /// Each sender's last value of every watched source: {sender: {source: value}}.
+    func watchedValues(_ sources: [(text: String, source: Source)]) -> [String: Any] {
+        var out: [String: Any] = [:]
+        for s in sessions.values where !s.closed {
+            var v: [String: Any] = [:]
+            for (text, source) in sources {
+                let x = source.read(s.lastFrame)
+                v[text] = x.isFinite ? (x * 10_000).rounded() / 10_000 : NSNull()
+            }
+            out[s.name] = v
+        }
+        return out
+    }
+
     /// Once a second: each sender's frame rate over the last second.
     func updateControlRates() {
         let now = monotonicNanos()
@@ -169,7 +203,7 @@ extension ListenerCore {
     }
 
     /// One API call (already authorised).
-    func controlCall(_ method: HTTPMethod, _ path: String, body: [UInt8]) -> ControlAnswer {
+    func controlCall(_ method: HTTPMethod, _ path: String, query: String = "", body: [UInt8]) -> ControlAnswer {
         guard let hooks = config.control else { return .error(.notFound, "no control API") }
         let parts = path.split(separator: "/").map(String.init)   // ["api", ...]
         func index(_ s: String, count: Int) -> Int? { Int(s).flatMap { (1...count).contains($0) ? $0 : nil } }
@@ -193,7 +227,16 @@ extension ListenerCore {
         }
         switch (method, parts.dropFirst().first ?? "", parts.count) {
         case (.GET, "state", 2):
-            return .init(status: .ok, json: controlState())
+            var state = controlState()
+            // ?sources=tilt.x,accel.y: those values of each sender's last frame too
+            for item in query.split(separator: "&") where item.hasPrefix("sources=") {
+                let text = String(item.dropFirst("sources=".count)).removingPercentEncoding ?? ""
+                switch controlSources(text) {
+                case .success(let list): state["sources"] = watchedValues(list)
+                case .failure(let why): return .error(.badRequest, why.message)
+                }
+            }
+            return .init(status: .ok, json: state)
         case (.PUT, "mappings", 3), (.DELETE, "mappings", 3):
             guard let n = index(parts[2], count: list.count) else {
                 return .error(.notFound, "there \(list.count == 1 ? "is 1 mapping" : "are \(list.count) mappings"), not '\(parts[2])'")
@@ -280,7 +323,8 @@ extension WebHTTPHandler {
             reply(.error(.payloadTooLarge, "body over \(ControlLimits.maxBody) bytes"))
             return true
         }
-        reply(core.controlCall(h.method, path, body: body))
+        let query = h.uri.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
+        reply(core.controlCall(h.method, path, query: query, body: body))
         return true
     }
 }
@@ -292,6 +336,9 @@ final class ControlLiveHandler: ChannelInboundHandler, @unchecked Sendable {
     let core: ListenerCore
     var task: RepeatedTask?
     var received = 0
+    /// What this page watches besides the mappings (`sources tilt.x,accel.y`).
+    var sources: [(text: String, source: Source)] = []
+    var sourcesError: String?
 
     init(core: ListenerCore) { self.core = core }
 
@@ -303,7 +350,10 @@ final class ControlLiveHandler: ChannelInboundHandler, @unchecked Sendable {
             guard let self, unsafeCtx.channel.isActive else { return }
             // a page that cannot keep up (a backgrounded tab) is not queued more
             guard unsafeCtx.channel.isWritable else { return }
-            let data = (try? JSONSerialization.data(withJSONObject: core.controlState(), options: [.sortedKeys])) ?? Data()
+            var state = core.controlState()
+            if !self.sources.isEmpty { state["sources"] = core.watchedValues(self.sources) }
+            if let e = self.sourcesError { state["sourcesError"] = e }
+            let data = (try? JSONSerialization.data(withJSONObject: state, options: [.sortedKeys])) ?? Data()
             var buf = unsafeCtx.channel.allocator.buffer(capacity: data.count)
             buf.writeBytes(data)
             unsafeCtx.writeAndFlush(self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: buf)), promise: nil)
@@ -323,9 +373,19 @@ final class ControlLiveHandler: ChannelInboundHandler, @unchecked Sendable {
             let pong = WebSocketFrame(fin: true, opcode: .pong, data: d.readSlice(length: d.readableBytes) ?? context.channel.allocator.buffer(capacity: 0))
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
         default:
-            // the page says it is alive now and then (the idle timeout); nothing else is taken here
+            // the page says it is alive now and then (the idle timeout), or which sources it
+            // watches: `sources tilt.x,accel.y` (bounded: a message of 1 KiB, 1 MiB in all)
             received += frame.length
-            if received > 1 << 20 { task?.cancel(); context.close(promise: nil) }
+            if received > 1 << 20 { task?.cancel(); context.close(promise: nil); return }
+            guard frame.opcode == .text, frame.fin, frame.length <= 1024 else { return }
+            var data = frame.unmaskedData
+            let text = data.readString(length: data.readableBytes) ?? ""
+            if text.hasPrefix("sources") {
+                switch core.controlSources(String(text.dropFirst("sources".count))) {
+                case .success(let list): sources = list; sourcesError = nil
+                case .failure(let why): sourcesError = why.message
+                }
+            }
         }
     }
 

@@ -46,6 +46,7 @@ enum ControlPage {
   canvas.plot { width: 100%; height: 70px; display: block; margin-top: 0.4rem; background: #1d1b22; border-radius: 0.3rem; }
   .legend { font-size: 0.8rem; color: #aaa; }
   .legend b { display: inline-block; width: 0.9rem; height: 0.25rem; vertical-align: middle; margin: 0 0.2rem 0 0.6rem; }
+  #watcherror { color: #ffb3a7; }
   #add { display: flex; gap: 0.5rem; } #add input { flex: 1; }
   #gestures span { display: inline-block; padding: 0.3rem 0.6rem; margin: 0 0.3rem 0.3rem 0; border-radius: 0.4rem; background: #3a3645; transition: background 0.4s; }
   #gestures span.fired { background: #f29d38; color: #1d1b22; transition: none; }
@@ -66,6 +67,13 @@ enum ControlPage {
   <section>
     <h2>Senders</h2>
     <div id="senders"><small>No sender yet: start the phone's app, or open this computer's phone page on the phone.</small></div>
+    <h2>Watch</h2>
+    <div id="watch">
+      <input id="watchlist" aria-label="sources to watch" placeholder="tilt.x, accel.y" autocomplete="off" spellcheck="false">
+      <div class="error" id="watcherror" role="alert"></div>
+      <canvas class="plot" id="watchplot" height="160" aria-label="the watched sources, last 10 s"></canvas>
+      <div class="legend" id="watchlegend"></div>
+    </div>
     <h2>Gestures</h2>
     <div id="gestures"><span data-g="flick">flick 0</span><span data-g="shake">shake 0</span><span data-g="tap">tap 0</span></div>
     <h2>Outputs</h2>
@@ -88,6 +96,8 @@ const token = decodeURIComponent(location.hash.slice(1));
 const $ = (id) => document.getElementById(id);
 const hist = new Map();          // "index text" -> [{t, raw, smoothed, value}]: a changed mapping starts a new trace
 let state = null, live = null, lastGestures = null, lastRebuild = "", lastMessage = null;
+const colors = ["#f29d38", "#6ab0f3", "#8fd18f", "#e07be0", "#f2e35b", "#ff7f7f", "#7fffd4", "#c0c0c0"];
+let watching = "", watchHist = new Map();   // source -> [{t, v}] of the first sender
 
 function say(text) { $("message").textContent = text; if (text) setTimeout(() => { if ($("message").textContent === text) $("message").textContent = ""; }, 6000); }
 function status(text, cls) { const s = $("state"); s.textContent = text; s.className = cls || ""; }
@@ -246,9 +256,51 @@ function apply(s) {
   lastGestures = s.gestures;
   if (s.message.serial !== lastMessage) { if (lastMessage !== null && s.message.text) say(s.message.text); lastMessage = s.message.serial; }
   $("outputs").textContent = s.outputs.length ? s.outputs.join("\n") : "MIDI as the command line set it";
+  $("watcherror").textContent = s.sourcesError || "";
+  if (s.sources) {
+    const first = Object.keys(s.sources).sort()[0];
+    const values = first ? s.sources[first] : {};
+    for (const [name, v] of Object.entries(values)) {
+      let h = watchHist.get(name); if (!h) { h = []; watchHist.set(name, h); }
+      h.push({ t: s.time, v }); while (h.length && h[0].t < s.time - 10) h.shift();
+    }
+    $("watchlegend").innerHTML = "";
+    [...watchHist.keys()].forEach((name, i) => {
+      const b = document.createElement("span"); const v = values[name];
+      b.innerHTML = `<b style="background:${colors[i % colors.length]}"></b>`; b.append(`${name} ${v === null || v === undefined ? "-" : v.toFixed(3)}`);
+      $("watchlegend").appendChild(b);
+    });
+  }
+}
+
+function drawWatch() {
+  const c = $("watchplot"), w = c.width = c.clientWidth * devicePixelRatio, ht = c.height;
+  const g = c.getContext("2d"); g.clearRect(0, 0, w, ht);
+  if (!state) return;
+  [...watchHist.values()].forEach((h, i) => {
+    // each source on the scale it covered
+    let lo = Infinity, hi = -Infinity;
+    for (const p of h) if (p.v !== null) { lo = Math.min(lo, p.v); hi = Math.max(hi, p.v); }
+    if (!isFinite(lo)) return;
+    if (hi - lo < 1e-9) { hi += 0.5; lo -= 0.5; }
+    g.strokeStyle = colors[i % colors.length]; g.lineWidth = 2 * devicePixelRatio; g.beginPath(); let on = false;
+    for (const p of h) {
+      if (p.v === null) { on = false; continue; }
+      const x = w - (state.time - p.t) / 10 * w, y = ht - 4 - (p.v - lo) / (hi - lo) * (ht - 8);
+      if (on) g.lineTo(x, y); else g.moveTo(x, y); on = true;
+    }
+    g.stroke();
+  });
+}
+
+function watch(list) {
+  watching = list.split(",").map(x => x.trim()).filter(x => x).join(",");
+  watchHist = new Map();
+  if (live && live.readyState === 1) live.send("sources " + watching);
 }
 
 function draw() {
+  drawWatch();
   if (state) {
     for (const c of document.querySelectorAll("#senders canvas")) tiltCanvas(c, c.dataset.pitch === "null" ? null : +c.dataset.pitch, c.dataset.roll === "null" ? null : +c.dataset.roll);
     for (const d of document.querySelectorAll(".mapping")) {
@@ -280,7 +332,7 @@ function connect() {
   try { ws = new WebSocket(`wss://${location.host}/api/live`, ["sensorwah-control", "sensorwah-token." + token]); }
   catch (e) { return poll(); }
   let opened = false, alive = null;
-  ws.onopen = () => { opened = true; status("live", "ok"); alive = setInterval(() => ws.send("alive"), 15000); };
+  ws.onopen = () => { opened = true; live = ws; status("live", "ok"); if (watching) ws.send("sources " + watching); alive = setInterval(() => ws.send("alive"), 15000); };
   ws.onmessage = (e) => apply(JSON.parse(e.data));
   ws.onclose = () => {
     clearInterval(alive);
@@ -293,7 +345,7 @@ async function poll() {
   // no WebSocket (a certificate only accepted, on iOS): the state every 100 ms
   status("live (polling)", "ok");
   for (;;) {
-    try { apply(await call("GET", "state")); }
+    try { apply(await call("GET", "state" + (watching ? "?sources=" + encodeURIComponent(watching) : ""))); }
     catch (e) { status(e.message.includes("token") ? "wrong token" : "offline", "bad"); say(e.message); if (e.message.includes("token")) return; }
     await new Promise(r => setTimeout(r, 100));
   }
@@ -305,6 +357,8 @@ $("addbutton").addEventListener("click", async () => {
   try { apply(await call("POST", "mappings", { text: input.value })); say("mapping added"); input.value = ""; }
   catch (e) { say(e.message); }
 });
+$("watchlist").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); watch($("watchlist").value); } });
+$("watchlist").addEventListener("change", () => watch($("watchlist").value));
 $("newmap").addEventListener("keydown", (e) => { if (e.key === "Enter") $("addbutton").click(); });
 $("save").addEventListener("click", () => call("POST", "save").then(r => say("saved to " + r.saved)).catch(e => say(e.message)));
 $("rezero").addEventListener("click", () => call("POST", "rezero").then(r => say("re-zero: " + r.rezero)).catch(e => say(e.message)));

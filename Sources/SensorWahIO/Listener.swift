@@ -156,8 +156,9 @@ final class SenderSession {
     var malformedLogged = false
     var lastFrameNanos: UInt64 = 0
     var lastDataNanos: UInt64
-    /// The last frame's tilt (degrees), kept for the control page.
+    /// The last frame's tilt (degrees), and the frame itself, kept for the control page.
     var tilt = (pitch: Double.nan, roll: Double.nan)
+    var lastFrame = SensorFrame()
     var rested = true
     var loggedReasons: UInt32 = 0
     var closed = false
@@ -268,6 +269,7 @@ final class ListenerCore: @unchecked Sendable {
 
     @inline(__always)
     func noteForControl(_ s: SenderSession, _ frame: borrowing SensorFrame) {
+        s.lastFrame = copy frame
         guard frame.newGroups & SensorGroup.derived.bit != 0 else { return }
         s.tilt = (frame[.tiltPitch], frame[.tiltRoll])
         if frame[.flick] > 0 { controlGestures.flick &+= 1 }

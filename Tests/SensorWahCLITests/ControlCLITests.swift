@@ -62,6 +62,15 @@ final class ControlCLITests: XCTestCase {
         try CLI.Running(["stream", CLI.recording("wrist-wah-phone.csv"), "--to", "127.0.0.1:\(rig.tcp)", "--loop"])
     }
 
+    /// Stops the phone, then listen (which must exit cleanly); listen's output.
+    func stop(_ rig: Rig, _ phone: CLI.Running, file: StaticString = #filePath, line: UInt = #line) -> CLI.Result {
+        phone.interrupt(); _ = phone.wait(timeout: 10)
+        rig.listen.interrupt()
+        let r = rig.listen.wait(timeout: 20)
+        XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
+        return r
+    }
+
     /// The CC messages on stdout, in order: (t, cc, value).
     static func ccs(_ stdout: String) -> [(t: Double, cc: Int, v: Int)] {
         CLI.lines(stdout).compactMap { l in
@@ -140,6 +149,16 @@ final class ControlCLITests: XCTestCase {
         XCTAssertNotNil(first["raw"] as? Double)
         XCTAssertTrue((0...127).contains(first["value"] as? Int ?? -1))
 
+        // sources watched besides the mappings: each sender's last value
+        let watched = try api(rig, "GET", "state?sources=tilt.x,accel.y")
+        XCTAssertEqual(watched.code, 200, "\(watched.json)")
+        let values = try XCTUnwrap((watched.json["sources"] as? [String: Any])?[sender["name"] as? String ?? ""] as? [String: Any], "\(watched.json)")
+        XCTAssertNotNil(values["tilt.x"] as? Double, "\(values)")
+        XCTAssertNotNil(values["accel.y"] as? Double, "\(values)")
+        let badSource = try api(rig, "GET", "state?sources=tilt.q")
+        XCTAssertEqual(badSource.code, 400)
+        XCTAssertTrue((badSource.json["error"] as? String ?? "").contains("tilt.q"), "\(badSource.json)")
+
         let replaced = try api(rig, "PUT", "mappings/1", ["text": "accel.x cc=12 smooth=0"])
         XCTAssertEqual(replaced.code, 200, "\(replaced.json)")
         XCTAssertEqual(mappings(replaced.json).first?["text"] as? String, "accel.x cc=12 smooth=0")
@@ -164,10 +183,7 @@ final class ControlCLITests: XCTestCase {
         XCTAssertEqual(try api(rig, "POST", "save").code, 409, "no --config: nothing to save to")
         XCTAssertEqual(try api(rig, "POST", "scene/1").code, 409, "no scenes")
         Thread.sleep(forTimeInterval: 0.5)
-        phone.interrupt(); _ = phone.wait(timeout: 10)
-        rig.listen.interrupt()
-        let r = rig.listen.wait(timeout: 20)
-        XCTAssertEqual(r.status, 0, r.stderr)
+        let r = stop(rig, phone)
 
         // the stream: CC 11 until the change, then CC 12 from the very next frame (the old
         // controller's rest value between), CC 20 only while the added mapping ran
@@ -280,7 +296,8 @@ final class ControlCLITests: XCTestCase {
         _ = try waitForState(rig) { s in ((s["senders"] as? [[String: Any]])?.first?["frames"] as? Int ?? 0) > 100 }
         let peer = try RTPMIDICLITests.Peer.custom(RTPMIDICLITests.python, [Self.driver, "--url", "\(rig.base)/control#\(rig.token)",
                                                                               "--watch", "2", "--edit", "accel.x cc=12 smooth=0",
-                                                                              "--field", "smooth=25", "--scene", "2", "--shots", data])
+                                                                              "--field", "smooth=25", "--sources", "tilt.x, accel.y",
+                                                                              "--scene", "2", "--shots", data])
         peer.process.waitUntilExit()
         peer.stop()
         XCTAssertEqual(peer.process.terminationStatus, 0, peer.text)
@@ -298,6 +315,12 @@ final class ControlCLITests: XCTestCase {
         let edited = try XCTUnwrap(event("edited"))
         XCTAssertEqual(edited["error"] as? String, "", "\(edited)")
         XCTAssertEqual(edited["text"] as? String, "accel.x cc=12 smooth=0")
+        let watch = try XCTUnwrap(event("watch"), peer.text)
+        XCTAssertEqual(watch["error"] as? String, "", "\(watch)")
+        XCTAssertEqual(watch["painted"] as? Bool, true, "the watched sources are drawn: \(watch)")
+        let legend = watch["legend"] as? String ?? ""
+        XCTAssertNotNil(legend.range(of: #"tilt\.x -?[0-9]+\.[0-9]{3}"#, options: .regularExpression), "a value beside each name: \(legend)")
+        XCTAssertNotNil(legend.range(of: #"accel\.y -?[0-9]+\.[0-9]{3}"#, options: .regularExpression), "a value beside each name: \(legend)")
         let field = try XCTUnwrap(event("field"), peer.text)
         XCTAssertEqual(field["text"] as? String, "accel.x cc=12 smooth=25", "the settings form writes the mapping's text: \(field)")
         XCTAssertEqual(field["error"] as? String, "")
@@ -322,10 +345,7 @@ final class ControlCLITests: XCTestCase {
                 try FileManager.default.copyItem(atPath: data + "/" + f, toPath: keep + "/" + f)
             }
         }
-        phone.interrupt(); _ = phone.wait(timeout: 10)
-        rig.listen.interrupt()
-        let r = rig.listen.wait(timeout: 20)
-        XCTAssertEqual(r.status, 0, r.stderr)
+        let r = stop(rig, phone)
         // the page's edit reached the MIDI stream: CC 12 after CC 11, then the chorus's CC 21
         let c = Self.ccs(r.stdout)
         let i12 = try XCTUnwrap(c.firstIndex { $0.cc == 12 }, "the page's edit never reached the stream")

@@ -87,6 +87,21 @@ final class JackRealtimeTests: XCTestCase {
         return (JackTest.Audit(sw.stderr), sw.stderr)
     }
 
+    /// The audit's verdict: its self-test passed, system calls were trapped, at least
+    /// `minCallbacks` callbacks were all audited, and each count of forbidden work is zero.
+    func assertClean(_ audit: JackTest.Audit, minCallbacks: Int, _ what: String, _ err: String,
+                     file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(audit.values["selftest"], "ok", "the audit's self-test failed:\n\(err)", file: file, line: line)
+        XCTAssertEqual(audit.values["syscall_dispatch"], "on", "system calls were not audited:\n\(err)", file: file, line: line)
+        let callbacks = audit.int("callbacks")
+        XCTAssertGreaterThan(callbacks, minCallbacks, "too few callbacks audited (\(what))", file: file, line: line)
+        XCTAssertEqual(callbacks, audit.int("cycles"), "some callbacks were not audited (\(what))", file: file, line: line)
+        for k in ["malloc", "free", "lock", "condvar", "semaphore", "libc_io", "syscalls",
+                  "retain", "release", "swift_alloc", "swift_access", "swift_once"] {
+            XCTAssertEqual(audit.int(k), 0, "\(k) in the process callback (\(what)):\n\(err)", file: file, line: line)
+        }
+    }
+
     func testProcessCallbackIsRealTimeSafeInReleaseBuild() throws {
         let (binary, library) = try prerequisites()
 
@@ -105,16 +120,8 @@ final class JackRealtimeTests: XCTestCase {
         for (voice, seconds) in [("svf", 16.0), ("crybaby", 10.0)] {
             let (auditResult, err) = try auditedRun(binary: binary, library: library, mode: "1", seconds: seconds, period: 128, voice: voice)
             let audit = try XCTUnwrap(auditResult, "no rt-audit line:\n\(err)")
-            XCTAssertEqual(audit.values["selftest"], "ok", "the audit's self-test failed:\n\(err)")
-            XCTAssertEqual(audit.values["syscall_dispatch"], "on", "system calls were not audited:\n\(err)")
             XCTAssertEqual(audit.int("threads"), 1)
-            let callbacks = audit.int("callbacks")
-            XCTAssertGreaterThan(callbacks, Int(seconds * 180), "too few callbacks audited (\(voice))")
-            XCTAssertEqual(callbacks, audit.int("cycles"), "some callbacks were not audited")
-            for k in ["malloc", "free", "lock", "condvar", "semaphore", "libc_io", "syscalls",
-                      "retain", "release", "swift_alloc", "swift_access", "swift_once"] {
-                XCTAssertEqual(audit.int(k), 0, "\(k) in the process callback (\(voice)):\n\(err)")
-            }
+            assertClean(audit, minCallbacks: Int(seconds * 180), voice, err)
             XCTAssertTrue(err.contains("period now 256 frames"), "the period change was not seen:\n\(err)")
         }
     }
@@ -134,15 +141,7 @@ final class JackRealtimeTests: XCTestCase {
             "--fx-cc", "7=tremolo.depth",
         ])
         let audit = try XCTUnwrap(auditResult, "no rt-audit line:\n\(err)")
-        XCTAssertEqual(audit.values["selftest"], "ok", "the audit's self-test failed:\n\(err)")
-        XCTAssertEqual(audit.values["syscall_dispatch"], "on", "system calls were not audited:\n\(err)")
-        let callbacks = audit.int("callbacks")
-        XCTAssertGreaterThan(callbacks, Int(seconds * 180), "too few callbacks audited")
-        XCTAssertEqual(callbacks, audit.int("cycles"), "some callbacks were not audited")
-        for k in ["malloc", "free", "lock", "condvar", "semaphore", "libc_io", "syscalls",
-                  "retain", "release", "swift_alloc", "swift_access", "swift_once"] {
-            XCTAssertEqual(audit.int(k), 0, "\(k) in the process callback (effect chain):\n\(err)")
-        }
+        assertClean(audit, minCallbacks: Int(seconds * 180), "effect chain", err)
         let ccs = Int(err.firstCapture("effect CCs applied (\\d+)") ?? "") ?? 0
         XCTAssertGreaterThan(ccs, Int(seconds * 5), "the bound CC did not reach the chain:\n\(err)")
         XCTAssertTrue(err.contains("period now 256 frames"), "the period change was not seen:\n\(err)")
@@ -194,14 +193,6 @@ final class JackRealtimeTests: XCTestCase {
         XCTAssertGreaterThan(messages, Int(seconds * 50), "too little MIDI reached midi_out (\(messages))")
         let audit = try XCTUnwrap(JackTest.Audit(err), "no rt-audit line:\n\(err)")
         print("---- control page run:\n\(err.split(separator: "\n").filter { $0.contains("rt-audit") || $0.contains("control:") }.joined(separator: "\n"))")
-        XCTAssertEqual(audit.values["selftest"], "ok", "the audit's self-test failed:\n\(err)")
-        XCTAssertEqual(audit.values["syscall_dispatch"], "on", "system calls were not audited:\n\(err)")
-        let callbacks = audit.int("callbacks")
-        XCTAssertGreaterThan(callbacks, Int(seconds * 180), "too few callbacks audited")
-        XCTAssertEqual(callbacks, audit.int("cycles"), "some callbacks were not audited")
-        for k in ["malloc", "free", "lock", "condvar", "semaphore", "libc_io", "syscalls",
-                  "retain", "release", "swift_alloc", "swift_access", "swift_once"] {
-            XCTAssertEqual(audit.int(k), 0, "\(k) in the process callback with the control page open:\n\(err)")
-        }
+        assertClean(audit, minCallbacks: Int(seconds * 180), "the control page open", err)
     }
 }

@@ -52,6 +52,7 @@ def main():
     ap.add_argument("--watch", type=float, default=2.0)
     ap.add_argument("--edit")
     ap.add_argument("--field", help="NAME=VALUE: typed into mapping 1's settings form (e.g. smooth=25)")
+    ap.add_argument("--sources", help="typed into the Watch field (e.g. 'tilt.x, accel.y')")
     ap.add_argument("--scene", type=int)
     ap.add_argument("--shots")
     ap.add_argument("--chromium")
@@ -78,6 +79,17 @@ def main():
             time.sleep(0.05)
         out(event="watched", values=values, senders=dt.eval("[...document.querySelectorAll('#senders .name')].map(e => e.textContent)"),
             stats=dt.eval("[...document.querySelectorAll('#senders .stats')].map(e => e.textContent)"))
+        if args.sources:
+            rect = dt.eval("(() => { const r = document.getElementById('watchlist').getBoundingClientRect(); return [r.x + 20, r.y + r.height / 2]; })()")
+            dt.click(rect[0], rect[1])
+            type_text(dt, args.sources)
+            press(dt, "Enter", "Enter", 13)
+            time.sleep(2)
+            painted = dt.eval("""(() => { const c = document.getElementById('watchplot'); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+                for (let i = 3; i < d.length; i += 4) if (d[i] > 0) return true; return false; })()""")
+            out(event="watch", legend=dt.eval("document.getElementById('watchlegend').textContent"),
+                error=dt.eval("document.getElementById('watcherror').textContent"), painted=painted)
+            dt.eval("document.activeElement.blur()")
         if args.edit:
             rect = dt.eval("(() => { const r = document.querySelector('.mapping input').getBoundingClientRect(); return [r.x + 20, r.y + r.height / 2]; })()")
             dt.click(rect[0], rect[1])

@@ -66,15 +66,7 @@ enum LineToAudio {
         guard let addr = listener.boundAddresses.first(where: { $0.hasPrefix("tcp://") }),
               let port = Int(addr.split(separator: ":").last ?? "") else { throw RuntimeError("listener has no TCP port") }
 
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        var sa = sockaddr_in()
-        sa.sin_family = sa_family_t(AF_INET)
-        sa.sin_port = in_port_t(UInt16(port).bigEndian)
-        sa.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard rc == 0 else { throw RuntimeError("cannot connect to the listener") }
+        let fd = try connectLoopback(port)
         func send(_ s: String) { _ = s.withCString { write(fd, $0, strlen($0)) } }
         send("accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)\n")
         usleep(50_000)
@@ -113,6 +105,20 @@ enum LineToAudio {
                      within, latencies.count, missed, st.xruns))
         print(String(format: "  line read off the socket -> handed to the wah (output thread): p50 %d us, p99 %d us", pump.latency.percentile(0.5), pump.latency.percentile(0.99)))
     }
+}
+
+/// A TCP connection to the listener on 127.0.0.1 (no Nagle delay): its descriptor.
+func connectLoopback(_ port: Int) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var one: Int32 = 1
+    setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    var sa = sockaddr_in()
+    sa.sin_family = sa_family_t(AF_INET)
+    sa.sin_port = in_port_t(UInt16(port).bigEndian)
+    sa.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let rc = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    guard rc == 0 else { close(fd); throw RuntimeError("cannot connect to the listener on port \(port)") }
+    return fd
 }
 
 struct RuntimeError: Error, CustomStringConvertible {

@@ -38,13 +38,7 @@ enum ListenWithPage {
         let tcp = port("tcp")
         FileHandle.standardError.write(Data("listen-web: tcp \(tcp) https \(port("https")) token \(config.control!.token)\n".utf8))
 
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var sa = sockaddr_in()
-        sa.sin_family = sa_family_t(AF_INET)
-        sa.sin_port = in_port_t(UInt16(tcp).bigEndian)
-        sa.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard rc == 0 else { throw RuntimeError("cannot connect to the listener") }
+        let fd = try connectLoopback(tcp)
         func send(_ s: String) { _ = s.withCString { write(fd, $0, strlen($0)) } }
         send("accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)\n")
         let start = monotonicSeconds()
