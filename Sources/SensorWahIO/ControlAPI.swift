@@ -206,7 +206,7 @@ extension ListenerCore {
     func controlCall(_ method: HTTPMethod, _ path: String, query: String = "", body: [UInt8]) -> ControlAnswer {
         guard let hooks = config.control else { return .error(.notFound, "no control API") }
         let parts = path.split(separator: "/").map(String.init)   // ["api", ...]
-        func index(_ s: String, count: Int) -> Int? { Int(s).flatMap { (1...count).contains($0) ? $0 : nil } }
+        func index(_ s: String, count: Int) -> Int? { Int(s).flatMap { $0 >= 1 && $0 <= count ? $0 : nil } }
         var texts = runningTexts
         var list = pipeline.mapper.mappings
         // the body's mapping, parsed as the command line would (nil: `problem` says why)
