@@ -1,6 +1,7 @@
 import Atomics
 import Foundation
 import SensorWahCore
+import SensorWahRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,6 +36,9 @@ public final class LiveView: @unchecked Sendable {
         /// The `c` key asks for a range calibration (`MonitorControl.calibrate`); someone
         /// (`listen --config`) answers it.
         public var calibrateKey = false
+        /// The `t` key teaches a gesture or pose (`MonitorControl.teach`); someone (`listen
+        /// --gestures FILE`) answers it.
+        public var teachKey = false
         public init(title: String, mode: Mode, labels: [[String]], maxima: [[Int]]) {
             self.title = title; self.mode = mode; self.labels = labels; self.maxima = maxima
         }
@@ -166,8 +170,70 @@ public final class LiveView: @unchecked Sendable {
         for b in buf[0..<n] { key(b) }
     }
 
+    /// What is typed after `t` (the name to teach); nil when not typing.
+    private var typing: String?
+
+    /// A key while teaching: typing the name after `t`, or marking / finishing / cancelling
+    /// what is being taught. True when the key was taken.
+    func teachKey(_ b: UInt8) -> Bool {
+        let teach = MonitorControl.teach
+        if var text = typing {
+            switch b {
+            case 13, 10:
+                typing = nil
+                let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+                guard let name = parts.first, LearnedSource.validName(Substring(name)) else {
+                    setMessage("teach: '\(text)' is not a name (letters, digits, - and _); press t to try again")
+                    return true
+                }
+                var value: Double?
+                if parts.count == 2 {
+                    guard let v = Double(parts[1]), v.isFinite else {
+                        setMessage("teach: '\(parts[1])' is not a number for the pose's value; press t to try again")
+                        return true
+                    }
+                    value = v
+                }
+                teach.post(.start(name: name, value: value))
+            case 27:
+                typing = nil
+                setMessage("")
+            case 127, 8:
+                if !text.isEmpty { text.removeLast() }
+                typing = text
+                setMessage(Self.prompt(text))
+            default:
+                let c = Character(UnicodeScalar(b))
+                if text.count < 50, c.isLetter || c.isNumber || "-_=.".contains(c) { text.append(c) }
+                typing = text
+                setMessage(Self.prompt(text))
+            }
+            return true
+        }
+        if teach.active != nil {
+            switch b {
+            case UInt8(ascii: " "): teach.post(.mark(nanos: monotonicNanos()))
+            case 13, 10: teach.post(.finish)
+            case 27: teach.post(.cancel)
+            default: return false
+            }
+            return true
+        }
+        if b == UInt8(ascii: "t") || b == UInt8(ascii: "T") {
+            typing = ""
+            setMessage(Self.prompt(""))
+            return true
+        }
+        return false
+    }
+
+    static func prompt(_ text: String) -> String {
+        "teach: type a gesture's NAME, or NAME=VALUE for a pose, then Enter (Esc: never mind): \(text)_"
+    }
+
     /// One key press.
     func key(_ b: UInt8) {
+        if config.teachKey, teachKey(b) { return }
         switch b {
         case UInt8(ascii: "z"), UInt8(ascii: "Z"): Shutdown.requestRezero()
         case UInt8(ascii: "s"), UInt8(ascii: "S"):
@@ -240,7 +306,7 @@ public final class LiveView: @unchecked Sendable {
         senderRates(r)
         let now = snapshot
         var lines: [String] = []
-        lines.append("\(config.title) live view   z re-zero  s solo next  a all  \(now.sceneNames.isEmpty ? "" : "n next scene  ")\(config.calibrateKey ? "c calibrate  " : "")q quit")
+        lines.append("\(config.title) live view   z re-zero  s solo next  a all  \(now.sceneNames.isEmpty ? "" : "n next scene  ")\(config.calibrateKey ? "c calibrate  " : "")\(config.teachKey ? "t teach  " : "")q quit")
         var status = "solo: " + (r.solo < 0 ? "all mappings send" : "mapping \(r.solo + 1) only, the others held")
         if !now.sceneNames.isEmpty {
             let s = min(max(r.scene, 0), now.sceneNames.count - 1)

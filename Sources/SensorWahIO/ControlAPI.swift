@@ -27,6 +27,8 @@ public struct ControlHooks: @unchecked Sendable {
     /// Lines about the outputs (the JACK engine, the RTP-MIDI session), as the live view shows
     /// them; read from the network thread.
     public var outputLines: (() -> [String])?
+    /// Whether gestures and poses can be taught live (`--gestures FILE` was given).
+    public var teaches = false
     public init(token: String, parse: @escaping (String) throws -> Mapping,
                 save: ((_ scene: String?, _ texts: [String]) throws -> String)? = nil, outputLines: (() -> [String])? = nil) {
         self.token = token; self.parse = parse; self.save = save; self.outputLines = outputLines
@@ -133,6 +135,11 @@ extension ListenerCore {
         state["gestures"] = ["flick": g.flick, "shake": g.shake, "tap": g.tap]
         state["outputs"] = config.control?.outputLines?() ?? []
         state["message"] = ["serial": controlMessageSerial, "text": controlMessage]
+        // what is taught (gesture:NAME, pose:NAME sources) and what is being taught now
+        let learned = config.motion.learned
+        state["taught"] = ["gestures": learned?.gestures.classes.map(\.name) ?? [], "poses": learned?.poses.map(\.name) ?? [],
+                           "canTeach": config.control?.teaches ?? false]
+        state["teach"] = MonitorControl.teach.active ?? NSNull()
         return state
     }
 
@@ -276,6 +283,30 @@ extension ListenerCore {
             guard hooks.save != nil else { return .error(.conflict, "calibrate writes the range into the configuration file: start listen with --config FILE") }
             MonitorControl.calibrate.store(n, ordering: .relaxed)
             return .init(status: .accepted, json: ["calibrate": n, "steps": "hold your rest pose 1.5 s, then move through your comfortable range; the state's message says how it goes"])
+        case (.POST, "teach", 2):
+            guard hooks.teaches else { return .error(.conflict, "teaching writes into a gestures file: start listen with --gestures FILE (it may not exist yet)") }
+            guard let o = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+                  let name = o["name"] as? String, LearnedSource.validName(Substring(name)) else {
+                return .error(.badRequest, "the body must be JSON: {\"name\": \"swing\"} for a gesture, {\"name\": \"wah\", \"value\": 1} for a pose (names: letters, digits, - and _)")
+            }
+            var value: Double?
+            if let v = o["value"] {
+                guard let n = v as? Double, n.isFinite else { return .error(.badRequest, "a pose's \"value\" must be a number") }
+                value = n
+            }
+            MonitorControl.teach.post(.start(name: name, value: value))
+            return .init(status: .accepted, json: ["teach": name, "steps": value == nil
+                ? "perform it and call /api/teach/mark during or just after each one, then /api/teach/finish; the state's message says how it goes"
+                : "hold the pose and call /api/teach/mark, then /api/teach/finish"])
+        case (.POST, "teach", 3):
+            guard hooks.teaches else { return .error(.conflict, "teaching writes into a gestures file: start listen with --gestures FILE (it may not exist yet)") }
+            switch parts[2] {
+            case "mark": MonitorControl.teach.post(.mark(nanos: monotonicNanos()))
+            case "finish": MonitorControl.teach.post(.finish)
+            case "cancel": MonitorControl.teach.post(.cancel)
+            default: return .error(.notFound, "teach takes mark, finish or cancel, not '\(parts[2])'")
+            }
+            return .init(status: .accepted, json: ["teach": parts[2]])
         case (.POST, "rezero", 2):
             Shutdown.requestRezero()
             return .init(status: .ok, json: ["rezero": "hold the sensor still for half a second"])
@@ -288,7 +319,7 @@ extension ListenerCore {
             } catch {
                 return .error(.internalServerError, "not saved: \(error)")
             }
-        case (_, "state", 2), (_, "mappings", _), (_, "scene", 3), (_, "solo", 3), (_, "calibrate", 3), (_, "rezero", 2), (_, "save", 2):
+        case (_, "state", 2), (_, "mappings", _), (_, "scene", 3), (_, "solo", 3), (_, "calibrate", 3), (_, "rezero", 2), (_, "save", 2), (_, "teach", 2), (_, "teach", 3):
             return .error(.methodNotAllowed, "not with \(method)")
         default:
             return .error(.notFound, "no such call: see docs/control.md")

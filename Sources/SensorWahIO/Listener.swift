@@ -181,7 +181,7 @@ final class SenderSession {
 /// single event loop thread (hence `@unchecked Sendable`): parsing and mapping happen there,
 /// and mapped events are handed to the output thread through a lock-free queue.
 final class ListenerCore: @unchecked Sendable {
-    let config: ListenerConfiguration
+    var config: ListenerConfiguration
     let loop: EventLoop
     let logger: Logger
     /// The one pipeline every sender feeds; its output hands events to the output thread.

@@ -336,6 +336,35 @@ public final class Listener: @unchecked Sendable {
         }.wait()
     }
 
+    /// Recognises another model's gestures and poses (the `--gestures` file reloaded, or taught
+    /// live), in every sender from its next frame, on the network thread. The running
+    /// mappings and scenes have their `gesture:` and `pose:` sources given the new model's
+    /// slots; when one names what the new model lacks, nothing changes and the error is
+    /// returned.
+    public func replaceLearned(_ model: LearnedModel, file: String? = nil) -> String? {
+        let core = self.core
+        do {
+            return try core.loop.submit { () -> String? in
+            var running = core.pipeline.mapper.mappings
+            if let e = LearnedModel.resolve(&running, against: model, file: file) { return e }
+            var scenes = core.scenes
+            for i in scenes.indices {
+                if let e = LearnedModel.resolve(&scenes[i].mappings, against: model, file: file) { return "scene '\(scenes[i].name)': \(e)" }
+            }
+            core.config.motion.learned = model
+            for s in core.sessions.values { s.motion.replaceLearned(model) }
+            core.scenes = scenes
+            if running != core.pipeline.mapper.mappings {
+                let before = core.handoff.pushed
+                core.handoff.stamp(received: monotonicNanos())
+                core.pipeline.replaceMappings(running, scene: core.scenes.isEmpty ? nil : core.sceneIndex)
+                if core.handoff.pushed != before { core.wake() }
+            }
+            return nil
+            }.wait()
+        } catch { return "the listener has stopped" }
+    }
+
     /// The mappings running now (taken on the network thread).
     public func runningMappings() -> [Mapping] {
         let core = self.core

@@ -183,7 +183,7 @@ enum Wiring {
         config.maxLineLength = l.input.maxLine
         config.parser = l.input.parserOptions()
         config.recordDirectory = l.record
-        config.motion = try l.mapping.motionSettings()
+        config.motion = try l.mapping.motionSettings(missingModelIsEmpty: true)
         if l.web {
             config.webPort = l.webPort
             do { config.webCertificates = try WebCertificates.load(names: WebCertificates.localNames()) } catch {
@@ -202,6 +202,7 @@ enum Wiring {
                     return path
                 }
             })
+            config.control?.teaches = l.mapping.gesturesFile != nil
         }
         return config
     }
@@ -253,13 +254,14 @@ enum Wiring {
     /// client's lines when the outputs have one, the output thread's latency when there is one.
     static func liveView(_ o: MonitorOptions, title: String, output: OutputOptions, scenes: [[Mapping]],
                          sceneNames: [String] = [], outputs: [any EventOutput], pump: OutputPump? = nil,
-                         calibrateKey: Bool = false) -> LiveView? {
+                         calibrateKey: Bool = false, teachKey: Bool = false) -> LiveView? {
         guard let mode = o.mode(midiToStdout: output.destinations.contains(.stdout)) else { return nil }
         var c = LiveView.Configuration(title: "sensorwah \(title)", mode: mode,
                                        labels: scenes.map { $0.map(LiveView.label) },
                                        maxima: scenes.map { $0.map(\.target.maxValue) })
         c.sceneNames = sceneNames
         c.calibrateKey = calibrateKey
+        c.teachKey = teachKey
         MonitorControl.calibrate.store(0, ordering: .relaxed)
         c.extraLines = outputLines(outputs)
         if let pump {

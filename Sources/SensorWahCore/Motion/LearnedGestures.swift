@@ -270,7 +270,7 @@ public struct GestureModel: Sendable, Equatable {
     /// fraction takes in the follow-through, and the note waits for it) (dips shorter than 0.1 s
     /// bridged, at most 0.8 s each side), plus 0.06 s.
     public static let edgeFraction = 0.35
-    public static func extent(times: [Double], values: [Double], mark: Double) -> ClosedRange<Int>? {
+    public static func extent(times: [Double], values: [Double], mark: Double, before: Double = 0.4, after: Double = 0.4) -> ClosedRange<Int>? {
         let D = GestureFeatures.dims, n = times.count
         guard n > 2 else { return nil }
         // energy: how fast the features change (per second), averaged over ±0.04 s; zero when
@@ -288,8 +288,8 @@ public struct GestureModel: Sendable, Equatable {
             for k in max(0, i - w)...min(n - 1, i + w) { e += rate[k]; c += 1 }
             energy[i] = e / c
         }
-        guard let lo = times.firstIndex(where: { $0 >= mark - 0.4 }) else { return nil }
-        let hi = times.lastIndex(where: { $0 <= mark + 0.4 }) ?? (n - 1)
+        guard let lo = times.firstIndex(where: { $0 >= mark - before }) else { return nil }
+        let hi = times.lastIndex(where: { $0 <= mark + after }) ?? (n - 1)
         guard lo <= hi else { return nil }
         var peak = lo
         for i in lo...hi where energy[i] > energy[peak] { peak = i }
@@ -311,17 +311,29 @@ public struct GestureModel: Sendable, Equatable {
         return max(0, a - pad)...min(n - 1, b + pad)
     }
 
+    /// Whether two extents are one movement: they share more than half of the shorter.
+    static func same(_ a: ClosedRange<Int>, _ b: ClosedRange<Int>) -> Bool {
+        let shared = min(a.upperBound, b.upperBound) - max(a.lowerBound, b.lowerBound) + 1
+        return shared * 2 > min(a.count, b.count)
+    }
+
     /// Teaches from a take: each mark (seconds from the take's first reading, name) becomes an
-    /// example of that name. Returns, per mark, the extent found (seconds from the first
-    /// reading) or nil when there was no movement at the mark.
+    /// example of that name. The movement is looked for from `before` s before the mark to
+    /// `after` s after it (a key pressed live just after the movement looks back further). Returns, per mark, the extent found (seconds from the first
+    /// reading) or nil when there was no movement at the mark, or when the movement found is
+    /// one an earlier mark already taught (two marks on one movement teach it once).
     @discardableResult
-    public mutating func teach(times: [Double], accel: [Vector3], gyro: [Vector3], marks: [(seconds: Double, name: String)], origin: String = "") -> [(start: Double, end: Double)?] {
+    public mutating func teach(times: [Double], accel: [Vector3], gyro: [Vector3], marks: [(seconds: Double, name: String)], origin: String = "",
+                               before: Double = 0.4, after: Double = 0.4) -> [(start: Double, end: Double)?] {
         guard let t0 = times.first else { return marks.map { _ in nil } }
         let seq = GestureFeatures.sequence(accel: accel, gyro: gyro, times: times)
         var found: [(start: Double, end: Double)?] = []
+        var taken: [ClosedRange<Int>] = []
         let D = GestureFeatures.dims
         for m in marks {
-            guard let r = Self.extent(times: seq.times, values: seq.values, mark: t0 + m.seconds) else { found.append(nil); continue }
+            guard let r = Self.extent(times: seq.times, values: seq.values, mark: t0 + m.seconds, before: before, after: after),
+                  !taken.contains(where: { Self.same($0, r) }) else { found.append(nil); continue }
+            taken.append(r)
             let v = Array(seq.values[(r.lowerBound * D)..<((r.upperBound + 1) * D)])
             let at = ExportTable.format(m.seconds, digits: 3) + " s"
             let o = origin.isEmpty ? at : "\(origin) at \(at)"

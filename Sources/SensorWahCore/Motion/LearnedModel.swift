@@ -83,6 +83,22 @@ public struct LearnedModel: Sendable, Equatable {
         poses.firstIndex { $0.name.lowercased() == name.lowercased() }
     }
 
+    /// Adds a point to pose `name` (made when new): the average of the gravity directions held
+    /// (`samples`, any length) with `value`. Returns the largest angle (radians) of a sample
+    /// from that average, how still the pose was held; nil when no sample had a direction.
+    @discardableResult
+    public mutating func addPose(_ name: String, value: Double, samples: [Vector3], origin: String) -> Double? {
+        var sum = Vector3(0, 0, 0)
+        for g in samples where g.isFiniteVector && g.length > 1e-9 { sum += g / g.length }
+        guard sum.length > 1e-6 else { return nil }
+        let g = sum / sum.length
+        var spread = 0.0
+        for s in samples where s.isFiniteVector && s.length > 1e-9 { spread = max(spread, PoseSet.angle(s / s.length, g)) }
+        let point = PoseSet.Point(gravity: g, value: value, origin: origin)
+        if let i = poseIndex(name) { poses[i].points.append(point) } else { poses.append(PoseSet(name: name, points: [point])) }
+        return spread
+    }
+
     /// Gives each `gesture:`/`pose:` source of `mappings` its frame slot; nil, or the error
     /// naming the first source the model does not have. Without a model (`model` nil) every
     /// such source is an error.

@@ -81,6 +81,14 @@ public struct MotionStage: Sendable {
         if let r = settings.rest { setRest(gravity: r) } else if settings.zeroAtStart { zeroAtStartPending = true }
     }
 
+    /// Recognises another model's gestures and poses from the next frame (a model file
+    /// reloaded or taught live); nil: none. The recogniser starts afresh.
+    public mutating func replaceLearned(_ model: LearnedModel?) {
+        settings.learned = model
+        recognizer = model.flatMap { $0.gestures.classes.isEmpty ? nil : GestureRecognizer(model: $0.gestures) }
+        learnedFed = false
+    }
+
     /// Forgets the stream (a new take); the captured rest orientation is kept.
     public mutating func reset() {
         estimator.reset()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Logging
 import SensorWahCore
 import SensorWahEngine
@@ -181,7 +182,7 @@ struct Listen: ParsableCommand {
         let view = detect ? nil : Wiring.liveView(monitor, title: "listen", output: output,
                                                   scenes: scenes.isEmpty ? [mappings] : config.scenes.map(\.mappings),
                                                   sceneNames: scenes.map(\.name), outputs: pump.outputs, pump: pump,
-                                                  calibrateKey: global.config != nil)
+                                                  calibrateKey: global.config != nil, teachKey: mapping.gesturesFile != nil)
         pump.latencyBySender = latency
         pump.start()
         let listener = Listener(configuration: config, mappings: mappings, queue: queue, wake: pump.wake,
@@ -203,6 +204,14 @@ struct Listen: ParsableCommand {
         var watch = global.config.map { ConfigWatch(path: $0) }
         var running = (mappings: mappings, scenes: !scenes.isEmpty)   // whether scenes run (the calibrate key)
         var calibration: KeyCalibration?
+        // the gestures file: reloaded when it changes, taught into live (t, the page's Teach)
+        var modelWatch = mapping.gesturesFile.map { ConfigWatch(path: $0) }
+        var teaching: LiveTeach?
+        _ = MonitorControl.teach.take()
+        MonitorControl.teach.active = nil
+        if let path = mapping.gesturesFile, !FileManager.default.fileExists(atPath: path) {
+            logger.notice("\(path) does not exist yet: teach gestures and poses live (t in the live view, Teach on the control page) and it is made")
+        }
         var savedRestVersion = 0
         if !scenes.isEmpty {
             Shutdown.installSceneSignal()
@@ -220,7 +229,9 @@ struct Listen: ParsableCommand {
             // the live view's c key, the control page's Calibrate button
             if view != nil || config.control != nil {
                 let asked = MonitorControl.calibrate.exchange(0, ordering: .relaxed)
-                if asked > 0, calibration == nil {
+                if asked > 0, calibration == nil, let t = teaching {
+                    view?.setMessage("calibrate: finish teaching \(t.label) first (Enter, or Esc to drop it)")
+                } else if asked > 0, calibration == nil {
                     let say = { (text: String) in
                         view?.setMessage(text)
                         listener.setControlMessage(text)
@@ -231,7 +242,17 @@ struct Listen: ParsableCommand {
                                                        baseTap: sourceTap)
                 }
                 if let c = calibration, !c.step() { calibration = nil }
+                let say = { (text: String) in
+                    view?.setMessage(text)
+                    listener.setControlMessage(text)
+                }
+                for request in MonitorControl.teach.take() {
+                    teaching = teach(request, teaching, calibrating: calibration != nil, listener: listener, baseTap: sourceTap, say: say, logger: logger)
+                    if teaching == nil, case .finish = request { _ = modelWatch?.poll() }   // written and put to work already
+                }
+                MonitorControl.teach.active = teaching?.label
             }
+            if modelWatch?.poll() == true, let path = mapping.gesturesFile { reloadModel(path, into: listener, view: view, logger: logger) }
             for c in controls {
                 c.takeProgramChanges { channel, program in
                     if let want = sceneChannel, want != Int(channel) + 1 {
@@ -250,6 +271,7 @@ struct Listen: ParsableCommand {
             if let now = reload(into: listener, view: view, runningChains: runningChains, logger: logger) { running = now }
         }
         calibration?.cancel()
+        teaching?.cancel()
         view?.stop()
         logger.notice("stopping\(Shutdown.stopSignalName.map { " on \($0)" } ?? ""): sending rest values and note-offs, flushing recordings")
         let stats = listener.stop()
@@ -308,6 +330,62 @@ struct Listen: ParsableCommand {
             }
         }
         printError(text)
+    }
+
+    /// One teach request (the live view's `t` key, the control page's Teach panel); returns what
+    /// is being taught afterwards.
+    func teach(_ request: TeachRequest, _ now: LiveTeach?, calibrating: Bool, listener: Listener,
+               baseTap: ((String, SensorFrame) -> Void)?, say: @escaping (String) -> Void, logger: Logger) -> LiveTeach? {
+        switch request {
+        case .start(let name, let value):
+            guard let path = mapping.gesturesFile else {
+                say("teach: start listen with --gestures FILE (it may not exist yet): what is taught is written there")
+                return now
+            }
+            if let t = now {
+                say("teach: \(t.label) is being taught: Enter to finish it or Esc to drop it first")
+                return t
+            }
+            if calibrating { say("teach: wait until the calibration ends"); return nil }
+            return LiveTeach(name: name, value: value, path: path, listener: listener, say: say, logger: logger, baseTap: baseTap)
+        case .mark(let nanos):
+            guard let t = now else { say("teach: nothing is being taught (t in the live view, or Teach on the control page, first)"); return nil }
+            t.mark(at: nanos)
+            return t
+        case .finish:
+            guard let t = now else { return nil }
+            if let model = t.finish() {
+                if let e = listener.replaceLearned(model, file: t.path) {
+                    say("teach \(t.label): written, but the running mappings do not fit it: \(e)")
+                    logger.error("\(t.path): \(e); the running gestures are kept")
+                }
+            }
+            return nil
+        case .cancel:
+            guard let t = now else { return nil }
+            t.cancel()
+            say("teach \(t.label): dropped, nothing written")
+            return nil
+        }
+    }
+
+    /// The gestures file changed on disk: its gestures and poses go to work in every sender.
+    func reloadModel(_ path: String, into listener: Listener, view: LiveView?, logger: Logger) {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        let model: LearnedModel
+        do { model = try GestureModelFile.read(path) } catch {
+            logger.error("\(error); the running gestures are kept")
+            return
+        }
+        if let e = model.validate() { logger.error("\(path): \(e); the running gestures are kept"); return }
+        if let e = listener.replaceLearned(model, file: path) {
+            logger.error("\(e); the running gestures are kept")
+            return
+        }
+        let line = "\(path): reloaded, \(model.gestures.classes.count) gesture\(model.gestures.classes.count == 1 ? "" : "s"), \(model.poses.count) pose\(model.poses.count == 1 ? "" : "s")"
+        view?.setMessage(line)
+        listener.setControlMessage(line)
+        logger.notice("\(line)")
     }
 
     /// Each scene's mapping texts as the configuration file gives them (the wah switch's, which

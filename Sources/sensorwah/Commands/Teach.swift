@@ -174,23 +174,15 @@ struct Teach: ParsableCommand {
             guard !list.isEmpty else { throw RuntimeFailure("\(poses ?? "--pose"): no poses (one line per pose: START END NAME VALUE)") }
             let t0 = data.times[0]
             for pose in list {
-                var sum = Vector3(0, 0, 0), n = 0
-                for s in data.gravity where s.t >= t0 + pose.start && s.t <= t0 + pose.end { sum += s.g / s.g.length; n += 1 }
-                guard n > 0, sum.length > 1e-6 else {
+                let held = data.gravity.filter { $0.t >= t0 + pose.start && $0.t <= t0 + pose.end }.map(\.g)
+                guard let spread = learned.addPose(pose.name, value: pose.value, samples: held,
+                                                    origin: "\(name) \(Self.s(pose.start))-\(Self.s(pose.end)) s") else {
                     print("pose \(pose.name) = \(Self.f(pose.value)) from \(Self.s(pose.start))-\(Self.s(pose.end)) s (\(pose.at)): no orientation in that stretch, not taught")
                     continue
                 }
-                let g = sum / sum.length
-                // how still it was held: the largest angle from the average
-                var spread = 0.0
-                for s in data.gravity where s.t >= t0 + pose.start && s.t <= t0 + pose.end {
-                    spread = max(spread, acos(min(max((s.g / s.g.length).dot(g), -1), 1)))
-                }
-                let point = PoseSet.Point(gravity: g, value: pose.value, origin: "\(name) \(Self.s(pose.start))-\(Self.s(pose.end)) s")
-                if let i = learned.poseIndex(pose.name) { learned.poses[i].points.append(point) } else { learned.poses.append(PoseSet(name: pose.name, points: [point])) }
                 taught += 1
                 let still = spread * 180 / .pi
-                print("pose \(pose.name) = \(Self.f(pose.value)) from \(Self.s(pose.start))-\(Self.s(pose.end)) s: \(n) frames, held within \(Self.s(still, 1))°\(still > 20 ? " (the wrist moved: hold it still for a pose)" : "")")
+                print("pose \(pose.name) = \(Self.f(pose.value)) from \(Self.s(pose.start))-\(Self.s(pose.end)) s: \(held.count) frames, held within \(Self.s(still, 1))°\(still > 20 ? " (the wrist moved: hold it still for a pose)" : "")")
             }
         }
         if let e = learned.validate() { throw RuntimeFailure("'\(model)': \(e)") }

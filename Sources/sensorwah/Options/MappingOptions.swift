@@ -23,27 +23,32 @@ struct MappingOptions: ParsableArguments {
     @Option(name: .customLong("gestures"), help: ArgumentHelp("Gestures and poses taught by example (a file `sensorwah teach` writes), recognised in the stream: sources gesture:NAME, gesture:NAME.progress, pose:NAME.", valueName: "FILE"))
     var gesturesFile: String?
 
-    /// The taught gestures and poses (`--gestures`), nil without the option.
-    func learnedModel() throws -> LearnedModel? {
+    /// The taught gestures and poses (`--gestures`), nil without the option. With
+    /// `missingIsEmpty` (listen, which can teach live), a file not made yet is an empty model.
+    func learnedModel(missingIsEmpty: Bool = false) throws -> LearnedModel? {
         guard let path = gesturesFile else { return nil }
+        if missingIsEmpty && !FileManager.default.fileExists(atPath: path) { return LearnedModel() }
         do { return try GestureModelFile.read(path) } catch let p as GestureModelFile.Problem { throw RuntimeFailure(p.description) }
     }
 
     /// Gives `gesture:` and `pose:` sources their slots in the model (`--gestures`).
     func resolveLearned(_ mappings: inout [Mapping]) throws {
-        guard mappings.contains(where: { if case .learned = $0.source { return true } else { return false } }) else { return }
+        guard let first = mappings.first(where: { if case .learned = $0.source { return true } else { return false } }) else { return }
+        if let path = gesturesFile, !FileManager.default.fileExists(atPath: path) {
+            throw ValidationError("\(first.source): \(path) does not exist yet: teach it first (sensorwah teach \(path) TAKE --marks MARKS, or live: t in the live view, Teach on the control page)")
+        }
         if let error = LearnedModel.resolve(&mappings, against: try learnedModel(), file: gesturesFile) { throw ValidationError(error) }
     }
 
     /// Tilt and gesture settings for every sender's motion stage.
-    func motionSettings() throws -> MotionSettings {
+    func motionSettings(missingModelIsEmpty: Bool = false) throws -> MotionSettings {
         var m = MotionSettings()
         guard let src = TiltSource(rawValue: tiltSource.lowercased()) else {
             throw ValidationError("--tilt-source '\(tiltSource)': fused or device")
         }
         m.tiltSource = src
         m.gestures = try GestureSettings.parsing(gestureSettings)
-        m.learned = try learnedModel()
+        m.learned = try learnedModel(missingIsEmpty: missingModelIsEmpty)
         if let z = zeroGesture {
             guard let g = Gesture(name: z) else { throw ValidationError("--zero-gesture '\(z)': flick, shake or tap") }
             m.zeroGesture = g
