@@ -181,7 +181,7 @@ public final class LiveView: @unchecked Sendable {
             switch b {
             case 13, 10:
                 typing = nil
-                let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+                let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                 guard let name = parts.first, LearnedSource.validName(Substring(name)) else {
                     setMessage("teach: '\(text)' is not a name (letters, digits, - and _); press t to try again")
                     return true
