@@ -132,7 +132,9 @@ extension ListenerCore {
                                     "canSave": config.control?.save != nil]
         if !scenes.isEmpty { state["scene"] = ["index": sceneIndex + 1, "name": scenes[sceneIndex].name] }
         let g = controlGestures
-        state["gestures"] = ["flick": g.flick, "shake": g.shake, "tap": g.tap]
+        var fired: [String: Int] = ["flick": g.flick, "shake": g.shake, "tap": g.tap]
+        for (c, k) in (config.motion.learned?.gestures.classes ?? []).prefix(SensorFrame.learnedGestures).enumerated() { fired["gesture:" + k.name] = controlLearned[c] }
+        state["gestures"] = fired
         state["outputs"] = config.control?.outputLines?() ?? []
         state["message"] = ["serial": controlMessageSerial, "text": controlMessage]
         // what is taught (gesture:NAME, pose:NAME sources) and what is being taught now

@@ -48,6 +48,7 @@ enum ControlPage {
   .legend b { display: inline-block; width: 0.9rem; height: 0.25rem; vertical-align: middle; margin: 0 0.2rem 0 0.6rem; }
   #watcherror { color: #ffb3a7; }
   #add { display: flex; gap: 0.5rem; } #add input { flex: 1; }
+  #teach { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; } #teach input { flex: 1; min-width: 8rem; } #taught { width: 100%; }
   #gestures span { display: inline-block; padding: 0.3rem 0.6rem; margin: 0 0.3rem 0.3rem 0; border-radius: 0.4rem; background: #3a3645; transition: background 0.4s; }
   #gestures span.fired { background: #f29d38; color: #1d1b22; transition: none; }
   pre { white-space: pre-wrap; font-size: 0.85rem; color: #ccc; background: #26232d; padding: 0.5rem; border-radius: 0.4rem; margin: 0; }
@@ -76,6 +77,16 @@ enum ControlPage {
     </div>
     <h2>Gestures</h2>
     <div id="gestures"><span data-g="flick">flick 0</span><span data-g="shake">shake 0</span><span data-g="tap">tap 0</span></div>
+    <h2>Teach</h2>
+    <div id="teach">
+      <input id="teachname" aria-label="what to teach" placeholder="swing, or wah=1 for a pose" autocomplete="off" spellcheck="false">
+      <button id="teachstart">Start</button>
+      <button id="teachmark" disabled title="During or just after the movement (space, Page Down or a page-turner pedal do the same)">Mark</button>
+      <button id="teachfinish" disabled>Finish</button>
+      <button id="teachcancel" disabled>Drop</button>
+      <div class="legend" id="taught"></div>
+    </div>
+    <small>A gesture: type its name, Start, perform it and press Mark during or just after each one (3 to 5 times), Finish. A pose: NAME=VALUE, hold it, Mark, Finish; again with another value. It is written to the --gestures file and works at once as gesture:NAME, gesture:NAME.progress or pose:NAME.</small>
     <h2>Outputs</h2>
     <pre id="outputs">-</pre>
   </section>
@@ -233,6 +244,33 @@ function renderScenes(s) {
   });
 }
 
+function renderTeach(s) {
+  const t = s.taught || { gestures: [], poses: [], canTeach: false }, on = typeof s.teach === "string";
+  $("teachstart").disabled = !t.canTeach || on; $("teachname").disabled = !t.canTeach || on;
+  for (const id of ["teachmark", "teachfinish", "teachcancel"]) $(id).disabled = !on;
+  $("teachstart").title = t.canTeach ? "Start teaching what the field names" : "listen runs without --gestures FILE: nothing to teach into";
+  if (on && document.activeElement !== $("teachname")) $("teachname").value = s.teach;
+  const names = t.gestures.map(n => "gesture:" + n).concat(t.poses.map(n => "pose:" + n));
+  const text = names.length ? "taught: " + names.join(", ") : (t.canTeach ? "nothing taught yet" : "");
+  if ($("taught").textContent !== text) {
+    $("taught").textContent = text;
+    const list = $("sources");
+    list.querySelectorAll("option.taught").forEach(o => o.remove());
+    for (const n of t.gestures.flatMap(n => ["gesture:" + n, "gesture:" + n + ".progress"]).concat(t.poses.map(n => "pose:" + n))) {
+      const o = document.createElement("option"); o.className = "taught"; o.textContent = n; list.appendChild(o);
+    }
+  }
+}
+
+async function teachStart() {
+  const text = $("teachname").value.trim(), eq = text.indexOf("=");
+  if (!text) { say("teach: type a name first (swing, or wah=1 for a pose)"); return; }
+  const body = eq < 0 ? { name: text } : { name: text.slice(0, eq), value: Number(text.slice(eq + 1)) };
+  if (eq >= 0 && (text.slice(eq + 1).trim() === "" || !isFinite(body.value))) { say("teach: after = comes the pose's value, a number"); return; }
+  try { await call("POST", "teach", body); } catch (e) { say(e.message); }
+}
+const teachCall = (what) => call("POST", "teach/" + what).catch(e => say(e.message));
+
 function apply(s) {
   state = s;
   renderSenders(s); renderScenes(s); rebuildMappings(s);
@@ -248,14 +286,17 @@ function apply(s) {
   for (const m of s.mappings) {
     const d = document.querySelector(`.mapping[data-index="${m.index}"] .value`); if (d) d.textContent = m.value;
   }
-  if (lastGestures) for (const g of ["flick", "shake", "tap"]) {
-    const el = document.querySelector(`#gestures [data-g="${g}"]`);
+  for (const g of Object.keys(s.gestures)) {
+    let el = document.querySelector(`#gestures [data-g="${g}"]`);
+    if (!el) { el = document.createElement("span"); el.dataset.g = g; $("gestures").appendChild(el); }
     el.textContent = `${g} ${s.gestures[g]}`;
-    if (s.gestures[g] > lastGestures[g]) { el.classList.add("fired"); setTimeout(() => el.classList.remove("fired"), 50); }
+    if (lastGestures && s.gestures[g] > (lastGestures[g] || 0)) { el.classList.add("fired"); setTimeout(() => el.classList.remove("fired"), 50); }
   }
+  document.querySelectorAll("#gestures span").forEach(el => { if (!(el.dataset.g in s.gestures)) el.remove(); });
   lastGestures = s.gestures;
   if (s.message.serial !== lastMessage) { if (lastMessage !== null && s.message.text) say(s.message.text); lastMessage = s.message.serial; }
   $("outputs").textContent = s.outputs.length ? s.outputs.join("\n") : "MIDI as the command line set it";
+  renderTeach(s);
   $("watcherror").textContent = s.sourcesError || "";
   if (s.sources) {
     const first = Object.keys(s.sources).sort()[0];
@@ -361,10 +402,19 @@ $("watchlist").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.p
 $("watchlist").addEventListener("change", () => watch($("watchlist").value));
 $("newmap").addEventListener("keydown", (e) => { if (e.key === "Enter") $("addbutton").click(); });
 $("save").addEventListener("click", () => call("POST", "save").then(r => say("saved to " + r.saved)).catch(e => say(e.message)));
+$("teachstart").addEventListener("click", teachStart);
+$("teachname").addEventListener("keydown", (e) => { if (e.key === "Enter") teachStart(); });
+$("teachmark").addEventListener("click", () => teachCall("mark"));
+$("teachfinish").addEventListener("click", () => teachCall("finish"));
+$("teachcancel").addEventListener("click", () => teachCall("cancel"));
 $("rezero").addEventListener("click", () => call("POST", "rezero").then(r => say("re-zero: " + r.rezero)).catch(e => say(e.message)));
 // keyboard: 1-9 switch scenes when no field has the focus
 document.addEventListener("keydown", (e) => {
   if (document.activeElement && document.activeElement.tagName === "INPUT") return;
+  // while teaching: space, Page Down or an arrow (what page-turner pedals send) marks
+  if (state && typeof state.teach === "string" && [" ", "PageDown", "ArrowRight", "ArrowDown"].includes(e.key)) {
+    e.preventDefault(); teachCall("mark"); return;
+  }
   const b = document.querySelector(`#scenes [data-scene="${e.key}"]`); if (b) b.click();
 });
 connect();

@@ -263,6 +263,8 @@ final class ListenerCore: @unchecked Sendable {
     var sceneTexts: [[String]] = []
     var controlRates: [String: (frames: Int, nanos: UInt64, rate: Double)] = [:]
     var controlGestures = (flick: 0, shake: 0, tap: 0)
+    /// How often each taught gesture was recognised (by the model's class index).
+    var controlLearned = [Int](repeating: 0, count: SensorFrame.learnedGestures)
     /// The latest news for the page (calibration's progress), with a serial that moves with it.
     var controlMessage = "" { didSet { controlMessageSerial &+= 1 } }
     var controlMessageSerial = 0
@@ -275,6 +277,9 @@ final class ListenerCore: @unchecked Sendable {
         if frame[.flick] > 0 { controlGestures.flick &+= 1 }
         if frame[.shake] > 0 { controlGestures.shake &+= 1 }
         if frame[.tap] > 0 { controlGestures.tap &+= 1 }
+        if let m = config.motion.learned {
+            for c in 0..<min(m.gestures.classes.count, SensorFrame.learnedGestures) where frame.learned[c] > 0 { controlLearned[c] &+= 1 }
+        }
     }
 
     /// Switches to scene `index` on the network thread: a hand-over, never a stuck controller.

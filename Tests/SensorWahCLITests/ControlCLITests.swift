@@ -295,14 +295,14 @@ final class ControlCLITests: XCTestCase {
           chorus:
             - accel.y cc=21
         """.write(toFile: config, atomically: true, encoding: .utf8)
-        let rig = try start(["--config", config])
+        let rig = try start(["--config", config, "--gestures", data + "/moves.yaml"])
         let phone = try stream(rig)
         defer { phone.interrupt(); _ = phone.wait(timeout: 10) }
         _ = try waitForState(rig) { s in ((s["senders"] as? [[String: Any]])?.first?["frames"] as? Int ?? 0) > 100 }
         let peer = try RTPMIDICLITests.Peer.custom(RTPMIDICLITests.python, [Self.driver, "--url", "\(rig.base)/control#\(rig.token)",
                                                                               "--watch", "2", "--edit", "accel.x cc=12 smooth=0",
                                                                               "--field", "smooth=25", "--sources", "tilt.x, accel.y",
-                                                                              "--scene", "2", "--shots", data])
+                                                                              "--scene", "2", "--teach", "swing", "--shots", data])
         peer.process.waitUntilExit()
         peer.stop()
         XCTAssertEqual(peer.process.terminationStatus, 0, peer.text)
@@ -329,11 +329,19 @@ final class ControlCLITests: XCTestCase {
         let field = try XCTUnwrap(event("field"), peer.text)
         XCTAssertEqual(field["text"] as? String, "accel.x cc=12 smooth=25", "the settings form writes the mapping's text: \(field)")
         XCTAssertEqual(field["error"] as? String, "")
+        // Teach: Start from the field's Enter, a space key marks, Drop forgets it
+        let teach = try XCTUnwrap(event("teach"), peer.text)
+        XCTAssertTrue((teach["started"] as? String ?? "").contains("teach swing: perform it"), "\(teach)")
+        XCTAssertTrue((teach["marked"] as? String ?? "").contains("teach swing: 1 marked"), "\(teach)")
+        XCTAssertTrue((teach["dropped"] as? String ?? "").contains("teach swing: dropped, nothing written"), "\(teach)")
+        XCTAssertEqual(teach["taught"] as? String, "nothing taught yet")
+        XCTAssertEqual(teach["startEnabled"] as? Bool, true)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: data + "/moves.yaml"))
         let scene = try XCTUnwrap(event("scene"))
         XCTAssertEqual(scene["on"] as? String, "chorus")
         for size in ["laptop", "phone"] {
             let l = try XCTUnwrap(event("layout", size: size))
-            for part in ["sender", "tilt", "mapping", "plot", "painted", "scenes", "save", "add"] {
+            for part in ["sender", "tilt", "mapping", "plot", "painted", "scenes", "save", "add", "teach"] {
                 XCTAssertEqual(l[part] as? Bool, true, "\(size): \(part) \(l)")
             }
             XCTAssertEqual(l["scrollsSideways"] as? Bool, false, "\(size) \(l)")

@@ -31,7 +31,7 @@ LAYOUT = """(() => {
     for (let i = 3; i < d.length; i += 4) if (d[i] > 0) return true; return false; });
   return { sender: seen('#senders .sender'), tilt: seen('#senders canvas.tilt'), mapping: seen('.mapping input'),
            plot: seen('.mapping canvas.plot'), painted, scenes: seen('#scenes button'), save: seen('#save'),
-           add: seen('#newmap'), scrollsSideways: document.documentElement.scrollWidth > innerWidth + 1 };
+           add: seen('#newmap'), teach: seen('#teachname'), scrollsSideways: document.documentElement.scrollWidth > innerWidth + 1 };
 })()"""
 
 
@@ -54,6 +54,7 @@ def main():
     ap.add_argument("--field", help="NAME=VALUE: typed into mapping 1's settings form (e.g. smooth=25)")
     ap.add_argument("--sources", help="typed into the Watch field (e.g. 'tilt.x, accel.y')")
     ap.add_argument("--scene", type=int)
+    ap.add_argument("--teach", help="typed into Teach; Start, a space key (mark), Drop")
     ap.add_argument("--shots")
     ap.add_argument("--chromium")
     args = ap.parse_args()
@@ -121,6 +122,33 @@ def main():
             time.sleep(0.3)
             out(event="field", text=dt.eval("document.querySelector('.mapping input').dataset.text"),
                 error=dt.eval("document.querySelector('.mapping .error').textContent"))
+        if args.teach:
+            rect = dt.eval("(() => { const r = document.getElementById('teachname').getBoundingClientRect(); return [r.x + 20, r.y + r.height / 2]; })()")
+            dt.click(rect[0], rect[1])
+            type_text(dt, args.teach)
+            press(dt, "Enter", "Enter", 13)
+            for _ in range(50):
+                if dt.eval("!document.getElementById('teachmark').disabled"):
+                    break
+                time.sleep(0.1)
+            started = dt.eval("document.getElementById('message').textContent")
+            dt.eval("document.activeElement.blur()")
+            time.sleep(0.3)
+            press(dt, " ", "Space", 32)
+            for _ in range(30):
+                if "marked" in (dt.eval("document.getElementById('message').textContent") or ""):
+                    break
+                time.sleep(0.1)
+            marked = dt.eval("document.getElementById('message').textContent")
+            rect = dt.eval("(() => { const r = document.getElementById('teachcancel').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+            dt.click(rect[0], rect[1])
+            for _ in range(30):
+                if dt.eval("!document.getElementById('teachstart').disabled"):
+                    break
+                time.sleep(0.1)
+            out(event="teach", started=started, marked=marked, dropped=dt.eval("document.getElementById('message').textContent"),
+                taught=dt.eval("document.getElementById('taught').textContent"),
+                startEnabled=dt.eval("!document.getElementById('teachstart').disabled"))
         if args.scene:
             rect = dt.eval(f"(() => {{ const b = document.querySelector('#scenes [data-scene=\"{args.scene}\"]'); if (!b) return null; const r = b.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()")
             if rect:
