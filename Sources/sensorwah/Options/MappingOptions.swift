@@ -20,7 +20,7 @@ struct MappingOptions: ParsableArguments {
     var restGravity: String?
     @Option(name: .customLong("gesture-setting"), parsing: .singleValue, help: GestureSettings.optionHelp)
     var gestureSettings: [String] = []
-    @Option(name: .customLong("gestures"), help: ArgumentHelp("Gestures and poses taught by example (a file `sensorwah teach` writes), recognised in the stream: sources gesture:NAME, gesture:NAME.progress, pose:NAME.", valueName: "FILE"))
+    @Option(name: .customLong("gestures"), help: ArgumentHelp("Gestures and poses taught by example (a file `sensorwah teach` writes), recognised in the stream: sources gesture:NAME, gesture:NAME.progress, pose:NAME. listen reloads it when it changes and teaches into it live (t in the live view, Teach on the control page; it may not exist yet).", valueName: "FILE"))
     var gesturesFile: String?
 
     /// The taught gestures and poses (`--gestures`), nil without the option. With
