@@ -157,9 +157,9 @@ let benchmarks: @Sendable () -> Void = {
                                    units: [perBlock: .count, worstBlock: .count], maxDuration: .seconds(4),
                                    thresholds: [perBlock: .init(absolute: [.p90: 133_333]),
                                                 .mallocCountTotal: .init(absolute: [.p100: 0])])) { benchmark in
-        let spec = try! EffectChainSpec(parsing: "fuzz drive=0.8 tone=0.6 > wah > tremolo rate=5 depth=0.7 > phaser feedback=0.3 > delay time=0.3 feedback=0.4 mix=0.3")
+        let spec = try EffectChainSpec(parsing: "fuzz drive=0.8 tone=0.6 > wah > tremolo rate=5 depth=0.7 > phaser feedback=0.3 > delay time=0.3 feedback=0.4 mix=0.3")
         let chain = EffectChain(spec: spec, sampleRate: fs, maximumBlock: 64)
-        let pedal = try! spec.slot(for: "wah.pedal")
+        let pedal = try spec.slot(for: "wah.pedal")
         input.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: rate) }
         let periods = rate / 64
         var total: UInt64 = 0, worst: UInt64 = 0
