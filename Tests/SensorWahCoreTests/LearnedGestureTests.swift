@@ -94,8 +94,12 @@ final class LearnedGestureTests: XCTestCase {
             // proven: nothing fires away from a shot, and no shot fires twice
             XCTAssertTrue(offsets.allSatisfy { $0 > -0.3 && $0 < 1.2 }, "\(Int(hz)) Hz: a firing away from every shot: \(offsets)")
             XCTAssertEqual(shots.count, times.count, "\(Int(hz)) Hz: a shot fired twice")
-            // all seven at 800 Hz; at 100 and 30 Hz shot 2 (the weakest match) is missed
-            XCTAssertGreaterThanOrEqual(shots.count, hz == 800 ? 7 : 6, "\(Int(hz)) Hz: shots found \(shots.sorted().map { $0 + 1 })")
+            // the test: the four shots not taught (2, 4, 6, 7) are recognised at every
+            // rate; of the taught ones, shot 3 is missed at 800 and 100 Hz (shot 2's firing,
+            // 0.37 s after its peak, holds the gesture back for 1.7 times the longest example,
+            // 1.04 s, and shot 3 comes 1.84 s after shot 2)
+            XCTAssertTrue(Set([1, 3, 5, 6]).isSubset(of: shots), "\(Int(hz)) Hz: shots found \(shots.sorted().map { $0 + 1 })")
+            XCTAssertGreaterThanOrEqual(shots.count, 6, "\(Int(hz)) Hz: shots found \(shots.sorted().map { $0 + 1 })")
         }
     }
 

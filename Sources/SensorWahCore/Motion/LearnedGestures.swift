@@ -18,8 +18,9 @@ public struct GestureFeatures: Sendable {
     /// Internal frames per second.
     public static let rate = 50.0
     public static let step = 1 / rate
-    /// Values per frame: accelerometer x y z, rotation rate x y z.
-    public static let dims = 6
+    /// Values per frame: accelerometer x y z, the accelerometer's magnitude, rotation rate x y
+    /// z. The first `accelDims` come from the accelerometer alone.
+    public static let dims = 7, accelDims = 4
     /// Low-pass time constant before resampling (anti-aliasing; an 800 Hz impact spike is spread).
     public static let timeConstant = 0.08
 
@@ -28,11 +29,14 @@ public struct GestureFeatures: Sendable {
         x >= 0 ? log1p(x / s) : -log1p(-x / s)
     }
     public static let accelScale = 1.0, gyroScale = 2.0
+    /// Weight of the magnitude feature (|a| - 1 G): the same whichever way the device is held
+    /// or turned, so a punch reads the same however far the wrist rolls with it.
+    public static let magnitudeWeight = 1.0
     /// Weight of the rotation-rate features against the accelerometer's.
     public static let gyroWeight = 0.4
 
-    @usableFromInline var filtered: InlineArray<6, Double> = .init(repeating: 0)
-    @usableFromInline var previous: InlineArray<6, Double> = .init(repeating: 0)
+    @usableFromInline var filtered: InlineArray<7, Double> = .init(repeating: 0)
+    @usableFromInline var previous: InlineArray<7, Double> = .init(repeating: 0)
     /// The accelerometer's slow average (gravity and the held orientation), taken off the
     /// accelerometer features so that the same movement made with the device held a little
     /// differently still matches, and a device held still reads zero.
@@ -47,7 +51,7 @@ public struct GestureFeatures: Sendable {
     public private(set) var hasGyro = false
     /// Frames ready: `count` of them in `out` (at most 64 per input sample; a gap longer than
     /// that restarts the stream).
-    public private(set) var out: InlineArray<384, Double> = .init(repeating: 0)
+    public private(set) var out: InlineArray<448, Double> = .init(repeating: 0)
     public private(set) var outTimes: InlineArray<64, Double> = .init(repeating: 0)
     public private(set) var count = 0
 
@@ -65,8 +69,11 @@ public struct GestureFeatures: Sendable {
         if hasW { hasGyro = true }
         if lastTime.isNaN || t - lastTime > 2 || t < lastTime {
             // start (or a gap): the filter starts at the reading
-            if hasA { filtered[0] = Self.compress(a.x, scale: Self.accelScale); filtered[1] = Self.compress(a.y, scale: Self.accelScale); filtered[2] = Self.compress(a.z, scale: Self.accelScale) }
-            if hasW { filtered[3] = Self.gyroWeight * Self.compress(w.x, scale: Self.gyroScale); filtered[4] = Self.gyroWeight * Self.compress(w.y, scale: Self.gyroScale); filtered[5] = Self.gyroWeight * Self.compress(w.z, scale: Self.gyroScale) }
+            if hasA {
+                filtered[0] = Self.compress(a.x, scale: Self.accelScale); filtered[1] = Self.compress(a.y, scale: Self.accelScale); filtered[2] = Self.compress(a.z, scale: Self.accelScale)
+                filtered[3] = Self.magnitude(a)
+            }
+            if hasW { filtered[4] = Self.gyroWeight * Self.compress(w.x, scale: Self.gyroScale); filtered[5] = Self.gyroWeight * Self.compress(w.y, scale: Self.gyroScale); filtered[6] = Self.gyroWeight * Self.compress(w.z, scale: Self.gyroScale) }
             previous = filtered
             for d in 0..<3 { slow[d] = filtered[d] }
             lastTime = t
@@ -81,6 +88,7 @@ public struct GestureFeatures: Sendable {
             filtered[0] += k * (Self.compress(a.x, scale: Self.accelScale) - filtered[0])
             filtered[1] += k * (Self.compress(a.y, scale: Self.accelScale) - filtered[1])
             filtered[2] += k * (Self.compress(a.z, scale: Self.accelScale) - filtered[2])
+            filtered[3] += k * (Self.magnitude(a) - filtered[3])
             let ks = 1 - exp(-dt / Self.gravityTimeConstant)
             for d in 0..<3 { slow[d] += ks * (filtered[d] - slow[d]) }
             lastAccelTime = t
@@ -88,9 +96,9 @@ public struct GestureFeatures: Sendable {
         if hasW {
             let dt = lastGyroTime.isNaN ? Self.step : max(0, t - lastGyroTime)
             let k = 1 - exp(-dt / Self.timeConstant)
-            filtered[3] += k * (Self.gyroWeight * Self.compress(w.x, scale: Self.gyroScale) - filtered[3])
-            filtered[4] += k * (Self.gyroWeight * Self.compress(w.y, scale: Self.gyroScale) - filtered[4])
-            filtered[5] += k * (Self.gyroWeight * Self.compress(w.z, scale: Self.gyroScale) - filtered[5])
+            filtered[4] += k * (Self.gyroWeight * Self.compress(w.x, scale: Self.gyroScale) - filtered[4])
+            filtered[5] += k * (Self.gyroWeight * Self.compress(w.y, scale: Self.gyroScale) - filtered[5])
+            filtered[6] += k * (Self.gyroWeight * Self.compress(w.z, scale: Self.gyroScale) - filtered[6])
             lastGyroTime = t
         }
         let t0 = lastTime
@@ -114,7 +122,14 @@ public struct GestureFeatures: Sendable {
     public static let knee = 0.4
     @inline(__always) mutating func saturate(_ k: Int) {
         saturate3(k * Self.dims)
-        saturate3(k * Self.dims + 3)
+        let m = k * Self.dims + 3
+        out[m] = Self.knee * tanh(out[m] / Self.knee)
+        saturate3(k * Self.dims + 4)
+    }
+
+    /// The magnitude feature of an accelerometer reading: compressed |a| - 1 G, weighted.
+    @inline(__always) static func magnitude(_ a: Vector3) -> Double {
+        magnitudeWeight * compress(a.length - 1, scale: accelScale)
     }
     @inline(__always) mutating func saturate3(_ o: Int) {
         let x = out[o], y = out[o + 1], z = out[o + 2]
@@ -149,7 +164,7 @@ public struct GestureFeatures: Sendable {
 /// A model of gestures taught by example: named classes, each with its examples and the match
 /// distance under which a movement counts as it (learnt from the examples).
 public struct GestureModel: Sendable, Equatable {
-    public static let version = 1
+    public static let version = 2
 
     public struct Example: Sendable, Equatable {
         /// Feature frames (`GestureFeatures.dims` values each, at `GestureFeatures.rate`).
@@ -202,6 +217,9 @@ public struct GestureModel: Sendable, Equatable {
     public static let thresholdMargin = 1.3
     /// The threshold is at most this fraction of the distance of a still device to the examples.
     public static let restFraction = 0.98
+    /// ... and at least this fraction of it: four examples that happen to be alike would
+    /// otherwise leave no room for the next one, a little faster or softer.
+    public static let restFloor = 0.75
     /// The threshold of a class with one example (nothing to compare it with), in feature units.
     public static let singleExampleThreshold = 0.12
 
@@ -224,17 +242,15 @@ public struct GestureModel: Sendable, Equatable {
             } else {
                 classes[c].threshold = Self.singleExampleThreshold
             }
-            // null rejection: well under the distance at which the device held still (each
-            // example's first and last frame held for its length) would match
+            // null rejection: under the distance at which a device held still (every feature
+            // 0: no rotation, the accelerometer at its slow average and at 1 G) would match the
+            // nearest example; and not so far under it that the examples' own likeness decides
             var rest = Double.infinity
             for e in ex where e.frames > 0 {
-                let D = GestureFeatures.dims
-                for f in [0, e.frames - 1] {
-                    let still = (0..<e.frames).flatMap { _ in e.values[(f * D)..<(f * D + D)] }
-                    rest = min(rest, GestureModel.distance(still, e.values, gyro: classes[c].gyro))
-                }
+                let still = [Double](repeating: 0, count: e.values.count)
+                rest = min(rest, GestureModel.distance(still, e.values, gyro: classes[c].gyro))
             }
-            if rest.isFinite { classes[c].threshold = min(classes[c].threshold, rest * Self.restFraction) }
+            if rest.isFinite { classes[c].threshold = min(max(classes[c].threshold, rest * Self.restFloor), rest * Self.restFraction) }
             classes[c].rest = rest
             classes[c].spread = spread
         }
@@ -242,7 +258,7 @@ public struct GestureModel: Sendable, Equatable {
 
     /// Whole-sequence DTW distance with the recogniser's steps and normalisation.
     public static func distance(_ a: [Double], _ b: [Double], gyro: Bool) -> Double {
-        let D = GestureFeatures.dims, dims = gyro ? D : 3
+        let D = GestureFeatures.dims, dims = gyro ? D : GestureFeatures.accelDims
         let n = a.count / D, m = b.count / D
         guard n > 0, m > 0 else { return .infinity }
         var prev = [Double](repeating: .infinity, count: m), cur = prev
@@ -457,7 +473,7 @@ public struct GestureRecognizer: Sendable {
         // the frame's features, in registers
         let fb = k * D
         let x0 = features.out[fb], x1 = features.out[fb + 1], x2 = features.out[fb + 2]
-        let x3 = features.out[fb + 3], x4 = features.out[fb + 4], x5 = features.out[fb + 5]
+        let x3 = features.out[fb + 3], x4 = features.out[fb + 4], x5 = features.out[fb + 5], x6 = features.out[fb + 6]
         templates.withUnsafeBufferPointer { T in
         cost.withUnsafeMutableBufferPointer { C in
         start.withUnsafeMutableBufferPointer { S in
@@ -470,8 +486,8 @@ public struct GestureRecognizer: Sendable {
                 var deepest = -1
                 for j in 0..<m {
                     let b = (o + j) * D
-                    var d = abs(x0 - T[b]) + abs(x1 - T[b + 1]) + abs(x2 - T[b + 2])
-                    if six { d += abs(x3 - T[b + 3]); d += abs(x4 - T[b + 4]); d += abs(x5 - T[b + 5]) }
+                    var d = abs(x0 - T[b]) + abs(x1 - T[b + 1]) + abs(x2 - T[b + 2]) + abs(x3 - T[b + 3])
+                    if six { d += abs(x4 - T[b + 4]); d += abs(x5 - T[b + 5]); d += abs(x6 - T[b + 6]) }
                     let upCost = C[o + j], upStart = S[o + j]
                     var best = diagCost + 2 * d, bs = diagStart
                     if upCost + d < best { best = upCost + d; bs = upStart }

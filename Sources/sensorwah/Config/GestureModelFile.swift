@@ -127,7 +127,7 @@ enum GestureModelFile {
                             guard let rows = ev.sequence, !rows.isEmpty else { throw fail(ev, "\(ek).frames", "expects a list of frames") }
                             for r in rows {
                                 guard let cells = r.sequence, cells.count == GestureFeatures.dims else {
-                                    throw fail(r, "\(ek).frames", "each frame is [\(GestureFeatures.dims) numbers]: accelerometer x y z, rotation rate x y z")
+                                    throw fail(r, "\(ek).frames", "each frame is [\(GestureFeatures.dims) numbers]: accelerometer x y z, its magnitude, rotation rate x y z")
                                 }
                                 for cell in cells { values.append(try number(cell, "\(ek).frames")) }
                             }
@@ -194,7 +194,7 @@ enum GestureModelFile {
         # (above 1 takes looser matches, below 1 stricter); teaching more examples learns the
         # threshold again and keeps 'tune'.
         version: \(version)
-        rate: \(Int(GestureFeatures.rate))   # feature frames per second: accelerometer x y z, rotation rate x y z
+        rate: \(Int(GestureFeatures.rate))   # feature frames per second: accelerometer x y z, its magnitude, rotation rate x y z
 
         """
         if model.gestures.classes.isEmpty { out += "gestures: {}\n" } else { out += "gestures:\n" }
