@@ -1,0 +1,60 @@
+import XCTest
+@testable import SensorWahCore
+
+/// The taught gestures scored on many simulated takes (27 s, so not in every run): each of
+/// four teaching sets (seeds 900, 300, 500, 700) teaches table tennis, tennis and boxing from
+/// the first four strokes of one take per class; three other takes per class are recognised;
+/// per-class F1 one-to-one (a firing of the wrong class is a false alarm and a miss), the
+/// distractor takes' firings, and whether false alarms were second notes or the wrong class.
+///   SENSORWAH_GESTURE_SCORE=1 swift test --filter LearnedGestureScoreTests
+final class LearnedGestureScoreTests: XCTestCase {
+    func testScoreOnManyTakes() throws {
+        guard ProcessInfo.processInfo.environment["SENSORWAH_GESTURE_SCORE"] != nil else {
+            throw XCTSkip("set SENSORWAH_GESTURE_SCORE=1 to score the taught gestures on 36 simulated takes (27 s)")
+        }
+        let kinds: [SimTake.Kind] = [.tt, .tennis, .boxing]
+        var summary: [String] = []
+        var allF1: [Double] = []
+        for gyro in [false, true] {
+            for base in [900, 300, 500, 700] as [UInt64] {
+                var model = GestureModel()
+                for (k, kind) in kinds.enumerated() {
+                    let take = SimTake.make(kind, seed: base + UInt64(k))
+                    let t = LearnedGestureTests.take(take.frames(rate: 100, gyro: gyro, seed: 5 + UInt64(k)))
+                    model.teach(times: t.times, accel: t.accel, gyro: t.gyro, marks: take.labels.prefix(4).map { ($0 - t.times[0], kind.rawValue) })
+                }
+                var hits = [0, 0, 0], fa = hits, miss = hits, same = 0, cross = 0
+                for (k, kind) in kinds.enumerated() {
+                    for seed in [11, 12, 13] as [UInt64] {
+                        let take = SimTake.make(kind, seed: seed * 7 + UInt64(k))
+                        let t = LearnedGestureTests.take(take.frames(rate: 100, gyro: gyro, seed: seed))
+                        let r = LearnedGestureTests.recognise(model, t)
+                        var used = Set<Int>()
+                        for l in take.labels {
+                            if let j = r.fires.indices.first(where: { !used.contains($0) && abs(r.fires[$0].time - l) <= 0.5 && r.fires[$0].cls == k }) {
+                                used.insert(j); hits[k] += 1
+                            } else { miss[k] += 1 }
+                        }
+                        for j in r.fires.indices where !used.contains(j) { fa[r.fires[j].cls] += 1; if r.fires[j].cls == k { same += 1 } else { cross += 1 } }
+                    }
+                }
+                var neg = 0
+                for s in [77, 78] as [UInt64] {
+                    let n = SimTake.make(.negatives, seed: s)
+                    neg += LearnedGestureTests.recognise(model, LearnedGestureTests.take(n.frames(rate: 100, gyro: gyro, seed: s + 1))).fires.count
+                }
+                var line = "gyro \(gyro ? 1 : 0) teach \(base):"
+                for k in 0..<3 {
+                    let p = Double(hits[k]) / Double(max(1, hits[k] + fa[k])), rc = Double(hits[k]) / Double(max(1, hits[k] + miss[k]))
+                    let f1 = p + rc == 0 ? 0 : 2 * p * rc / (p + rc)
+                    allF1.append(f1)
+                    line += " \(kinds[k].rawValue) \(String(format: "%.2f", f1)) (h\(hits[k]) f\(fa[k]) m\(miss[k]))"
+                }
+                line += " distractors \(neg) FA same-class \(same) cross \(cross)"
+                summary.append(line)
+            }
+        }
+        for l in summary { print("score " + l) }
+        print("score: mean per-class F1 \(String(format: "%.3f", allF1.reduce(0, +) / Double(allF1.count))) min \(String(format: "%.2f", allF1.min()!))")
+    }
+}
