@@ -167,7 +167,36 @@ public final class LiveView: @unchecked Sendable {
         var buf = [UInt8](repeating: 0, count: 16)
         let n = read(0, &buf, 16)
         guard n > 0 else { if n == 0 { sleepMillis(Int(timeoutMillis)) }; return }
-        for b in buf[0..<n] { key(b) }
+        keys(Array(buf[0..<n]))
+    }
+
+    /// The bytes one read gave: keys, and escape sequences (arrows, Page Down: what a
+    /// page-turner pedal sends) taken whole, so that their bytes are not read as Esc and
+    /// letters. A lone Esc is the last byte of its read.
+    func keys(_ bytes: [UInt8]) {
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == 27, i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "[") || bytes[i + 1] == UInt8(ascii: "O") {
+                var j = i + 2
+                if bytes[i + 1] == UInt8(ascii: "[") { while j < bytes.count && !(0x40...0x7E).contains(bytes[j]) { j += 1 } }
+                let end = min(j, bytes.count - 1)
+                escapeSequence(Array(bytes[i...end]))
+                i = end + 1
+                continue
+            }
+            key(b)
+            i += 1
+        }
+    }
+
+    /// Down, Right or Page Down marks while teaching; other sequences change nothing.
+    func escapeSequence(_ s: [UInt8]) {
+        guard config.teachKey, typing == nil, MonitorControl.teach.active != nil, let last = s.last else { return }
+        let pageDown = s.count >= 4 && s[2] == UInt8(ascii: "6") && last == UInt8(ascii: "~")
+        if pageDown || last == UInt8(ascii: "B") || last == UInt8(ascii: "C") {
+            MonitorControl.teach.post(.mark(nanos: monotonicNanos()))
+        }
     }
 
     /// What is typed after `t` (the name to teach); nil when not typing.
@@ -203,8 +232,9 @@ public final class LiveView: @unchecked Sendable {
                 typing = text
                 setMessage(Self.prompt(text))
             default:
+                // ASCII only: a byte of a longer UTF-8 character is not a letter of its own
                 let c = Character(UnicodeScalar(b))
-                if text.count < 50, c.isLetter || c.isNumber || "-_=.".contains(c) { text.append(c) }
+                if b < 128, text.count < 50, c.isLetter || c.isNumber || "-_=.".contains(c) { text.append(c) }
                 typing = text
                 setMessage(Self.prompt(text))
             }
@@ -212,7 +242,7 @@ public final class LiveView: @unchecked Sendable {
         }
         if teach.active != nil {
             switch b {
-            case UInt8(ascii: " "): teach.post(.mark(nanos: monotonicNanos()))
+            case UInt8(ascii: " "): teach.post(.mark(nanos: monotonicNanos()))   // (and Down, Right, Page Down)
             case 13, 10: teach.post(.finish)
             case 27: teach.post(.cancel)
             default: return false

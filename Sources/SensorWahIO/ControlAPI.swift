@@ -19,7 +19,8 @@ public struct ControlHooks: @unchecked Sendable {
     /// The secret every call must carry.
     public var token: String
     /// A mapping from its `--map` text, as the command line would run it (osc: slots are given
-    /// by the listener); throws with the command line's message.
+    /// by the listener, gesture: and pose: slots by the model running); throws with the command
+    /// line's message.
     public var parse: (String) throws -> Mapping
     /// Writes the running mappings (of the scene named, or the top-level list) into the
     /// configuration file; returns its path. Nil without `--config`.
@@ -133,12 +134,11 @@ extension ListenerCore {
         if !scenes.isEmpty { state["scene"] = ["index": sceneIndex + 1, "name": scenes[sceneIndex].name] }
         let g = controlGestures
         var fired: [String: Int] = ["flick": g.flick, "shake": g.shake, "tap": g.tap]
-        for (c, k) in (config.motion.learned?.gestures.classes ?? []).prefix(SensorFrame.learnedGestures).enumerated() { fired["gesture:" + k.name] = controlLearned[c] }
+        for (c, k) in (learned?.gestures.classes ?? []).prefix(SensorFrame.learnedGestures).enumerated() { fired["gesture:" + k.name] = controlLearned[c] }
         state["gestures"] = fired
         state["outputs"] = config.control?.outputLines?() ?? []
         state["message"] = ["serial": controlMessageSerial, "text": controlMessage]
         // what is taught (gesture:NAME, pose:NAME sources) and what is being taught now
-        let learned = config.motion.learned
         state["taught"] = ["gestures": learned?.gestures.classes.map(\.name) ?? [], "poses": learned?.poses.map(\.name) ?? [],
                            "canTeach": config.control?.teaches ?? false]
         state["teach"] = MonitorControl.teach.active ?? NSNull()
@@ -155,7 +155,11 @@ extension ListenerCore {
         var out: [(String, Source)] = []
         for n in names {
             guard !n.contains(" ") else { return .failure(ControlRefusal("'\(n)': one source, e.g. tilt.x")) }
-            do { out.append((n, try hooks.parse("\(n) cc=1").source)) } catch {
+            do {
+                var m = [try hooks.parse("\(n) cc=1")]
+                if let e = LearnedModel.resolve(&m, against: learned) { return .failure(ControlRefusal("source '\(n)': \(e)")) }
+                out.append((n, m[0].source))
+            } catch {
                 return .failure(ControlRefusal("source '\(n)': \(error)"))
             }
         }
@@ -229,7 +233,15 @@ extension ListenerCore {
                 problem = .error(.badRequest, "the body's \"text\" must be a mapping in the --map syntax, e.g. \"tilt.y cc=11\"")
                 return nil
             }
-            do { return (try hooks.parse(t), t) } catch {
+            do {
+                // gesture: and pose: sources take their slots in the model running now
+                var m = [try hooks.parse(t)]
+                if let e = LearnedModel.resolve(&m, against: learned) {
+                    problem = .error(.badRequest, "mapping \"\(t)\": \(e)")
+                    return nil
+                }
+                return (m[0], t)
+            } catch {
                 problem = .error(.badRequest, "\(error)")
                 return nil
             }

@@ -21,7 +21,7 @@ extension ListenerCore {
         let ip = host ?? address?.ipAddress ?? "unknown"
         var name = "\(app)@\(ip)"
         if !dev.isEmpty { name += "/" + String(decoding: dev, as: UTF8.self) }
-        let s = SenderSession(name: name, peer: name, config: config, logger: logger, verbatimRecording: false)
+        let s = newSession(name: name, peer: name, verbatimRecording: false)
         s.oscDevice = dev
         s.push = SensorLoggerFrames()
         if let dir = config.recordDirectory, let r = FrameRecorder(directory: dir, peer: name, logger: logger) {

@@ -165,13 +165,16 @@ final class SenderSession {
     /// A line passed the maximum length (stream senders are then disconnected).
     var overLong = false
 
-    init(name: String, peer: String, config: ListenerConfiguration, logger: Logger, verbatimRecording: Bool = true) {
+    init(name: String, peer: String, config: ListenerConfiguration, logger: Logger, verbatimRecording: Bool = true,
+         learned: LearnedModel?? = nil) {
         self.name = name
         self.host = name
         self.peer = peer
         framer = LineFramer(maxLineLength: verbatimRecording ? config.maxLineLength : 1)
         parser = SensorParser(options: config.parser)
-        motion = MotionStage(settings: config.motion)
+        var settings = config.motion
+        if let l = learned { settings.learned = l }   // a model taught or reloaded since the start
+        motion = MotionStage(settings: settings)
         lastDataNanos = monotonicNanos()
         if verbatimRecording { recordDirectory = config.recordDirectory }
     }
@@ -181,7 +184,7 @@ final class SenderSession {
 /// single event loop thread (hence `@unchecked Sendable`): parsing and mapping happen there,
 /// and mapped events are handed to the output thread through a lock-free queue.
 final class ListenerCore: @unchecked Sendable {
-    var config: ListenerConfiguration
+    let config: ListenerConfiguration
     let loop: EventLoop
     let logger: Logger
     /// The one pipeline every sender feeds; its output hands events to the output thread.
@@ -265,6 +268,17 @@ final class ListenerCore: @unchecked Sendable {
     var controlGestures = (flick: 0, shake: 0, tap: 0)
     /// How often each taught gesture was recognised (by the model's class index).
     var controlLearned = [Int](repeating: 0, count: SensorFrame.learnedGestures)
+    /// The taught gestures and poses running now (`config.motion`'s until one is taught or
+    /// reloaded: `Listener.replaceLearned`), and how many gestures it has.
+    lazy var learned: LearnedModel? = config.motion.learned
+    lazy var learnedGestureCount = min(config.motion.learned?.gestures.classes.count ?? 0, SensorFrame.learnedGestures)
+    /// Set once a model replaced the configuration's: new senders start with `learned`.
+    var learnedReplaced = false
+    /// A new sender's session, with the running taught model.
+    func newSession(name: String, peer: String, verbatimRecording: Bool = true) -> SenderSession {
+        SenderSession(name: name, peer: peer, config: config, logger: logger, verbatimRecording: verbatimRecording,
+                      learned: learnedReplaced ? .some(learned) : nil)
+    }
     /// The latest news for the page (calibration's progress), with a serial that moves with it.
     var controlMessage = "" { didSet { controlMessageSerial &+= 1 } }
     var controlMessageSerial = 0
@@ -277,9 +291,7 @@ final class ListenerCore: @unchecked Sendable {
         if frame[.flick] > 0 { controlGestures.flick &+= 1 }
         if frame[.shake] > 0 { controlGestures.shake &+= 1 }
         if frame[.tap] > 0 { controlGestures.tap &+= 1 }
-        if let m = config.motion.learned {
-            for c in 0..<min(m.gestures.classes.count, SensorFrame.learnedGestures) where frame.learned[c] > 0 { controlLearned[c] &+= 1 }
-        }
+        for c in 0..<learnedGestureCount where frame.learned[c] > 0 { controlLearned[c] &+= 1 }
     }
 
     /// Switches to scene `index` on the network thread: a hand-over, never a stuck controller.
@@ -424,7 +436,7 @@ final class ListenerCore: @unchecked Sendable {
     func open(_ address: SocketAddress?) -> SenderSession {
         let name = address?.ipAddress ?? "unknown"
         let peer = address.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "unknown"
-        let s = SenderSession(name: name, peer: peer, config: config, logger: logger)
+        let s = newSession(name: name, peer: peer)
         sessions[ObjectIdentifier(s)] = s
         return s
     }

@@ -352,13 +352,15 @@ public final class Listener: @unchecked Sendable {
                 if let e = LearnedModel.resolve(&scenes[i].mappings, against: model, file: file) { return "scene '\(scenes[i].name)': \(e)" }
             }
             // a gesture keeps its count under its name; a new one starts at 0
-            let before = core.config.motion.learned?.gestures.classes.map(\.name) ?? []
+            let before = core.learned?.gestures.classes.map(\.name) ?? []
             let counts = core.controlLearned
             for i in core.controlLearned.indices {
                 let name = i < model.gestures.classes.count ? model.gestures.classes[i].name : nil
                 core.controlLearned[i] = name.flatMap { n in before.firstIndex(of: n).map { counts[$0] } } ?? 0
             }
-            core.config.motion.learned = model
+            core.learned = model
+            core.learnedReplaced = true
+            core.learnedGestureCount = min(model.gestures.classes.count, SensorFrame.learnedGestures)
             for s in core.sessions.values { s.motion.replaceLearned(model) }
             core.scenes = scenes
             if running != core.pipeline.mapper.mappings {

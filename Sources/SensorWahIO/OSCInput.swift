@@ -58,7 +58,7 @@ extension ListenerCore {
         var name = "\(app.rawValue)@\(ip)"
         let dev = device.map { Array($0) } ?? []
         if !dev.isEmpty { name += "/" + String(decoding: dev, as: UTF8.self) }
-        let s = SenderSession(name: name, peer: name, config: config, logger: logger, verbatimRecording: false)
+        let s = newSession(name: name, peer: name, verbatimRecording: false)
         s.osc = OSCFrameBuilder(routes: oscRoutes)
         s.oscDevice = dev
         s.oscApp = app

@@ -44,7 +44,7 @@ extension ListenerCore {
         let label = "web@\(ip)" + (name.map { "/" + $0 } ?? "")
         if let s = list.first(where: { $0.name == label }) { return s }
         if list.count >= Self.maxOSCDevicesPerSender, let last = list.last { return last }
-        let s = SenderSession(name: label, peer: label, config: config, logger: logger, verbatimRecording: false)
+        let s = newSession(name: label, peer: label, verbatimRecording: false)
         s.web = BrowserMotion()
         if let dir = config.recordDirectory, let r = FrameRecorder(directory: dir, peer: label, logger: logger) {
             s.frameLog = r

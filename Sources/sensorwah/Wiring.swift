@@ -195,7 +195,7 @@ enum Wiring {
                 throw RuntimeFailure("--web: the control page's token: \(error)")
             }
             let mapping = l.mapping, jack = l.output.jack
-            config.control = ControlHooks(token: token, parse: { text in try jack.resolve([try mapping.parseOne(text)])[0] },
+            config.control = ControlHooks(token: token, parse: { text in try jack.resolve([try mapping.parseOne(text, learned: false)])[0] },
                                           save: l.global.config.map { path in
                 { scene, texts in
                     try ConfigEditor.setMappings(in: path, scene: scene, texts: texts)

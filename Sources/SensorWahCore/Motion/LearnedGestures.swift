@@ -200,7 +200,8 @@ public struct GestureModel: Sendable, Equatable {
     public var classes: [Class] = []
     public init(classes: [Class] = []) { self.classes = classes }
 
-    public func index(of name: String) -> Int? { classes.firstIndex { $0.name == name } }
+    /// The class of that name, whatever its letters' case (as mappings find it).
+    public func index(of name: String) -> Int? { classes.firstIndex { $0.name.lowercased() == name.lowercased() } }
 
     /// Adds an example to the class `name` (made when new) and learns its threshold again.
     public mutating func add(_ example: Example, to name: String, gyro: Bool) {
@@ -340,15 +341,15 @@ public struct GestureModel: Sendable, Equatable {
     /// one an earlier mark already taught (two marks on one movement teach it once).
     @discardableResult
     public mutating func teach(times: [Double], accel: [Vector3], gyro: [Vector3], marks: [(seconds: Double, name: String)], origin: String = "",
-                               before: Double = 0.4, after: Double = 0.4) -> [(start: Double, end: Double)?] {
+                               before: Double = 0.4, after: Double = 0.4, repeated: ((Int) -> Void)? = nil) -> [(start: Double, end: Double)?] {
         guard let t0 = times.first else { return marks.map { _ in nil } }
         let seq = GestureFeatures.sequence(accel: accel, gyro: gyro, times: times)
         var found: [(start: Double, end: Double)?] = []
         var taken: [ClosedRange<Int>] = []
         let D = GestureFeatures.dims
-        for m in marks {
-            guard let r = Self.extent(times: seq.times, values: seq.values, mark: t0 + m.seconds, before: before, after: after),
-                  !taken.contains(where: { Self.same($0, r) }) else { found.append(nil); continue }
+        for (i, m) in marks.enumerated() {
+            guard let r = Self.extent(times: seq.times, values: seq.values, mark: t0 + m.seconds, before: before, after: after) else { found.append(nil); continue }
+            guard !taken.contains(where: { Self.same($0, r) }) else { repeated?(i); found.append(nil); continue }
             taken.append(r)
             let v = Array(seq.values[(r.lowerBound * D)..<((r.upperBound + 1) * D)])
             let at = ExportTable.format(m.seconds, digits: 3) + " s"

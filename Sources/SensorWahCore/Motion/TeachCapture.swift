@@ -50,14 +50,16 @@ public struct TeachCapture: Sendable {
         }
     }
 
-    /// A press at `nanos` (the arrivals' clock); false when no reading has arrived yet.
+    /// A press at `nanos` (the arrivals' clock): at the sensor time of the last reading that
+    /// arrived before it, plus the time since that reading arrived (at most 1 s: a sender that
+    /// sends its readings in batches, as HTTP push apps do, has the movement's readings still
+    /// on the way). False when no reading has arrived yet.
     @discardableResult
     public mutating func press(at nanos: UInt64) -> Bool {
-        // the last reading that arrived before the press
         var lo = 0, hi = arrivals.count
         while lo < hi { let mid = (lo + hi) / 2; if arrivals[mid] <= nanos { lo = mid + 1 } else { hi = mid } }
         guard lo > 0 else { return false }
-        presses.append(times[lo - 1])
+        presses.append(times[lo - 1] + min(Double(nanos - arrivals[lo - 1]) * 1e-9, 1))
         return true
     }
 
@@ -78,15 +80,18 @@ public struct TeachCapture: Sendable {
         func s(_ v: Double) -> String { ExportTable.format(v, digits: 2) }
         switch kind {
         case .gesture:
+            var repeats = Set<Int>()
             let found = model.gestures.teach(times: times, accel: accel, gyro: gyro,
                                              marks: presses.map { ($0 - t0, name) }, origin: origin,
-                                             before: Self.lookBefore, after: Self.lookAfter)
-            for (p, f) in zip(presses, found) {
+                                             before: Self.lookBefore, after: Self.lookAfter, repeated: { repeats.insert($0) })
+            for (i, (p, f)) in zip(presses, found).enumerated() {
                 if let f {
                     out.taught += 1
                     out.lines.append("press at \(s(p - t0)) s: example \(s(f.start))-\(s(f.end)) s (\(s(f.end - f.start)) s)")
+                } else if repeats.contains(i) {
+                    out.lines.append("press at \(s(p - t0)) s: the same movement as an earlier press, taught once")
                 } else {
-                    out.lines.append("press at \(s(p - t0)) s: no movement of its own in the 1.2 s before it, not taught")
+                    out.lines.append("press at \(s(p - t0)) s: no movement in the 1.2 s before it, not taught")
                 }
             }
         case .pose(let value):

@@ -230,7 +230,9 @@ struct Listen: ParsableCommand {
             if view != nil || config.control != nil {
                 let asked = MonitorControl.calibrate.exchange(0, ordering: .relaxed)
                 if asked > 0, calibration == nil, let t = teaching {
-                    view?.setMessage("calibrate: finish teaching \(t.label) first (Enter, or Esc to drop it)")
+                    let text = "calibrate: finish teaching \(t.label) first (Enter, or Esc to drop it)"
+                    view?.setMessage(text)
+                    listener.setControlMessage(text)
                 } else if asked > 0, calibration == nil {
                     let say = { (text: String) in
                         view?.setMessage(text)

@@ -12,6 +12,7 @@ final class TeachBox: @unchecked Sendable {
     var capture: TeachCapture
     var sender: String?
     let frames = ManagedAtomic<Int>(0)
+    let full = ManagedAtomic<Bool>(false)
     init(_ c: TeachCapture) { capture = c }
 }
 
@@ -49,6 +50,7 @@ final class LiveTeach {
             guard box.sender == sender else { return }
             box.capture.add(f, arrived: monotonicNanos())
             box.frames.wrappingIncrement(ordering: .relaxed)
+            if box.capture.isFull { box.full.store(true, ordering: .relaxed) }
         }
         say(steps)
         logger.notice("teach \(label): \(steps)")
@@ -61,6 +63,10 @@ final class LiveTeach {
     }
 
     func mark(at nanos: UInt64) {
+        guard box.full.load(ordering: .relaxed) == false else {
+            say("teach \(label): \(Int(TeachCapture.maxSeconds / 60)) minutes captured, the most one teach keeps: press Enter to teach what is marked")
+            return
+        }
         guard box.frames.load(ordering: .relaxed) > 0 else {
             say("teach \(label): no readings yet: is the sender streaming? (press space again once it is)")
             return

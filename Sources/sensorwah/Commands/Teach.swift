@@ -158,10 +158,13 @@ struct Teach: ParsableCommand {
         if marks != nil || !markLines.isEmpty {
             let list = markItems
             guard !list.isEmpty else { throw RuntimeFailure("\(marks ?? "--mark"): no marks (one line per example: SECONDS NAME)") }
+            var repeats = Set<Int>()
             let found = learned.gestures.teach(times: data.times, accel: data.accel, gyro: data.gyro,
-                                               marks: list.map { ($0.seconds, $0.name) }, origin: name)
-            for (mark, f) in zip(list, found) {
-                if let f {
+                                               marks: list.map { ($0.seconds, $0.name) }, origin: name, repeated: { repeats.insert($0) })
+            for (i, (mark, f)) in zip(list, found).enumerated() {
+                if repeats.contains(i) {
+                    print("\(mark.name) at \(Self.s(mark.seconds)) s (\(mark.at)): the same movement as an earlier mark, taught once")
+                } else if let f {
                     taught += 1
                     print("\(mark.name) at \(Self.s(mark.seconds)) s: example \(Self.s(f.start))-\(Self.s(f.end)) s (\(Self.s(f.end - f.start, 2)) s)")
                 } else {

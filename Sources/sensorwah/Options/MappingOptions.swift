@@ -111,13 +111,14 @@ struct MappingOptions: ParsableArguments {
     }
 
     /// One mapping from its text as the command line would run it (its `gesture:` and `pose:`
-    /// sources resolved against `--gestures`); the command line's message when it does not parse.
-    func parseOne(_ line: String) throws -> Mapping {
+    /// sources resolved against `--gestures`, unless `learned` is false: the control page
+    /// resolves them against the model running); the command line's message when it does not parse.
+    func parseOne(_ line: String, learned: Bool = true) throws -> Mapping {
         var m: [Mapping]
         do { m = [try Mapping(parsing: line)] } catch let e as MappingSyntaxError {
             throw ValidationError("mapping \"\(line)\": \(e.message)")
         }
-        try resolveLearned(&m)
+        if learned { try resolveLearned(&m) }
         return m[0]
     }
 
