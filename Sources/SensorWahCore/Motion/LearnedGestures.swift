@@ -439,10 +439,14 @@ public struct GestureRecognizer: Sendable {
         let total = t.count / GestureFeatures.dims, n = model.classes.count
         cost = .init(repeating: .infinity, count: total)
         start = .init(repeating: 0, count: total)
-        fired = .init(repeating: 0, count: n); progress = fired; classScore = fired; classProgress = fired
-        counts = .init(repeating: 0, count: n); lastRatio = fired
+        // each array its own buffer: one assigned from another would share it until its first
+        // write, and that write would allocate while the stream runs
+        fired = .init(repeating: 0, count: n); progress = .init(repeating: 0, count: n)
+        classScore = .init(repeating: 0, count: n); classProgress = .init(repeating: 0, count: n)
+        counts = .init(repeating: 0, count: n); lastRatio = .init(repeating: 0, count: n)
         nearestMiss = .init(repeating: .infinity, count: n); nearestMissTime = .init(repeating: .nan, count: n)
-        candidate = .init(repeating: false, count: n); bestRatio = fired; bestTick = counts; zeroRun = counts
+        candidate = .init(repeating: false, count: n); bestRatio = .init(repeating: 0, count: n)
+        bestTick = .init(repeating: 0, count: n); zeroRun = .init(repeating: 0, count: n)
     }
 
     public var classCount: Int { thresholds.count }
