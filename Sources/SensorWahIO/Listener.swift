@@ -166,14 +166,14 @@ final class SenderSession {
     var overLong = false
 
     init(name: String, peer: String, config: ListenerConfiguration, logger: Logger, verbatimRecording: Bool = true,
-         learned: LearnedModel?? = nil) {
+         learned: LearnedModel?) {
         self.name = name
         self.host = name
         self.peer = peer
         framer = LineFramer(maxLineLength: verbatimRecording ? config.maxLineLength : 1)
         parser = SensorParser(options: config.parser)
         var settings = config.motion
-        if let l = learned { settings.learned = l }   // a model taught or reloaded since the start
+        settings.learned = learned   // the running model: the configuration's, or one taught or reloaded since
         motion = MotionStage(settings: settings)
         lastDataNanos = monotonicNanos()
         if verbatimRecording { recordDirectory = config.recordDirectory }
@@ -272,12 +272,10 @@ final class ListenerCore: @unchecked Sendable {
     /// reloaded: `Listener.replaceLearned`), and how many gestures it has.
     lazy var learned: LearnedModel? = config.motion.learned
     lazy var learnedGestureCount = min(config.motion.learned?.gestures.classes.count ?? 0, SensorFrame.learnedGestures)
-    /// Set once a model replaced the configuration's: new senders start with `learned`.
-    var learnedReplaced = false
     /// A new sender's session, with the running taught model.
     func newSession(name: String, peer: String, verbatimRecording: Bool = true) -> SenderSession {
         SenderSession(name: name, peer: peer, config: config, logger: logger, verbatimRecording: verbatimRecording,
-                      learned: learnedReplaced ? .some(learned) : nil)
+                      learned: learned)
     }
     /// The latest news for the page (calibration's progress), with a serial that moves with it.
     var controlMessage = "" { didSet { controlMessageSerial &+= 1 } }

@@ -359,7 +359,6 @@ public final class Listener: @unchecked Sendable {
                 core.controlLearned[i] = name.flatMap { n in before.firstIndex(of: n).map { counts[$0] } } ?? 0
             }
             core.learned = model
-            core.learnedReplaced = true
             core.learnedGestureCount = min(model.gestures.classes.count, SensorFrame.learnedGestures)
             for s in core.sessions.values { s.motion.replaceLearned(model) }
             core.scenes = scenes
