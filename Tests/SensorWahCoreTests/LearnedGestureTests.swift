@@ -146,7 +146,7 @@ final class LearnedGestureTests: XCTestCase {
                 print("\(Int(hz)) Hz gyro \(gyro): progress restarted before \(progressFalls) of \(hits.reduce(0, +)) recognised strokes (NOT met: monotone asked)")
                 let neg = SimTake.make(.negatives, seed: 77)
                 let nr = Self.recognise(model, Self.take(neg.frames(rate: hz, gyro: gyro, seed: 78)))
-                XCTAssertEqual(nr.fires.count, 0, "distractors \(Int(hz)) Hz gyro \(gyro): \(nr.fires.map { (ExportTable.format($0.time, digits: 2), model.classes[$0.cls].name) })")
+                XCTAssertEqual(nr.fires.count, 0, "distractors \(Int(hz)) Hz gyro \(gyro): \(nr.fires.map { (ExportTable.format($0.time, digits: 2), model.classes[$0.cls].name, ExportTable.format($0.strength, digits: 3)) })")
                 for k in 0..<3 {
                     let p = Double(hits[k]) / Double(max(1, hits[k] + fa[k])), rc = Double(hits[k]) / Double(max(1, hits[k] + miss[k]))
                     let f1 = p + rc == 0 ? 0 : 2 * p * rc / (p + rc)

@@ -217,7 +217,7 @@ public struct GestureModel: Sendable, Equatable {
     /// How much looser than the farthest leave-one-out distance the threshold is.
     public static let thresholdMargin = 1.3
     /// The threshold is at most this fraction of the distance of a still device to the examples.
-    public static let restFraction = 0.98
+    public static let restFraction = 0.95
     /// ... and at least this fraction of it: four examples that happen to be alike would
     /// otherwise leave no room for the next one, a little faster or softer.
     public static let restFloor = 0.75
@@ -367,6 +367,10 @@ public struct GestureModel: Sendable, Equatable {
 /// class becomes a candidate when its distance falls under its threshold and fires once, when
 /// the distance has stopped falling for `holdFrames` frames (or rose over the threshold), with
 /// strength = match quality; then every column restarts so the same movement cannot fire again.
+/// A class ready to fire waits while another class's match is still growing (a longer movement
+/// whose start it matched). The warping path takes at most `maxRun` steps in a row along one
+/// sequence alone, so no part of an example is squeezed onto a frame or two of the stream (an
+/// unconstrained path did that, and then failed the length check of the whole match).
 /// Progress: how far into the best example the stream has matched within the threshold (0-1).
 /// Allocation-free after `init`.
 public struct GestureRecognizer: Sendable {
@@ -404,21 +408,34 @@ public struct GestureRecognizer: Sendable {
     @usableFromInline let classGyro: [Bool]
     @usableFromInline var cost: [Double]
     @usableFromInline var start: [Int]
+    /// Per cell: how many steps in a row its path took along one sequence alone (+: the
+    /// stream's, -: the example's); at most `maxRun`, so no stretch of either is squeezed onto
+    /// one frame of the other (a slope constraint: the path keeps a shape's timing within 3x).
+    @usableFromInline var run: [Int8]
+    public static let maxRun: Int8 = 2
     @usableFromInline var classScore: [Double]
     @usableFromInline var classProgress: [Double]
     @usableFromInline var candidate: [Bool]
     @usableFromInline var bestRatio: [Double]
     @usableFromInline var bestTick: [Int]
     @usableFromInline var zeroRun: [Int]
+    /// Per class: the last frame its matched depth grew, and that depth: a longer movement
+    /// still unfolding, which a shorter class ready to fire waits for.
+    @usableFromInline var grewTick: [Int]
+    @usableFromInline var lastDepth: [Double]
+    /// The frame a class first stood ready to fire since the last firing (`Int.min`: none).
+    @usableFromInline var readySince = Int.min
     @usableFromInline var tick = 0
     @usableFromInline var refractoryUntil = Int.min
     /// Early firing: once `earlyDepth` of an example is matched with a distance under
     /// `earlyRatio` of the threshold, the class fires without waiting for the movement's end.
-    public static let earlyDepth = 0.8, earlyRatio = 0.8
+    public static let earlyDepth = 0.8, earlyRatio = 0.9
     @usableFromInline let early: [Int]
     @usableFromInline var classEarly: [Double]
     /// Per class: its longest example, in internal frames.
     @usableFromInline let classLength: [Int]
+    /// The longest a ready class waits for another still unfolding: the longest example (frames).
+    @usableFromInline let maxWait: Int
     @usableFromInline var lastTickTime = 0.0
 
     public init(model: GestureModel) {
@@ -432,6 +449,7 @@ public struct GestureRecognizer: Sendable {
         }
         templates = t; exOffset = off; exLength = len; exClass = cls
         classLength = model.classes.map { $0.examples.map(\.frames).max() ?? 0 }
+        maxWait = classLength.max() ?? 0
         early = len.map { max(1, Int((Self.earlyDepth * Double($0)).rounded(.up))) }
         classEarly = .init(repeating: .infinity, count: model.classes.count)
         thresholds = model.classes.map(\.effectiveThreshold)
@@ -439,6 +457,7 @@ public struct GestureRecognizer: Sendable {
         let total = t.count / GestureFeatures.dims, n = model.classes.count
         cost = .init(repeating: .infinity, count: total)
         start = .init(repeating: 0, count: total)
+        run = .init(repeating: 0, count: total)
         // each array its own buffer: one assigned from another would share it until its first
         // write, and that write would allocate while the stream runs
         fired = .init(repeating: 0, count: n); progress = .init(repeating: 0, count: n)
@@ -447,6 +466,7 @@ public struct GestureRecognizer: Sendable {
         nearestMiss = .init(repeating: .infinity, count: n); nearestMissTime = .init(repeating: .nan, count: n)
         candidate = .init(repeating: false, count: n); bestRatio = .init(repeating: 0, count: n)
         bestTick = .init(repeating: 0, count: n); zeroRun = .init(repeating: 0, count: n)
+        grewTick = .init(repeating: Int.min / 2, count: n); lastDepth = .init(repeating: 0, count: n)
     }
 
     public var classCount: Int { thresholds.count }
@@ -454,9 +474,9 @@ public struct GestureRecognizer: Sendable {
     /// Forgets the stream (a new take).
     public mutating func reset() {
         features.reset()
-        for i in cost.indices { cost[i] = .infinity; start[i] = 0 }
+        for i in cost.indices { cost[i] = .infinity; start[i] = 0; run[i] = 0 }
         for c in 0..<classCount { fired[c] = 0; progress[c] = 0; candidate[c] = false; zeroRun[c] = 0 }
-        tick = 0; refractoryUntil = .min
+        tick = 0; refractoryUntil = .min; readySince = .min
     }
 
     /// Feeds one reading (accelerometer and/or rotation rate; an absent one is a NaN vector).
@@ -483,24 +503,25 @@ public struct GestureRecognizer: Sendable {
         templates.withUnsafeBufferPointer { T in
         cost.withUnsafeMutableBufferPointer { C in
         start.withUnsafeMutableBufferPointer { S in
+        run.withUnsafeMutableBufferPointer { R in
             for e in 0..<exOffset.count {
                 let c = exClass[e], m = exLength[e], o = exOffset[e]
                 let six = useGyro && classGyro[c]
                 let thr = thresholds[c]
                 var diagCost = 0.0, diagStart = now   // D_old[j-1] (open begin before j = 0)
-                var leftCost = Double.infinity, leftStart = now
+                var leftCost = Double.infinity, leftStart = now, leftRun: Int8 = 0
                 var deepest = -1
                 for j in 0..<m {
                     let b = (o + j) * D
                     var d = abs(x0 - T[b]) + abs(x1 - T[b + 1]) + abs(x2 - T[b + 2]) + abs(x3 - T[b + 3])
                     if six { d += abs(x4 - T[b + 4]); d += abs(x5 - T[b + 5]); d += abs(x6 - T[b + 6]) }
-                    let upCost = C[o + j], upStart = S[o + j]
-                    var best = diagCost + 2 * d, bs = diagStart
-                    if upCost + d < best { best = upCost + d; bs = upStart }
-                    if leftCost + d < best { best = leftCost + d; bs = leftStart }
+                    let upCost = C[o + j], upStart = S[o + j], upRun = R[o + j]
+                    var best = diagCost + 2 * d, bs = diagStart, br: Int8 = 0
+                    if upRun >= 0 && upRun < Self.maxRun && upCost + d < best { best = upCost + d; bs = upStart; br = upRun + 1 }
+                    if leftRun <= 0 && leftRun > -Self.maxRun && leftCost + d < best { best = leftCost + d; bs = leftStart; br = leftRun - 1 }
                     diagCost = upCost; diagStart = upStart
-                    C[o + j] = best; S[o + j] = bs
-                    leftCost = best; leftStart = bs
+                    C[o + j] = best; S[o + j] = bs; R[o + j] = br
+                    leftCost = best; leftStart = bs; leftRun = br
                     // within the threshold so far, on a path not too stretched (no division)
                     let len = Double(now - bs + 1), jj = Double(j + 1)
                     if len <= Self.maxStretch * jj + 2, best <= thr * (len + jj) {
@@ -521,7 +542,7 @@ public struct GestureRecognizer: Sendable {
                 let p = Double(deepest + 1) / dm
                 if p > classProgress[c] { classProgress[c] = p }
             }
-        }}}
+        }}}}
         // progress: held up while the movement goes on, 0 once nothing matches
         for c in 0..<nc {
             let p = classProgress[c] >= Self.progressFloor ? classProgress[c] : 0
@@ -531,6 +552,8 @@ public struct GestureRecognizer: Sendable {
         // candidates and firing
         var ready = -1
         for c in 0..<nc {
+            if classProgress[c] > lastDepth[c] { grewTick[c] = now }
+            lastDepth[c] = classProgress[c]
             let r = classScore[c] / thresholds[c]
             if r <= 1 {
                 if !candidate[c] || r < bestRatio[c] { candidate[c] = true; bestRatio[c] = r; bestTick[c] = now }
@@ -545,6 +568,15 @@ public struct GestureRecognizer: Sendable {
             }
         }
         guard ready >= 0 else { return }
+        // a shorter class often matches the start of a longer movement: while another class's
+        // match still grows (and at most `maxWait` frames), wait; then the best candidate of
+        // all takes the movement (a tennis swing is no longer taken by the table-tennis class
+        // that matched its first half)
+        if readySince == Int.min { readySince = now }
+        if now - readySince < maxWait {
+            for c in 0..<nc where !candidate[c] && classProgress[c] >= Self.progressFloor && classProgress[c] < 1 && now - grewTick[c] <= 2 { return }
+        }
+        readySince = Int.min
         // the best candidate of all takes the movement
         var win = ready
         for c in 0..<nc where candidate[c] && bestRatio[c] < bestRatio[win] { win = c }
@@ -559,6 +591,6 @@ public struct GestureRecognizer: Sendable {
             refractoryUntil = now + max(Int(Self.refractory * GestureFeatures.rate), Int(Self.maxStretch * Double(classLength[win])))
         }
         for c in 0..<nc { candidate[c] = false }
-        for i in cost.indices { cost[i] = .infinity }
+        for i in cost.indices { cost[i] = .infinity; run[i] = 0 }
     }
 }
