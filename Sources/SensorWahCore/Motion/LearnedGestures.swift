@@ -389,8 +389,11 @@ public struct GestureRecognizer: Sendable {
 
     /// Frames the distance must stop falling before the class fires (60 ms).
     public static let holdFrames = 3
-    /// After a firing, no other for this long (s).
+    /// After a firing, no other for at least this long (s) ...
     public static let refractory = 0.25
+    /// ... and for this many times the name's longest example (and until the movement matched
+    /// could have ended, at the slowest speed matched).
+    public static let holdBack = 1.3
     /// A warping path may be this much shorter or longer than its example.
     public static let minStretch = 0.6, maxStretch = 1.7
     /// Progress falls back to 0 only after this many internal frames with no match (200 ms):
@@ -422,6 +425,12 @@ public struct GestureRecognizer: Sendable {
     /// Per class: the last frame its matched depth grew, and that depth: a longer movement
     /// still unfolding, which a shorter class ready to fire waits for.
     @usableFromInline var grewTick: [Int]
+    /// Per class: the frame by which the movement matched could have ended (its path's start
+    /// plus `maxStretch` times the example), for this frame's early match, its whole match, and
+    /// the candidate's best.
+    @usableFromInline var earlyEnd: [Int]
+    @usableFromInline var scoreEnd: [Int]
+    @usableFromInline var bestEnd: [Int]
     @usableFromInline var lastDepth: [Double]
     /// The frame a class first stood ready to fire since the last firing (`Int.min`: none).
     @usableFromInline var readySince = Int.min
@@ -467,6 +476,7 @@ public struct GestureRecognizer: Sendable {
         candidate = .init(repeating: false, count: n); bestRatio = .init(repeating: 0, count: n)
         bestTick = .init(repeating: 0, count: n); zeroRun = .init(repeating: 0, count: n)
         grewTick = .init(repeating: Int.min / 2, count: n); lastDepth = .init(repeating: 0, count: n)
+        earlyEnd = .init(repeating: 0, count: n); bestEnd = .init(repeating: 0, count: n); scoreEnd = .init(repeating: 0, count: n)
     }
 
     public var classCount: Int { thresholds.count }
@@ -529,7 +539,7 @@ public struct GestureRecognizer: Sendable {
                         // early: most of the example matched already, and well
                         if j + 1 >= early[e], len >= Self.minStretch * jj, best <= Self.earlyRatio * thr * (len + jj) {
                             let r = best / (thr * (len + jj))
-                            if r < classEarly[c] { classEarly[c] = r }
+                            if r < classEarly[c] { classEarly[c] = r; earlyEnd[c] = bs + Int(Self.maxStretch * Double(m)) }
                         }
                     }
                 }
@@ -537,7 +547,7 @@ public struct GestureRecognizer: Sendable {
                 let dm = Double(m)
                 if Double(len) >= Self.minStretch * dm, Double(len) <= Self.maxStretch * dm {
                     let s = C[o + m - 1] / Double(len + m)
-                    if s < classScore[c] { classScore[c] = s }
+                    if s < classScore[c] { classScore[c] = s; scoreEnd[c] = S[o + m - 1] + Int(Self.maxStretch * dm) }
                 }
                 let p = Double(deepest + 1) / dm
                 if p > classProgress[c] { classProgress[c] = p }
@@ -556,14 +566,14 @@ public struct GestureRecognizer: Sendable {
             lastDepth[c] = classProgress[c]
             let r = classScore[c] / thresholds[c]
             if r <= 1 {
-                if !candidate[c] || r < bestRatio[c] { candidate[c] = true; bestRatio[c] = r; bestTick[c] = now }
+                if !candidate[c] || r < bestRatio[c] { candidate[c] = true; bestRatio[c] = r; bestTick[c] = now; bestEnd[c] = scoreEnd[c] }
             } else if !candidate[c], r < nearestMiss[c], r < 3 {
                 nearestMiss[c] = r; nearestMissTime[c] = time
             }
             if candidate[c] && (r > 1 || now - bestTick[c] >= Self.holdFrames) { ready = c }
             if classEarly[c] <= Self.earlyRatio {
                 // an early match fires now, at its own quality
-                if !candidate[c] || classEarly[c] < bestRatio[c] { bestRatio[c] = classEarly[c] }
+                if !candidate[c] || classEarly[c] < bestRatio[c] { bestRatio[c] = classEarly[c]; bestEnd[c] = earlyEnd[c] }
                 candidate[c] = true; bestTick[c] = now; ready = c
             }
         }
@@ -585,10 +595,11 @@ public struct GestureRecognizer: Sendable {
             counts[win] += 1
             lastRatio[win] = bestRatio[win]
             progress[win] = 1
-            // one firing per movement: nothing more until a movement as long as the class's
-            // longest example, at the slowest speed matched, has had time to end (an early
-            // firing comes before the movement's end, and the rest of it must not fire again)
-            refractoryUntil = now + max(Int(Self.refractory * GestureFeatures.rate), Int(Self.maxStretch * Double(classLength[win])))
+            // one firing per movement: nothing more until the movement matched could have
+            // ended at the slowest speed matched (an early firing comes before its end, and the
+            // rest of it must not fire again), and for `holdBack` times the longest example (the
+            // second half of a movement of two like halves must not fire again either)
+            refractoryUntil = max(now + max(Int(Self.refractory * GestureFeatures.rate), Int(Self.holdBack * Double(classLength[win]))), bestEnd[win])
         }
         for c in 0..<nc { candidate[c] = false }
         for i in cost.indices { cost[i] = .infinity; run[i] = 0 }
