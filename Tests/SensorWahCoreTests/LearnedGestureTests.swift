@@ -97,7 +97,7 @@ final class LearnedGestureTests: XCTestCase {
             // the test: the four shots not taught (2, 4, 6, 7) are recognised at every
             // rate, and the taught ones too: all seven, one note each (shot 3, 1.84 s after
             // shot 2, was missed while a note held the name back for 1.7 times the longest
-            // example; now only until the matched movement could have ended)
+            // example, 1.04 s; now 1.3 times)
             XCTAssertTrue(Set([1, 3, 5, 6]).isSubset(of: shots), "\(Int(hz)) Hz: shots found \(shots.sorted().map { $0 + 1 })")
             XCTAssertEqual(shots.count, 7, "\(Int(hz)) Hz: shots found \(shots.sorted().map { $0 + 1 })")
         }

@@ -391,8 +391,8 @@ public struct GestureRecognizer: Sendable {
     public static let holdFrames = 3
     /// After a firing, no other for at least this long (s) ...
     public static let refractory = 0.25
-    /// ... and for this many times the name's longest example (and until the movement matched
-    /// could have ended, at the slowest speed matched).
+    /// ... and for this many times the name's longest example (1.7 held back the next of two
+    /// strokes 1.5 s apart: the forehand take's shot 3, a quick combination's next punch).
     public static let holdBack = 1.3
     /// A warping path may be this much shorter or longer than its example.
     public static let minStretch = 0.6, maxStretch = 1.7
@@ -414,6 +414,8 @@ public struct GestureRecognizer: Sendable {
     /// Per cell: how many steps in a row its path took along one sequence alone (+: the
     /// stream's, -: the example's); at most `maxRun`, so no stretch of either is squeezed onto
     /// one frame of the other (a slope constraint: the path keeps a shape's timing within 3x).
+    /// A step along the other sequence alone needs a diagonal step first. Each cell keeps its
+    /// cheapest path's count only: the best constrained path, approximately.
     @usableFromInline var run: [Int8]
     public static let maxRun: Int8 = 2
     @usableFromInline var classScore: [Double]
@@ -425,12 +427,6 @@ public struct GestureRecognizer: Sendable {
     /// Per class: the last frame its matched depth grew, and that depth: a longer movement
     /// still unfolding, which a shorter class ready to fire waits for.
     @usableFromInline var grewTick: [Int]
-    /// Per class: the frame by which the movement matched could have ended (its path's start
-    /// plus `maxStretch` times the example), for this frame's early match, its whole match, and
-    /// the candidate's best.
-    @usableFromInline var earlyEnd: [Int]
-    @usableFromInline var scoreEnd: [Int]
-    @usableFromInline var bestEnd: [Int]
     @usableFromInline var lastDepth: [Double]
     /// The frame a class first stood ready to fire since the last firing (`Int.min`: none).
     @usableFromInline var readySince = Int.min
@@ -476,7 +472,6 @@ public struct GestureRecognizer: Sendable {
         candidate = .init(repeating: false, count: n); bestRatio = .init(repeating: 0, count: n)
         bestTick = .init(repeating: 0, count: n); zeroRun = .init(repeating: 0, count: n)
         grewTick = .init(repeating: Int.min / 2, count: n); lastDepth = .init(repeating: 0, count: n)
-        earlyEnd = .init(repeating: 0, count: n); bestEnd = .init(repeating: 0, count: n); scoreEnd = .init(repeating: 0, count: n)
     }
 
     public var classCount: Int { thresholds.count }
@@ -485,7 +480,7 @@ public struct GestureRecognizer: Sendable {
     public mutating func reset() {
         features.reset()
         for i in cost.indices { cost[i] = .infinity; start[i] = 0; run[i] = 0 }
-        for c in 0..<classCount { fired[c] = 0; progress[c] = 0; candidate[c] = false; zeroRun[c] = 0 }
+        for c in 0..<classCount { fired[c] = 0; progress[c] = 0; candidate[c] = false; zeroRun[c] = 0; grewTick[c] = Int.min / 2; lastDepth[c] = 0 }
         tick = 0; refractoryUntil = .min; readySince = .min
     }
 
@@ -539,7 +534,7 @@ public struct GestureRecognizer: Sendable {
                         // early: most of the example matched already, and well
                         if j + 1 >= early[e], len >= Self.minStretch * jj, best <= Self.earlyRatio * thr * (len + jj) {
                             let r = best / (thr * (len + jj))
-                            if r < classEarly[c] { classEarly[c] = r; earlyEnd[c] = bs + Int(Self.maxStretch * Double(m)) }
+                            if r < classEarly[c] { classEarly[c] = r }
                         }
                     }
                 }
@@ -547,7 +542,7 @@ public struct GestureRecognizer: Sendable {
                 let dm = Double(m)
                 if Double(len) >= Self.minStretch * dm, Double(len) <= Self.maxStretch * dm {
                     let s = C[o + m - 1] / Double(len + m)
-                    if s < classScore[c] { classScore[c] = s; scoreEnd[c] = S[o + m - 1] + Int(Self.maxStretch * dm) }
+                    if s < classScore[c] { classScore[c] = s }
                 }
                 let p = Double(deepest + 1) / dm
                 if p > classProgress[c] { classProgress[c] = p }
@@ -566,14 +561,14 @@ public struct GestureRecognizer: Sendable {
             lastDepth[c] = classProgress[c]
             let r = classScore[c] / thresholds[c]
             if r <= 1 {
-                if !candidate[c] || r < bestRatio[c] { candidate[c] = true; bestRatio[c] = r; bestTick[c] = now; bestEnd[c] = scoreEnd[c] }
+                if !candidate[c] || r < bestRatio[c] { candidate[c] = true; bestRatio[c] = r; bestTick[c] = now }
             } else if !candidate[c], r < nearestMiss[c], r < 3 {
                 nearestMiss[c] = r; nearestMissTime[c] = time
             }
             if candidate[c] && (r > 1 || now - bestTick[c] >= Self.holdFrames) { ready = c }
             if classEarly[c] <= Self.earlyRatio {
                 // an early match fires now, at its own quality
-                if !candidate[c] || classEarly[c] < bestRatio[c] { bestRatio[c] = classEarly[c]; bestEnd[c] = earlyEnd[c] }
+                if !candidate[c] || classEarly[c] < bestRatio[c] { bestRatio[c] = classEarly[c] }
                 candidate[c] = true; bestTick[c] = now; ready = c
             }
         }
@@ -583,7 +578,7 @@ public struct GestureRecognizer: Sendable {
         // all takes the movement (a tennis swing is no longer taken by the table-tennis class
         // that matched its first half)
         if readySince == Int.min { readySince = now }
-        if now - readySince < maxWait {
+        if now >= refractoryUntil && now - readySince < maxWait {
             for c in 0..<nc where !candidate[c] && classProgress[c] >= Self.progressFloor && classProgress[c] < 1 && now - grewTick[c] <= 2 { return }
         }
         readySince = Int.min
@@ -595,11 +590,10 @@ public struct GestureRecognizer: Sendable {
             counts[win] += 1
             lastRatio[win] = bestRatio[win]
             progress[win] = 1
-            // one firing per movement: nothing more until the movement matched could have
-            // ended at the slowest speed matched (an early firing comes before its end, and the
-            // rest of it must not fire again), and for `holdBack` times the longest example (the
-            // second half of a movement of two like halves must not fire again either)
-            refractoryUntil = max(now + max(Int(Self.refractory * GestureFeatures.rate), Int(Self.holdBack * Double(classLength[win]))), bestEnd[win])
+            // one firing per movement: nothing more for `holdBack` times the name's longest
+            // example (an early firing comes before the movement's end, and the rest of it, or
+            // the second half of a movement of two like halves, must not fire again)
+            refractoryUntil = now + max(Int(Self.refractory * GestureFeatures.rate), Int(Self.holdBack * Double(classLength[win])))
         }
         for c in 0..<nc { candidate[c] = false }
         for i in cost.indices { cost[i] = .infinity; run[i] = 0 }
