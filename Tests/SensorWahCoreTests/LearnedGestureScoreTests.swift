@@ -5,7 +5,8 @@ import XCTest
 /// four teaching sets (seeds 900, 300, 500, 700) teaches table tennis, tennis and boxing from
 /// the first four strokes of one take per class; three other takes per class are recognised;
 /// per-class F1 one-to-one (a firing of the wrong class is a false alarm and a miss), the
-/// distractor takes' firings, and whether false alarms were second notes or the wrong class.
+/// distractor takes' firings, whether false alarms were second notes or the wrong class, and
+/// how many strokes each name finds alone in the model (what competition costs).
 ///   SENSORWAH_GESTURE_SCORE=1 swift test --filter LearnedGestureScoreTests
 final class LearnedGestureScoreTests: XCTestCase {
     func testScoreOnManyTakes() throws {
@@ -38,6 +39,22 @@ final class LearnedGestureScoreTests: XCTestCase {
                         for j in r.fires.indices where !used.contains(j) { fa[r.fires[j].cls] += 1; if r.fires[j].cls == k { same += 1 } else { cross += 1 } }
                     }
                 }
+                // each name alone in the model: what competition between the names costs
+                var alone = "alone:"
+                for (k, kind) in kinds.enumerated() {
+                    let one = GestureModel(classes: [model.classes[k]])
+                    var found = 0, total = 0
+                    for seed in [11, 12, 13] as [UInt64] {
+                        let take = SimTake.make(kind, seed: seed * 7 + UInt64(k))
+                        let r = LearnedGestureTests.recognise(one, LearnedGestureTests.take(take.frames(rate: 100, gyro: gyro, seed: seed)))
+                        var used = Set<Int>()
+                        for l in take.labels {
+                            total += 1
+                            if let j = r.fires.indices.first(where: { !used.contains($0) && abs(r.fires[$0].time - l) <= 0.5 }) { used.insert(j); found += 1 }
+                        }
+                    }
+                    alone += " \(kind.rawValue) \(found)/\(total)"
+                }
                 var neg = 0
                 for s in [77, 78] as [UInt64] {
                     let n = SimTake.make(.negatives, seed: s)
@@ -51,6 +68,7 @@ final class LearnedGestureScoreTests: XCTestCase {
                     line += " \(kinds[k].rawValue) \(String(format: "%.2f", f1)) (h\(hits[k]) f\(fa[k]) m\(miss[k]))"
                 }
                 line += " distractors \(neg) FA same-class \(same) cross \(cross)"
+                line += "; " + alone
                 summary.append(line)
             }
         }
