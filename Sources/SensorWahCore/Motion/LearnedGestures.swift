@@ -580,7 +580,7 @@ public struct GestureRecognizer: Sendable {
         }
         guard ready >= 0 else { return }
         // a shorter class often matches the start of a longer movement: while another class's
-        // match still grows (and at most `maxWait` frames), wait; then the best candidate of
+        // match still grows (and at most `maxWait` frames), wait; then the nearest candidate of
         // all takes the movement (a tennis swing is no longer taken by the table-tennis class
         // that matched its first half)
         if readySince == Int.min { readySince = now }
@@ -588,9 +588,12 @@ public struct GestureRecognizer: Sendable {
             for c in 0..<nc where !candidate[c] && classProgress[c] >= Self.progressFloor && classProgress[c] < 1 && now - grewTick[c] <= Self.growingFrames { return }
         }
         readySince = Int.min
-        // the best candidate of all takes the movement
+        // the nearest candidate of all takes the movement: the smallest match distance among
+        // the classes within their own thresholds (by distance/threshold instead, a class
+        // whose examples vary widely took the strokes of one whose examples are alike: score
+        // test mean F1 0.838 against 0.847, strokes fired as another class 49 against 45)
         var win = ready
-        for c in 0..<nc where candidate[c] && bestRatio[c] < bestRatio[win] { win = c }
+        for c in 0..<nc where candidate[c] && bestRatio[c] * thresholds[c] < bestRatio[win] * thresholds[win] { win = c }
         if now >= refractoryUntil {
             fired[win] = max(fired[win], 1 - 0.5 * bestRatio[win])
             counts[win] += 1
