@@ -445,9 +445,10 @@ final class FaultTests: XCTestCase {
         XCTAssertTrue(sw.waitForStderr("JACK: reconnected to server", seconds: 8), "no reconnection:\n\(sw.stderr)")
         XCTAssertTrue(try midiArrives("b", 20), "JACK MIDI did not resume")
 
-        // audio: noise through the wah into jack-record for 2 s
+        // audio: noise through the wah into jack-record (5 s: the player's start and the two
+        // connections come out of the recording's time, and its last second is checked)
         let outPath = dir.appendingPathComponent("after.wav").path
-        let recorder = try server.run("jack-record", ["-n", "1", "-t", "3", outPath])
+        let recorder = try server.run("jack-record", ["-n", "1", "-t", "5", outPath])
         let recPort = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"))
         let player = try server.run("jack-play", [noisePath])
         let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"))

@@ -152,7 +152,7 @@ final class OSCOutCLITests: XCTestCase {
         let listen = try RTPMIDICLITests.Peer.custom(JackTest.debugBinary, ["listen", "--port", "\(tcpPort)", "--no-monitor", "--midi", "stdout",
                                                                            "--map", "tilt.x cc=11", "--osc-out", "127.0.0.1:\(port)", "--osc-out-sources"])
         defer { listen.stop(SIGINT) }
-        usleep(500_000)
+        XCTAssertTrue(CLI.waitForTCPListener(tcpPort), "listen did not open TCP port \(tcpPort)")
         let stream = try CLI.run(["stream", CLI.recording("wrist-wah-phone.csv"), "--to", "127.0.0.1:\(tcpPort)", "--speed", "8"])
         XCTAssertEqual(stream.status, 0, stream.stderr)
         XCTAssertTrue(peer.waitFor({ $0.filter { ($0["address"] as? String)?.hasSuffix("/tilt") == true }.count >= 1000 }, seconds: 10),
