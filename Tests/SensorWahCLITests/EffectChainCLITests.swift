@@ -332,6 +332,7 @@ final class EffectChainCLITests: XCTestCase {
         transport.send("tempo 240")
         transport.send("play")
         let recorder = try server.run("jack-record", ["-n", "1", "-t", "14", outPath])
+        let recordingStarted = Date()
         let recPort = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"), "jack-record has no port")
         let player = try server.run("jack-play", [tonePath])
         let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"), "jack-play has no port")
@@ -339,7 +340,9 @@ final class EffectChainCLITests: XCTestCase {
             "replay", Self.recording, "--fx", "tremolo depth=1 sync=1/4", "--map", "tilt.x zero cc=11",
             "--jack-connect", "in_1=\(playPort),out_1=\(recPort)",
         ])
-        usleep(7_000_000)
+        // the tempo changes 7 s into the recording (between the two windows compared),
+        // however long the player and sensorwah took to start
+        usleep(UInt32(max(0, 7 - Date().timeIntervalSince(recordingStarted)) * 1e6))
         transport.send("tempo 150")
         let status = sw.wait(timeout: 60)
         XCTAssertEqual(status.status, 0, sw.stderr)
