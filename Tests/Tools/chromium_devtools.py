@@ -2,10 +2,13 @@
 the browser tests' drivers (web-phone.py: a phone's browser as the sensor; control-page.py: the
 control page)."""
 import contextlib
+import ctypes
 import json
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
@@ -60,10 +63,19 @@ def chromium(binary=None, width=390, height=844):
     binary = binary or shutil.which("chromium") or "/usr/bin/chromium"
     port = free_port()
     profile = tempfile.mkdtemp(prefix="sw-chromium-")
+    # the tests stop a driver with SIGTERM: unwind (so the finally below stops the browser)
+    # instead of dying at once and leaving a headless Chromium running, still loading the
+    # machine in the tests that follow; and the browser gets SIGTERM if this process dies any
+    # other way (PR_SET_PDEATHSIG)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+    def die_with_parent():
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # 1: PR_SET_PDEATHSIG
+
     proc = subprocess.Popen([binary, "--headless=new", "--no-sandbox", "--disable-gpu", "--ignore-certificate-errors",
                              f"--remote-debugging-port={port}", f"--user-data-dir={profile}", "--no-first-run",
                              f"--window-size={width},{height}", "about:blank"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=die_with_parent)
     try:
         deadline = time.time() + 30
         page_ws = None
