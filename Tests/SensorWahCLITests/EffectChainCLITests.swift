@@ -307,7 +307,7 @@ final class EffectChainCLITests: XCTestCase {
         XCTAssertGreaterThan(events.count, 100, "too few fx events on stdout")
         let y = try JackTest.readWAV(outPath).channels[0]
         let measured = Self.tremoloRates(y, rate: rate)
-        let fit = Self.ratesFollow(measured, events, rest: 7, lags: stride(from: -0.5, through: 4, by: 0.05).map { $0 })
+        let fit = Self.ratesFollow(measured, events, rest: 7, lags: stride(from: -0.5, through: 8, by: 0.05).map { $0 })
         print("JACK tremolo: r = \(fit.r) at lag \(fit.lag) s, median error \(fit.median) Hz over \(fit.count) windows")
         XCTAssertGreaterThan(fit.count, 35, "the recording holds too little modulated sound")
         XCTAssertGreaterThan(fit.r, 0.85, "the tremolo's rate on JACK does not follow the gesture")

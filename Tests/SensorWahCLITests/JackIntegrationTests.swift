@@ -65,7 +65,7 @@ final class JackIntegrationTests: XCTestCase {
         XCTAssertGreaterThan(best.windows, 150, "the recording holds too little filtered audio")
         XCTAssertGreaterThan(best.r, 0.9, "the spectral peak does not follow the gesture")
         XCTAssertLessThan(best.median, 0.25, "the spectral peak is off the expected centre frequency")
-        XCTAssertTrue((-0.5...4).contains(best.lag), "implausible lag \(best.lag) s between replay and recording")
+        XCTAssertTrue((-0.5...7).contains(best.lag), "implausible lag \(best.lag) s between replay and recording")
     }
 
     /// Noise with NaN, infinity and denormal bursts through the wah: every output sample finite,
@@ -84,10 +84,12 @@ final class JackIntegrationTests: XCTestCase {
         let outPath = dir.appendingPathComponent("out.wav").path
 
         let server = try JackTest.Server(period: 1024)
-        let recorder = try server.run("jack-record", ["-n", "2", "-t", "9", outPath])
+        // 14 s: the check tool's start, the player's and two connections come out of it, and the
+        // 8 s input's bursts (at 2-5 s) must all be in it
+        let recorder = try server.run("jack-record", ["-n", "2", "-t", "14", outPath])
         let rec1 = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"))
         let rec2 = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_2$"))
-        let sw = try server.run(JackTest.checkTool(release: false), ["--seconds", "12", "--hold", "100", "--wah",
+        let sw = try server.run(JackTest.checkTool(release: false), ["--seconds", "20", "--hold", "100", "--wah",
                                          "--jack-connect", "out_1=\(rec2)"])
         XCTAssertTrue(sw.waitForStderr("JACK: connected", seconds: 10), sw.stderr)
         let player = try server.run("jack-play", [inPath])

@@ -57,8 +57,10 @@ final class JackRealtimeTests: XCTestCase {
         let p1 = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"))
         let p2 = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_2$"))
         let sender = try JackTest.buildMIDISender(dir)
+        // the run lasts `seconds` from its connection (SIGINT ends it; --seconds is a ceiling), so
+        // the period change lands half way however long the start took on a busy machine
         let sw = try server.run(binary, [
-            "--seconds", String(seconds), "--rate", "1000", "--sweep-period", "0.5",
+            "--seconds", String(seconds + 60), "--rate", "1000", "--sweep-period", "0.5",
             "--wah", "--channels", "2", "--midi-jack", "--control-in", "--voice", voice,
             "--wah-mode", voice == "crybaby" ? "both" : "sensor",
             "--jack-connect", "in_1=\(p1),in_2=\(p2),out_1=system:playback_1,out_2=system:playback_2,midi_out=\(dumpName):input",
@@ -72,7 +74,9 @@ final class JackRealtimeTests: XCTestCase {
         usleep(UInt32(seconds * 0.5 * 1e6))
         let resize = try server.setPeriod(period * 2)
         XCTAssertEqual(resize.status, 0, "jack_bufsize failed: \(resize.err)")
-        let status = sw.wait(timeout: seconds + 30)
+        usleep(UInt32(seconds * 0.5 * 1e6))
+        sw.signal(SIGINT)
+        let status = sw.wait(timeout: 30)
         XCTAssertEqual(status.status, 0, sw.stderr)
         dump.signal(SIGINT)
         dump.wait(timeout: 5)

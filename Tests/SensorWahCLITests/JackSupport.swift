@@ -419,7 +419,8 @@ enum JackTest {
     /// `heel * (toe/heel)^(value/127)` of a stream of pedal events (in time order, seconds from the
     /// stream's start; before the first event the pedal rests at `rest`): peaks of 4096-sample
     /// Hann windows every 1024 samples where the output is not silent, in octaves, against the
-    /// expected centre, at the lag (-1...5 s, 10 ms steps) that correlates best. Returns the
+    /// expected centre, at the lag (-1...8 s, 10 ms steps: the replay's start on a busy machine
+    /// comes seconds after the recording's) that correlates best. Returns the
     /// correlation, that lag, the median error (octaves), the windows compared and the windows
     /// with sound.
     static func peakFollowsPedal(_ y: [Float], rate: Int, events: [Event], rest: Int = 64,
@@ -440,7 +441,7 @@ enum JackTest {
         let expected = (0...127).map { log2(heel * pow(toe / heel, Double($0) / 127)) }
         let lastEvent = events.last?.t ?? 0
         var best = (r: -2.0, lag: 0.0, median: 1.0, count: 0, windows: times.count)
-        for lagStep in 0...600 {
+        for lagStep in 0...900 {
             let lag = -1.0 + Double(lagStep) * 0.01
             var a: [Double] = [], b: [Double] = []
             var value = rest, next = 0   // the pedal at s: the last event at or before it
