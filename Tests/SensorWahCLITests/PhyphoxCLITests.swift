@@ -35,12 +35,16 @@ final class PhyphoxCLITests: XCTestCase {
                                  "--phyphox", "127.0.0.1:\(first.port)", "--phyphox-interval", "0.03", "--record", dir]
                                 + (maps + ["accel.x cc=33 smooth=20 sender=phyphox"]).flatMap { ["--map", $0] })
         XCTAssertNotNil(l.waitForStderr("experiment \"Acceleration with g\", reading accel"), l.stderrSoFar)
-        usleep(1_200_000)              // 150 samples at 10 per poll: all read by now
+        usleep(2_000_000)              // 150 samples at 10 per poll: all read by now (0.45 s at least)
         first.stop()                   // the phone goes away ...
         XCTAssertNotNil(l.waitForStderr("retrying in", seconds: 10), l.stderrSoFar)
         let second = try Server(["--port", first.port, "--first", "150", "--last", "300", "--grow", "10"])
         defer { second.stop() }        // ... and comes back with its experiment still running
-        usleep(2_500_000)
+        let reading = "experiment \"Acceleration with g\", reading accel"
+        let deadline = Date().addingTimeInterval(20)
+        while l.stderrSoFar.components(separatedBy: reading).count < 3 && Date() < deadline { usleep(50_000) }
+        XCTAssertEqual(l.stderrSoFar.components(separatedBy: reading).count, 3, "the listener did not read the experiment again: \(l.stderrSoFar)")
+        usleep(2_000_000)              // the second 150 samples
         l.interrupt()
         let r = l.wait()
         XCTAssertEqual(r.status, 0, r.stderr)
