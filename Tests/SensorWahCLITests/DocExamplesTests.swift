@@ -12,7 +12,9 @@ import XCTest
 ///   ones read); the line runs through `sh -c 'exec LINE'`, so redirections and comments work.
 /// - A command that is still running after `runSeconds` (listen, learn, a replay with its
 ///   original timing, stream) is stopped and passes: it did not fail before then. One that ended
-///   must have ended with status 0.
+///   must have ended with status 0. A command that has written nothing yet is given up to
+///   `startSeconds` (the debug binary takes 1.3-1.7 s to report an unknown option, longer
+///   on a busy machine), and any command half a second more to end once `runSeconds` are up.
 /// - A JACK server of the test's own (tools/jack-dummy, as the JACK tests start it) is the one
 ///   every example reaches, for `--wah` and `--midi jack`.
 /// - A line whose comment says `doc-test: skip (REASON)` is not run (a phone on the LAN, the ALSA
@@ -27,7 +29,7 @@ final class DocExamplesTests: XCTestCase {
     }
 
     static let marker = "doc-test: skip"
-    static let runSeconds = 1.5
+    static let runSeconds = 1.5, startSeconds = 15.0
 
     /// The pages whose examples run: README.md and every docs/*.md.
     static func pages() throws -> [URL] {
@@ -104,8 +106,17 @@ final class DocExamplesTests: XCTestCase {
         var e = env
         e["PATH"] = bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let p = try JackTest.Proc("/bin/sh", ["-c", "exec " + command], env: e, cwd: dir)
-        let deadline = Date().addingTimeInterval(runSeconds)
-        while p.isRunning && Date() < deadline { usleep(10_000) }
+        let started = Date()
+        while p.isRunning {
+            let t = Date().timeIntervalSince(started)
+            if t >= startSeconds || (t >= runSeconds && !(p.stdout.isEmpty && p.stderr.isEmpty)) { break }
+            usleep(10_000)
+        }
+        // a command that has just written its error is about to exit: half a second more to see
+        // it end (the debug binary's unknown-option message takes 1.3-1.7 s to come, so it was
+        // at times caught between writing it and exiting, stopped, and passed)
+        let grace = Date().addingTimeInterval(0.5)
+        while p.isRunning && Date() < grace { usleep(10_000) }
         if p.isRunning {
             // ran until stopped, as listen, learn and a timed replay do: it did not fail before
             p.signal(SIGINT)
