@@ -19,24 +19,6 @@ enum CLI {
 
     static func recording(_ name: String) -> String { repo.appendingPathComponent("Recordings/\(name)").path }
 
-    /// Waits until some process listens on TCP `port` (read from /proc/net/tcp and tcp6, so no
-    /// probe connection reaches the listener as a sender); false after `seconds`.
-    static func waitForTCPListener(_ port: Int, seconds: Double = 20) -> Bool {
-        let hexPort = ":" + String(format: "%04X", port)
-        let deadline = Date().addingTimeInterval(seconds)
-        repeat {
-            for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-                guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
-                for line in text.split(separator: "\n").dropFirst() {
-                    let f = line.split(separator: " ")
-                    if f.count > 3, f[1].hasSuffix(hexPort), f[3] == "0A" { return true }   // 0A: LISTEN
-                }
-            }
-            usleep(50_000)
-        } while Date() < deadline
-        return false
-    }
-
     struct Result { var status: Int32; var stdout: String; var stderr: String }
 
     final class Running: @unchecked Sendable {

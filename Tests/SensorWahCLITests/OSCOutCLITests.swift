@@ -149,10 +149,10 @@ final class OSCOutCLITests: XCTestCase {
         defer { peer.stop() }
         XCTAssertTrue(peer.waitFor({ $0.contains { $0["listening"] != nil } }, seconds: 10))
         let tcpPort = Self.freeUDPPort()
-        let listen = try RTPMIDICLITests.Peer.custom(JackTest.debugBinary, ["listen", "--port", "\(tcpPort)", "--no-monitor", "--midi", "stdout",
-                                                                           "--map", "tilt.x cc=11", "--osc-out", "127.0.0.1:\(port)", "--osc-out-sources"])
-        defer { listen.stop(SIGINT) }
-        XCTAssertTrue(CLI.waitForTCPListener(tcpPort), "listen did not open TCP port \(tcpPort)")
+        let listen = try CLI.Running(["listen", "--port", "\(tcpPort)", "--no-monitor", "--midi", "stdout",
+                                      "--map", "tilt.x cc=11", "--osc-out", "127.0.0.1:\(port)", "--osc-out-sources"])
+        defer { listen.interrupt(); _ = listen.wait(timeout: 20) }
+        XCTAssertNotNil(listen.waitForStderr("listening on tcp://[^ ]*:\(tcpPort)", seconds: 20), listen.stderrSoFar)
         let stream = try CLI.run(["stream", CLI.recording("wrist-wah-phone.csv"), "--to", "127.0.0.1:\(tcpPort)", "--speed", "8"])
         XCTAssertEqual(stream.status, 0, stream.stderr)
         XCTAssertTrue(peer.waitFor({ $0.filter { ($0["address"] as? String)?.hasSuffix("/tilt") == true }.count >= 1000 }, seconds: 10),
