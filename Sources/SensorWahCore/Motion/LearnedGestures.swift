@@ -591,16 +591,17 @@ public struct GestureRecognizer: Sendable {
         // the nearest candidate of all takes the movement: the smallest match distance among
         // the classes within their own thresholds (by distance/threshold instead, a class
         // whose examples vary widely took the strokes of one whose examples are alike: score
-        // test mean F1 0.838 against 0.847, strokes fired as another class 49 against 45)
-        // (a distance sums the features a name uses: 4 from the accelerometer, 7 with a gyro;
-        // when the candidates differ in that, distance over threshold decides instead)
+        // test mean F1 0.838 against 0.847, strokes fired as another class 49 against 45).
+        // A distance sums the features a class uses (4 from the accelerometer, 7 with a gyro):
+        // when the candidates differ in that, distance over threshold decides instead.
         var sixSeen = false, fourSeen = false
         for c in 0..<nc where candidate[c] { if useGyro && classGyro[c] { sixSeen = true } else { fourSeen = true } }
         let byRatio = sixSeen && fourSeen
         var win = ready
+        var winKey = byRatio ? bestRatio[win] : bestRatio[win] * thresholds[win]
         for c in 0..<nc where candidate[c] {
-            let d = byRatio ? bestRatio[c] : bestRatio[c] * thresholds[c]
-            if d < (byRatio ? bestRatio[win] : bestRatio[win] * thresholds[win]) { win = c }
+            let key = byRatio ? bestRatio[c] : bestRatio[c] * thresholds[c]
+            if key < winKey { win = c; winKey = key }
         }
         if now >= refractoryUntil {
             fired[win] = max(fired[win], 1 - 0.5 * bestRatio[win])
