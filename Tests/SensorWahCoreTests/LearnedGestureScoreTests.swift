@@ -30,12 +30,9 @@ final class LearnedGestureScoreTests: XCTestCase {
                         let take = SimTake.make(kind, seed: seed * 7 + UInt64(k))
                         let t = LearnedGestureTests.take(take.frames(rate: 100, gyro: gyro, seed: seed))
                         let r = LearnedGestureTests.recognise(model, t)
-                        var used = Set<Int>()
-                        for l in take.labels {
-                            if let j = r.fires.indices.first(where: { !used.contains($0) && abs(r.fires[$0].time - l) <= 0.5 && r.fires[$0].cls == k }) {
-                                used.insert(j); hits[k] += 1
-                            } else { miss[k] += 1 }
-                        }
+                        let paired = LearnedGestureTests.pair(take.labels, r.fires, cls: k)
+                        let used = Set(paired.compactMap { $0 })
+                        hits[k] += used.count; miss[k] += paired.count - used.count
                         for j in r.fires.indices where !used.contains(j) { fa[r.fires[j].cls] += 1; if r.fires[j].cls == k { same += 1 } else { cross += 1 } }
                     }
                 }
@@ -47,11 +44,8 @@ final class LearnedGestureScoreTests: XCTestCase {
                     for seed in [11, 12, 13] as [UInt64] {
                         let take = SimTake.make(kind, seed: seed * 7 + UInt64(k))
                         let r = LearnedGestureTests.recognise(one, LearnedGestureTests.take(take.frames(rate: 100, gyro: gyro, seed: seed)))
-                        var used = Set<Int>()
-                        for l in take.labels {
-                            total += 1
-                            if let j = r.fires.indices.first(where: { !used.contains($0) && abs(r.fires[$0].time - l) <= 0.5 }) { used.insert(j); found += 1 }
-                        }
+                        let paired = LearnedGestureTests.pair(take.labels, r.fires)
+                        total += paired.count; found += paired.compactMap { $0 }.count
                     }
                     alone += " \(kind.rawValue) \(found)/\(total)"
                 }
