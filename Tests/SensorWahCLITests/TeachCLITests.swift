@@ -116,7 +116,7 @@ final class TeachCLITests: XCTestCase {
         XCTAssertTrue(t.stdout.contains("with rotation rate"), t.stdout)
         // the file a person reads
         let text = try String(contentsOfFile: model, encoding: .utf8)
-        XCTAssertTrue(text.contains("version: 2") && text.contains("  swing:\n") && text.contains("threshold: ") && text.contains("tune: 1.00"), text)
+        XCTAssertTrue(text.contains("version: 3") && text.contains("  swing:\n") && text.contains("threshold: ") && text.contains("tune: 1.00"), text)
 
         let other = Self.take(hz: 50, seed: 7)
         let otherPath = try write("other.csv", other.csv)
@@ -230,18 +230,18 @@ final class TeachCLITests: XCTestCase {
         XCTAssertTrue(noFile.stderr.contains("gesture:swing: a gesture or pose taught by example needs --gestures FILE"), noFile.stderr)
 
         // a model with a frame of five numbers at line 17
-        let lines = (["version: 2", "rate: 50", "gestures:", "  swing:", "    threshold: 0.2", "    tune: 1", "    gyro: true", "    taught:",
+        let lines = (["version: 3", "rate: 50", "gestures:", "  swing:", "    threshold: 0.2", "    tune: 1", "    gyro: true", "    taught:",
                       "      - from: \"x\"", "        seconds: 0.1", "        frames:"]
                      + (0..<5).map { _ in "          - [0, 0, 0, 0, 0, 0, 0]" } + ["          - [0, 0, 0, 0, 0]"]).joined(separator: "\n") + "\n"
         let broken = try write("broken.yaml", lines)
         let b = try CLI.run(["replay", takePath, "--fast", "--gestures", broken, "--map", "gesture:swing note=60"])
         XCTAssertNotEqual(b.status, 0)
         XCTAssertTrue(b.stderr.contains("broken.yaml:17: gestures.swing.taught[1].frames: each frame is [7 numbers]"), b.stderr)
-        // a file of the first version (six numbers a frame): refused, with what to do
-        let v1 = try write("v1.yaml", lines.replacingOccurrences(of: "version: 2", with: "version: 1"))
-        let c = try CLI.run(["teach", v1])
+        // a file of an earlier version (its magnitude feature saturated): refused, with what to do
+        let v2 = try write("v2.yaml", lines.replacingOccurrences(of: "version: 3", with: "version: 2"))
+        let c = try CLI.run(["teach", v2])
         XCTAssertNotEqual(c.status, 0)
-        XCTAssertTrue(c.stderr.contains("v1.yaml:1: version: version 1: this SensorWah reads version 2 (teach the gestures again with it)"), c.stderr)
+        XCTAssertTrue(c.stderr.contains("v2.yaml:1: version: version 2: this SensorWah reads version 3 (its gesture features changed: teach the gestures again from your takes; the poses: section can be copied over as it is)"), c.stderr)
 
         // a good model, and a mapping naming a gesture it does not have
         XCTAssertEqual(try CLI.run(["teach", model, takePath, "--marks", try write("m.txt", "2.0 swing\n")]).status, 0)

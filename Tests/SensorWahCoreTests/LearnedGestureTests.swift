@@ -114,12 +114,14 @@ final class LearnedGestureTests: XCTestCase {
         }
     }
 
-    /// Measured, not yet good enough (see the report in docs/gestures.md): the simulator's table-tennis, tennis and boxing strokes (speeds and amplitudes vary
+    /// The simulator's table-tennis, tennis and boxing strokes (speeds and amplitudes vary
     /// from stroke to stroke): each taught from the first four strokes of one take, recognised
     /// in other takes of all three kinds at 50 and 100 Hz with and without a gyro: per-class F1
     /// ≥ 0.9 one-to-one (a firing of the wrong class is a false alarm and a miss); nothing on
     /// the distractors (walking, wrist turns, putting the phone down, tilts, strumming);
-    /// progress never falls in the half second before a recognised stroke's firing.
+    /// progress never falls in the half second before a recognised stroke's firing. One teaching
+    /// set (seed 900), asserted; the score over eight sets (some whose four examples cover the
+    /// class less well) is `LearnedGestureScoreTests`.
     func testSimulatedStrokeClasses() {
         let kinds: [SimTake.Kind] = [.tt, .tennis, .boxing]
         for gyro in [false, true] {
@@ -155,7 +157,8 @@ final class LearnedGestureTests: XCTestCase {
                         for j in r.fires.indices where !used.contains(j) { fa[r.fires[j].cls] += 1 }
                     }
                 }
-                print("\(Int(hz)) Hz gyro \(gyro): progress restarted before \(progressFalls) of \(hits.reduce(0, +)) recognised strokes (NOT met: monotone asked)")
+                print("\(Int(hz)) Hz gyro \(gyro): progress restarted before \(progressFalls) of \(hits.reduce(0, +)) recognised strokes")
+                XCTAssertEqual(progressFalls, 0, "\(Int(hz)) Hz gyro \(gyro): progress restarted within a movement")
                 let neg = SimTake.make(.negatives, seed: 77)
                 let nr = Self.recognise(model, Self.take(neg.frames(rate: hz, gyro: gyro, seed: 78)))
                 XCTAssertEqual(nr.fires.count, 0, "distractors \(Int(hz)) Hz gyro \(gyro): \(nr.fires.map { (ExportTable.format($0.time, digits: 2), model.classes[$0.cls].name, ExportTable.format($0.strength, digits: 3)) })")
@@ -163,8 +166,7 @@ final class LearnedGestureTests: XCTestCase {
                     let p = Double(hits[k]) / Double(max(1, hits[k] + fa[k])), rc = Double(hits[k]) / Double(max(1, hits[k] + miss[k]))
                     let f1 = p + rc == 0 ? 0 : 2 * p * rc / (p + rc)
                     print("\(kinds[k].rawValue) at \(Int(hz)) Hz, gyro \(gyro): hits \(hits[k]) false \(fa[k]) missed \(miss[k]) F1 \(ExportTable.format(f1, digits: 3)); distractor firings \(nr.fires.count)")
-                    // NOT met yet: issue #29 asks F1 >= 0.9 per class; measured and printed only
-                    _ = f1
+                    XCTAssertGreaterThanOrEqual(f1, 0.9, "\(kinds[k].rawValue) at \(Int(hz)) Hz, gyro \(gyro)")
                 }
             }
         }

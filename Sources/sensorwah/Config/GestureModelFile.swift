@@ -50,7 +50,7 @@ enum GestureModelFile {
             case "version":
                 let n = try number(v, key)
                 guard n == Double(version) else {
-                    throw fail(v, key, "version \(v.scalar?.string ?? "?"): this SensorWah reads version \(version) (teach the gestures again with it)")
+                    throw fail(v, key, "version \(v.scalar?.string ?? "?"): this SensorWah reads version \(version) (its gesture features changed: teach the gestures again from your takes; the poses: section can be copied over as it is)")
                 }
                 sawVersion = true
             case "rate":
