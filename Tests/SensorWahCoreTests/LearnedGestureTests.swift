@@ -219,4 +219,35 @@ final class LearnedGestureTests: XCTestCase {
             XCTAssertLessThan(dist, model.classes[0].threshold)
         }
     }
+
+    /// The same strokes played softer and harder (the hand's acceleration scaled, gravity kept,
+    /// accelerometer only): taught from four strokes at their own strength, each class's take
+    /// at 0.7 and 1.4 times it is recognised, one-to-one, as its class: at least 85 % of the 44
+    /// strokes over the six takes (39 today; with the magnitude saturated, 35: boxing went to
+    /// tennis). Not all: a tennis swing at 0.7 times is at times taken as a punch or a
+    /// table-tennis stroke.
+    func testStrokesSofterOrHarderThanTaught() {
+        var right = 0, total = 0
+        let kinds: [SimTake.Kind] = [.tt, .tennis, .boxing]
+        var model = GestureModel()
+        for (k, kind) in kinds.enumerated() {
+            let take = SimTake.make(kind, seed: 900 + UInt64(k))
+            let t = Self.take(take.frames(rate: 100, gyro: false, seed: 5 + UInt64(k)))
+            model.teach(times: t.times, accel: t.accel, gyro: t.gyro, marks: take.labels.prefix(4).map { ($0 - t.times[0], kind.rawValue) })
+        }
+        for gain in [0.7, 1.4] {
+            for (k, kind) in kinds.enumerated() {
+                var take = SimTake.make(kind, seed: 900 + UInt64(k))
+                take.accelTerms = take.accelTerms.map { f in { t in f(t) * gain } }
+                let r = Self.recognise(model, Self.take(take.frames(rate: 100, gyro: false, seed: 40 + UInt64(k))))
+                let paired = Self.pair(take.labels, r.fires, cls: k)
+                let found = paired.compactMap { $0 }.count
+                print("\(kind.rawValue) at \(gain)x: \(found) of \(take.labels.count) found, \(r.fires.count) firings (\(r.fires.map { model.classes[$0.cls].name }))")
+                right += found; total += take.labels.count
+                XCTAssertLessThanOrEqual(r.fires.count, take.labels.count, "\(kind.rawValue) at \(gain)x: more notes than strokes")
+            }
+        }
+        print("softer and harder: \(right) of \(total) strokes recognised as their class")
+        XCTAssertGreaterThanOrEqual(Double(right), 0.85 * Double(total))
+    }
 }
