@@ -129,7 +129,8 @@ final class TeachCLITests: XCTestCase {
         print("TeachCLITests: swing \(sw), chop \(ch) (hits, false alarms, missed); swing notes at \(notes[60] ?? []), chop notes at \(notes[62] ?? [])")
         XCTAssertEqual(sw.hits, 6); XCTAssertEqual(sw.falseAlarms, 0)
         // the chops: taught from two soft ones (strength 0.79 and 0.93), the strongest of the
-        // other take 1.24 and 1.44 times their mean: found since the features saturate
+        // other take 1.24 and 1.44 times their mean: found (the direction features saturate,
+        // the magnitude is log-compressed)
         XCTAssertEqual(ch.hits, 5); XCTAssertEqual(ch.falseAlarms, 0)
         // progress: 127 (all the way) during each swing, back to 0 between
         var tops: [Double] = []
@@ -241,7 +242,16 @@ final class TeachCLITests: XCTestCase {
         let v2 = try write("v2.yaml", lines.replacingOccurrences(of: "version: 3", with: "version: 2"))
         let c = try CLI.run(["teach", v2])
         XCTAssertNotEqual(c.status, 0)
-        XCTAssertTrue(c.stderr.contains("v2.yaml:1: version: version 2: this SensorWah reads version 3 (its gesture features changed: teach the gestures again from your takes; the poses: section can be copied over as it is)"), c.stderr)
+        XCTAssertTrue(c.stderr.contains("v2.yaml:1: version: version 2: this SensorWah reads version 3, and the gestures' features have changed since: move this file aside, teach the gestures again from your takes into a new one, then copy this file's poses: section over as it is"), c.stderr)
+        // ... but one with poses only is read (their layout has not changed); a newer one is refused
+        let posesOnly = try write("v2-poses.yaml", "version: 2\nrate: 50\ngestures: {}\nposes:\n  wah:\n    - value: 1.0000\n      gravity: [0.00000, 0.50000, -0.86603]\n      from: \"x\"\n    - value: 0.0000\n      gravity: [0.00000, -0.50000, -0.86603]\n      from: \"y\"\n")
+        let p2 = try CLI.run(["teach", posesOnly])
+        XCTAssertEqual(p2.status, 0, p2.stderr)
+        XCTAssertTrue(p2.stdout.contains("wah"), p2.stdout)
+        let v4 = try write("v4.yaml", lines.replacingOccurrences(of: "version: 3", with: "version: 4"))
+        let c4 = try CLI.run(["teach", v4])
+        XCTAssertNotEqual(c4.status, 0)
+        XCTAssertTrue(c4.stderr.contains("v4.yaml:1: version: version 4: written by a newer SensorWah; this one reads version 3 (update SensorWah, or teach the gestures again with this one)"), c4.stderr)
 
         // a good model, and a mapping naming a gesture it does not have
         XCTAssertEqual(try CLI.run(["teach", model, takePath, "--marks", try write("m.txt", "2.0 swing\n")]).status, 0)

@@ -43,15 +43,22 @@ enum GestureModelFile {
             return v
         }
         var model = LearnedModel()
+        // the version first, wherever it stands: a newer file is refused; an older one is read
+        // for its poses (their layout has not changed) but refused when it holds gestures
+        // (their features have)
+        var older: Node?
+        if let v = top.first(where: { $0.key.string == "version" })?.value {
+            let n = try number(v, "version"), given = v.scalar?.string ?? "?"
+            if n > Double(version) {
+                throw fail(v, "version", "version \(given): written by a newer SensorWah; this one reads version \(version) (update SensorWah, or teach the gestures again with this one)")
+            }
+            if n != Double(version) { older = v }
+        }
         var sawVersion = false
         for (k, v) in top {
             guard let key = k.string else { continue }
             switch key {
             case "version":
-                let n = try number(v, key)
-                guard n == Double(version) else {
-                    throw fail(v, key, "version \(v.scalar?.string ?? "?"): this SensorWah reads version \(version) (its gesture features changed: teach the gestures again from your takes; the poses: section can be copied over as it is)")
-                }
                 sawVersion = true
             case "rate":
                 let r = try number(v, key)
@@ -61,6 +68,9 @@ enum GestureModelFile {
             case "gestures":
                 if v.scalar?.string == "" || v.scalar?.string == "~" { continue }
                 guard let named = v.mapping else { throw fail(v, key, "expects gestures by name, each with its taught examples") }
+                if let older, named.count > 0 {
+                    throw fail(older, "version", "version \(older.scalar?.string ?? "?"): this SensorWah reads version \(version), and the gestures' features have changed since: move this file aside, teach the gestures again from your takes into a new one, then copy this file's poses: section over as it is")
+                }
                 for (nk, nv) in named {
                     guard let name = nk.string, LearnedSource.validName(Substring(name)) else {
                         throw fail(nk, key, "'\(nk.string ?? "")' is not a gesture name (letters, digits, - and _, up to 40)")
