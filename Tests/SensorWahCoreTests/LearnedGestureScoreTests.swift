@@ -25,12 +25,7 @@ final class LearnedGestureScoreTests: XCTestCase {
         var allF1: [Double] = []
         for gyro in [false, true] {
             for base in bases {
-                var model = GestureModel()
-                for (k, kind) in kinds.enumerated() {
-                    let take = SimTake.make(kind, seed: base + UInt64(k))
-                    let t = LearnedGestureTests.take(take.frames(rate: 100, gyro: gyro, seed: 5 + UInt64(k)))
-                    model.teach(times: t.times, accel: t.accel, gyro: t.gyro, marks: take.labels.prefix(4).map { ($0 - t.times[0], kind.rawValue) })
-                }
+                let model = LearnedGestureTests.strokeModel(base: base) { _ in gyro }
                 var hits = [0, 0, 0], fa = hits, miss = hits, same = 0, cross = 0
                 for (k, kind) in kinds.enumerated() {
                     for seed in seeds {

@@ -53,6 +53,19 @@ final class LearnedGestureTests: XCTestCase {
         return (fires, progress)
     }
 
+    /// The simulator's three stroke classes (table tennis, tennis, boxing) taught as the
+    /// gesture tests teach them: each from the first four strokes of a take made from seed
+    /// `base` + its index, at 100 Hz, with a rotation rate when `gyro` says so for its kind.
+    static func strokeModel(base: UInt64 = 900, gyro: (SimTake.Kind) -> Bool) -> GestureModel {
+        var model = GestureModel()
+        for (k, kind) in [SimTake.Kind.tt, .tennis, .boxing].enumerated() {
+            let take = SimTake.make(kind, seed: base + UInt64(k))
+            let t = Self.take(take.frames(rate: 100, gyro: gyro(kind), seed: 5 + UInt64(k)))
+            model.teach(times: t.times, accel: t.accel, gyro: t.gyro, marks: take.labels.prefix(4).map { ($0 - t.times[0], kind.rawValue) })
+        }
+        return model
+    }
+
     /// One-to-one scoring: each label (in order) takes the first firing within ±0.5 s that no
     /// earlier label took (of class `cls`; any class when nil). Per label, the firing's index.
     static func pair(_ labels: [Double], _ fires: [(time: Double, cls: Int, strength: Double)], cls: Int? = nil) -> [Int?] {
@@ -125,12 +138,7 @@ final class LearnedGestureTests: XCTestCase {
     func testSimulatedStrokeClasses() {
         let kinds: [SimTake.Kind] = [.tt, .tennis, .boxing]
         for gyro in [false, true] {
-            var model = GestureModel()
-            for (k, kind) in kinds.enumerated() {
-                let take = SimTake.make(kind, seed: 900 + UInt64(k))
-                let t = Self.take(take.frames(rate: 100, gyro: gyro, seed: 5 + UInt64(k)))
-                model.teach(times: t.times, accel: t.accel, gyro: t.gyro, marks: take.labels.prefix(4).map { ($0 - t.times[0] + 0.0, kind.rawValue) })
-            }
+            let model = Self.strokeModel { _ in gyro }
             for c in model.classes { print("\(c.name) (gyro \(gyro)): durations \(c.examples.map { ExportTable.format($0.duration, digits: 2) }) spread \(c.spread.map { ExportTable.format($0, digits: 2) }) threshold \(ExportTable.format(c.threshold, digits: 3)) rest \(ExportTable.format(c.rest, digits: 3))") }
             for hz in [50.0, 100] {
                 var hits = [Int](repeating: 0, count: 3), fa = hits, miss = hits
@@ -177,12 +185,7 @@ final class LearnedGestureTests: XCTestCase {
     /// distance sums seven features and the others' four, so the choice between names that
     /// both match one movement goes by distance over threshold; the tennis strokes are tennis.
     func testNamesTaughtWithAndWithoutAGyroShareAStream() {
-        var model = GestureModel()
-        for (k, kind) in [SimTake.Kind.tt, .tennis, .boxing].enumerated() {
-            let take = SimTake.make(kind, seed: 900 + UInt64(k))
-            let t = Self.take(take.frames(rate: 100, gyro: kind == .tennis, seed: 5 + UInt64(k)))
-            model.teach(times: t.times, accel: t.accel, gyro: t.gyro, marks: take.labels.prefix(4).map { ($0 - t.times[0], kind.rawValue) })
-        }
+        let model = Self.strokeModel { $0 == .tennis }
         XCTAssertEqual(model.classes.map(\.gyro), [false, true, false])
         var hits = 0, other = 0, total = 0
         for seed in [11, 12, 13] as [UInt64] {
@@ -229,12 +232,7 @@ final class LearnedGestureTests: XCTestCase {
     func testStrokesSofterOrHarderThanTaught() {
         var right = 0, total = 0
         let kinds: [SimTake.Kind] = [.tt, .tennis, .boxing]
-        var model = GestureModel()
-        for (k, kind) in kinds.enumerated() {
-            let take = SimTake.make(kind, seed: 900 + UInt64(k))
-            let t = Self.take(take.frames(rate: 100, gyro: false, seed: 5 + UInt64(k)))
-            model.teach(times: t.times, accel: t.accel, gyro: t.gyro, marks: take.labels.prefix(4).map { ($0 - t.times[0], kind.rawValue) })
-        }
+        let model = Self.strokeModel { _ in false }
         for gain in [0.7, 1.4] {
             for (k, kind) in kinds.enumerated() {
                 var take = SimTake.make(kind, seed: 900 + UInt64(k))
