@@ -180,6 +180,18 @@ struct SimTake {
     mutating func turn(_ t0: Double, _ T: Double, _ angle: Double, _ axis: Vector3) {
         turns.append(Turn(t0: t0, T: T, angle: angle, axis: axis / axis.length))
     }
+    /// The hand on a circle of radius `r` (m) in the plane of `e1` and `e2` (world frame),
+    /// turning `ang` radians from `e1` towards `e2` in `T` s (minimum jerk): tangential and
+    /// centripetal acceleration.
+    mutating func arc(_ t0: Double, _ T: Double, _ ang: Double, _ r: Double, _ e1: Vector3, _ e2: Vector3) {
+        accelTerms.append { t in
+            let x = (t - t0) / T
+            guard x >= 0 && x <= 1 else { return .zero }
+            let th = ang * Self.minJerk(x), w = ang / T * 30 * x * x * (1 - x) * (1 - x)
+            let alpha = ang / (T * T) * Self.minJerkAcc(x)
+            return (e1 * -sin(th) + e2 * cos(th)) * (alpha * r / 9.81) + (e1 * -cos(th) + e2 * -sin(th)) * (w * w * r / 9.81)
+        }
+    }
     mutating func pulse(_ t0: Double, _ T: Double, _ peak: Double, _ dir: Vector3) {
         let d = dir / dir.length
         accelTerms.append { t in t < t0 || t > t0 + T ? .zero : d * (peak * sin(.pi * (t - t0) / T)) }
@@ -270,13 +282,7 @@ struct SimTake {
                 let T = u(0.35, 0.45), ang = u(130, 170) * .pi / 180, r = u(0.55, 0.65)
                 take.turn(t0 - 0.75, 0.6, -u(1.0, 1.5), Vector3(0, 0, 1))
                 // the hand on a circle of radius r: tangential and centripetal acceleration
-                take.accelTerms.append { t in
-                    let x = (t - t0) / T
-                    guard x >= 0 && x <= 1 else { return .zero }
-                    let th = ang * minJerk(x), w = ang / T * 30 * x * x * (1 - x) * (1 - x)
-                    let alpha = ang / (T * T) * minJerkAcc(x)
-                    return Vector3(-sin(th), cos(th), 0) * (alpha * r / 9.81) + Vector3(-cos(th), -sin(th), 0) * (w * w * r / 9.81)
-                }
+                take.arc(t0, T, ang, r, Vector3(1, 0, 0), Vector3(0, 1, 0))
                 take.turn(t0, T, ang, Vector3(0.2, 0.3, 1))
                 // the ball at peak speed: a 2-4 ms half-sine of 15-45 G, and the frame's ringing
                 let ti = t0 + T / 2

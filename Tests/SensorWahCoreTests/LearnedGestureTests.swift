@@ -203,6 +203,29 @@ final class LearnedGestureTests: XCTestCase {
     }
 
     /// A stroke half again as fast or slow as its examples, or half as strong, is still found.
+    /// What set a name's threshold (the teach report's advice reads it): examples much alike put
+    /// it at its floor, examples farther apart than a still device is from them at its cap.
+    func testThresholdBound() {
+        func example(_ v: Double) -> GestureModel.Example {
+            var values = [Double](repeating: 0, count: 10 * GestureFeatures.dims)
+            for i in 0..<10 { values[i * GestureFeatures.dims] = v }
+            return .init(values: values)
+        }
+        var m = GestureModel()
+        m.add(example(0.3), to: "one", gyro: false)
+        XCTAssertEqual(m.classes[0].bound, .oneExample)
+        m.add(example(0.3), to: "one", gyro: false)
+        XCTAssertEqual(m.classes[0].bound, .floor)
+        XCTAssertEqual(m.classes[0].threshold, m.classes[0].rest * GestureModel.restFloor, accuracy: 1e-12)
+        m.add(example(0.3), to: "opposite", gyro: false)
+        m.add(example(-0.3), to: "opposite", gyro: false)
+        XCTAssertEqual(m.classes[1].bound, .cap)
+        XCTAssertEqual(m.classes[1].threshold, m.classes[1].rest * GestureModel.restFraction, accuracy: 1e-12)
+        m.add(example(0.3), to: "near", gyro: false)
+        m.add(example(0.5), to: "near", gyro: false)
+        XCTAssertEqual(m.classes[2].bound, .examples)
+    }
+
     func testSpeedAndAmplitudeInvariance() {
         var model = GestureModel()
         let take = SimTake.make(.tt, seed: 3)

@@ -198,6 +198,16 @@ public struct GestureModel: Sendable, Equatable {
         public var tune = 1.0
         /// The threshold the recogniser uses.
         public var effectiveThreshold: Double { threshold * tune }
+        /// What set the learned threshold.
+        public enum Bound: Sendable { case oneExample, examples, floor, cap }
+        public var bound: Bound {
+            guard let far = spread.max() else { return .oneExample }
+            guard rest.isFinite else { return .examples }
+            let learned = max(far * GestureModel.thresholdMargin, 0.02)
+            if learned < rest * GestureModel.restFloor { return .floor }
+            if learned > rest * GestureModel.restFraction { return .cap }
+            return .examples
+        }
         public init(name: String, examples: [Example] = [], threshold: Double = 0, spread: [Double] = [], gyro: Bool = false) {
             self.name = name; self.examples = examples; self.threshold = threshold; self.spread = spread; self.gyro = gyro
         }
@@ -292,11 +302,18 @@ public struct GestureModel: Sendable, Equatable {
     // MARK: teaching from a take
 
     /// The extent (first and last feature frame) of the movement around `mark` (seconds, same
-    /// clock as `times`): the movement energy (how fast the features change) is found at its peak within ±0.4 s of the mark, and the extent grows on each
+    /// clock as `times`): the movement energy (how fast the features change) is found at its peak within ±0.4 s of the mark (or
+    /// at a peak `preparationRatio` times higher up to `reachOut` s farther: the mark was in that
+    /// movement's preparation), and the extent grows on each
     /// side while the energy stays over `edgeFraction` of the peak (the movement's core: a lower
     /// fraction takes in the follow-through, and the note waits for it) (dips shorter than 0.1 s
     /// bridged, at most 0.8 s each side), plus 0.06 s.
     public static let edgeFraction = 0.35
+    /// Change energy (per second) at or under which the device is taken as at rest.
+    public static let stillEnergy = 0.5
+    /// A mark's movement is a bigger one close by when it is this many times the one nearest
+    /// the mark, within `reachOut` s past the search window.
+    public static let preparationRatio = 2.5, reachOut = 0.5
     public static func extent(times: [Double], values: [Double], mark: Double, before: Double = 0.4, after: Double = 0.4) -> ClosedRange<Int>? {
         let D = GestureFeatures.dims, n = times.count
         guard n > 2 else { return nil }
@@ -333,10 +350,19 @@ public struct GestureModel: Sendable, Equatable {
         for i in lo...hi where which[i] > which[near] { near = i }
         // no movement: judged as before the magnitude went unsaturated (a gentle movement that
         // the unsaturated magnitude would lift over the bar still teaches nothing)
-        guard which[near] > 0.5 else { return nil }
+        guard which[near] > Self.stillEnergy else { return nil }
+        // a mark in the preparation of a bigger movement (a tennis backswing, 0.5-0.9 s before
+        // the swing and, about the vertical, nearly invisible to an accelerometer) means that
+        // movement: a peak `preparationRatio` times the one nearest the mark, up to `reachOut` s
+        // past the search window, is taken instead (requiring no rest between the two lost
+        // most of what this gains: the backswing often reads as rest)
+        let far = Int(Self.reachOut * GestureFeatures.rate)
+        var big = near
+        for i in max(0, lo - far)...min(n - 1, hi + far) where which[i] > which[big] { big = i }
+        if which[big] > which[near] * Self.preparationRatio { near = big }
         // the same peak on the features as they are (within 60 ms, inside the window)
         var peak = near
-        for i in max(lo, near - 3)...min(hi, near + 3) where energy[i] > energy[peak] { peak = i }
+        for i in max(min(lo, near), near - 3)...min(max(hi, near), near + 3) where energy[i] > energy[peak] { peak = i }
         let floor = energy[peak] * edgeFraction
         let bridge = Int(0.1 * GestureFeatures.rate), reach = Int(0.8 * GestureFeatures.rate), pad = Int((0.06 * GestureFeatures.rate).rounded())
         var a = peak, quiet = 0
