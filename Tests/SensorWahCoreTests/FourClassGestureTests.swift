@@ -5,8 +5,9 @@ import XCTest
 /// Four classes taught from one take and recognised in the next, accelerometer only: the
 /// protocol the project is checked by on other people's labelled takes. Two simulated sets
 /// whose classes differ in direction and shape more than in force (unlike table tennis, tennis
-/// and boxing): four tennis strokes (forehand, backhand, serve, volley; 5-40 G) and four gentle
-/// arm gestures made with a phone (circle, wave, raise, push; 0.3-1.5 G). Each class is taught
+/// and boxing): four tennis strokes (forehand, backhand, serve, volley; ball impacts of 8-40 G)
+/// and four arm gestures made with a phone (circle, wave, raise, push; hand acceleration about
+/// 0.2-3.5 G, no impact). Each class is taught
 /// from the first three of its movements in a take where the four are mixed in random order;
 /// two other takes are recognised. Scored one-to-one per class (a firing of the wrong class is
 /// a false alarm and a miss), and "right class": of all labelled movements, the share that got
@@ -15,8 +16,9 @@ final class FourClassGestureTests: XCTestCase {
     /// One teaching seed per set, at 50 and 100 Hz, asserted at about the level reached (so a
     /// change that loses it fails): mean per-class F1 ≥ 0.8, each class ≥ 0.65, the right class
     /// for at least three movements in four, nothing on the distractor take. The aim is 0.85
-    /// per class; the arm gestures' mean is 0.82 at 50 Hz and wave and volley reach only
-    /// 0.70-0.83 here (docs/gestures.md).
+    /// per class; on this teaching set the arm gestures' mean is 0.82 at 50 Hz, and wave and
+    /// volley reach 0.70-0.83 (over many teaching sets push and raise are the weakest:
+    /// docs/gestures.md).
     func testFourClassesFromOneTakeToTheNext() {
         for set in [SimTake.tennis4, SimTake.arm4] {
             for hz in [50.0, 100] {
@@ -71,7 +73,12 @@ final class FourClassGestureTests: XCTestCase {
         }
         model.teach(times: t.times, accel: t.accel, gyro: t.gyro, marks: m)
         // the model's classes are in the order first taught; fires are counted by the set's order
-        let order = set.map { model.index(of: $0.rawValue)! }
+        let order = set.map { model.index(of: $0.rawValue) ?? -1 }
+        guard !order.contains(-1) else {
+            XCTFail("teach \(teach): a class taught nothing (\(set.map(\.rawValue)) against \(model.classes.map(\.name)))")
+            let zeros = [Int](repeating: 0, count: set.count)
+            return Result(hits: zeros, falseAlarms: zeros, misses: zeros, alone: zeros)
+        }
         let zeros = [Int](repeating: 0, count: set.count)
         var r = Result(hits: zeros, falseAlarms: zeros, misses: zeros, alone: zeros)
         for seed in recognise {

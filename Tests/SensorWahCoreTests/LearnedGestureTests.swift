@@ -202,7 +202,6 @@ final class LearnedGestureTests: XCTestCase {
         XCTAssertEqual(other, 0)
     }
 
-    /// A stroke half again as fast or slow as its examples, or half as strong, is still found.
     /// What set a name's threshold (the teach report's advice reads it): examples much alike put
     /// it at its floor, examples farther apart than a still device is from them at its cap.
     func testThresholdBound() {
@@ -226,6 +225,33 @@ final class LearnedGestureTests: XCTestCase {
         XCTAssertEqual(m.classes[2].bound, .examples)
     }
 
+    /// The preparation rule: a mark on a gentle arm raise with a volley's impact 0.84 s later
+    /// (outside the ±0.4 s search) is taken as the volley when nothing else is marked; with
+    /// the volley marked too, or live (no reach), each mark keeps its own movement.
+    func testMarkBeforeABiggerMovement() {
+        var take = SimTake(duration: 5)
+        let mid = { (a: Double, b: Double) in (a + b) / 2 }, straight = { (x: Double, y: Double, z: Double, _: Double) in Vector3(x, y, z) }
+        let (raise, _) = take.add(.raise, at: 1.5, u: mid, dir: straight)
+        let (impact, _) = take.add(.volley, at: raise + 0.75, u: mid, dir: straight)
+        XCTAssertEqual(impact - raise, 0.84, accuracy: 0.01)
+        let t = Self.take(take.frames(rate: 100, gyro: false, seed: 3))
+        let seq = GestureFeatures.sequence(accel: t.accel, gyro: t.gyro, times: t.times)
+        func span(_ r: ClosedRange<Int>?) -> ClosedRange<Double>? { r.map { seq.times[$0.lowerBound]...seq.times[$0.upperBound] } }
+        let alone = span(GestureModel.extent(times: seq.times, values: seq.values, mark: raise))
+        XCTAssertTrue(alone?.contains(impact) == true, "\(String(describing: alone))")
+        for r in [GestureModel.extent(times: seq.times, values: seq.values, mark: raise, reachUntil: raise + 0.35),
+                  GestureModel.extent(times: seq.times, values: seq.values, mark: raise, reachOut: 0)] {
+            let own = span(r)
+            XCTAssertTrue(own?.contains(raise) == true && own?.contains(impact) == false, "\(String(describing: own))")
+        }
+        var model = GestureModel(), repeated = 0
+        let found = model.teach(times: t.times, accel: t.accel, gyro: t.gyro, marks: [(raise - t.times[0], "raise"), (impact - t.times[0], "volley")], repeated: { _ in repeated += 1 })
+        XCTAssertEqual(repeated, 0)
+        XCTAssertEqual(model.classes.map(\.name), ["raise", "volley"])
+        XCTAssertTrue(found[0].map { $0.start <= raise - t.times[0] && $0.end < impact - t.times[0] } == true, "\(found)")
+    }
+
+    /// A stroke half again as fast or slow as its examples, or half as strong, is still found.
     func testSpeedAndAmplitudeInvariance() {
         var model = GestureModel()
         let take = SimTake.make(.tt, seed: 3)

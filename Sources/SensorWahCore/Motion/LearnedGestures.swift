@@ -303,18 +303,20 @@ public struct GestureModel: Sendable, Equatable {
 
     /// The extent (first and last feature frame) of the movement around `mark` (seconds, same
     /// clock as `times`): the movement energy (how fast the features change) is found at its peak within ±0.4 s of the mark (or
-    /// at a peak `preparationRatio` times higher up to `reachOut` s farther: the mark was in that
-    /// movement's preparation), and the extent grows on each
+    /// at a peak `preparationRatio` times higher up to `reachOut` s after that: the mark was in
+    /// that movement's preparation), and the extent grows on each
     /// side while the energy stays over `edgeFraction` of the peak (the movement's core: a lower
     /// fraction takes in the follow-through, and the note waits for it) (dips shorter than 0.1 s
     /// bridged, at most 0.8 s each side), plus 0.06 s.
     public static let edgeFraction = 0.35
     /// Change energy (per second) at or under which the device is taken as at rest.
     public static let stillEnergy = 0.5
-    /// A mark's movement is a bigger one close by when it is this many times the one nearest
-    /// the mark, within `reachOut` s past the search window.
+    /// A mark's movement is a bigger one that follows when it is this many times the one
+    /// nearest the mark, within `reachOut` s after the search window (not live: a press comes
+    /// after its movement, never in its preparation).
     public static let preparationRatio = 2.5, reachOut = 0.5
-    public static func extent(times: [Double], values: [Double], mark: Double, before: Double = 0.4, after: Double = 0.4) -> ClosedRange<Int>? {
+    public static func extent(times: [Double], values: [Double], mark: Double, before: Double = 0.4, after: Double = 0.4,
+                              reachOut: Double = GestureModel.reachOut, reachUntil: Double = .infinity) -> ClosedRange<Int>? {
         let D = GestureFeatures.dims, n = times.count
         guard n > 2 else { return nil }
         // energy: how fast the features change (per second), averaged over ±0.04 s; zero when
@@ -354,15 +356,21 @@ public struct GestureModel: Sendable, Equatable {
         // a mark in the preparation of a bigger movement (a tennis backswing, 0.5-0.9 s before
         // the swing and, about the vertical, nearly invisible to an accelerometer) means that
         // movement: a peak `preparationRatio` times the one nearest the mark, up to `reachOut` s
-        // past the search window, is taken instead (requiring no rest between the two lost
-        // most of what this gains: the backswing often reads as rest)
-        let far = Int(Self.reachOut * GestureFeatures.rate)
+        // after the search window (and before `reachUntil`: halfway to the next mark), is taken
+        // instead. Only forward: a preparation comes before its movement. (Requiring no rest
+        // between the two lost most of what this gains: the backswing often reads as rest.)
         var big = near
-        for i in max(0, lo - far)...min(n - 1, hi + far) where which[i] > which[big] { big = i }
-        if which[big] > which[near] * Self.preparationRatio { near = big }
-        // the same peak on the features as they are (within 60 ms, inside the window)
+        if reachOut > 0, hi + 1 < n {
+            let last = min(n - 1, hi + Int(reachOut * GestureFeatures.rate))
+            for i in (hi + 1)...last where times[i] < reachUntil && which[i] > which[big] { big = i }
+        }
+        let moved = which[big] > which[near] * Self.preparationRatio
+        if moved { near = big }
+        // the same peak on the features as they are (within 60 ms; inside the window unless
+        // the preparation rule moved it out)
         var peak = near
-        for i in max(min(lo, near), near - 3)...min(max(hi, near), near + 3) where energy[i] > energy[peak] { peak = i }
+        let nudge = moved ? max(0, near - 3)...min(n - 1, near + 3) : max(lo, near - 3)...min(hi, near + 3)
+        for i in nudge where energy[i] > energy[peak] { peak = i }
         let floor = energy[peak] * edgeFraction
         let bridge = Int(0.1 * GestureFeatures.rate), reach = Int(0.8 * GestureFeatures.rate), pad = Int((0.06 * GestureFeatures.rate).rounded())
         var a = peak, quiet = 0
@@ -393,14 +401,19 @@ public struct GestureModel: Sendable, Equatable {
     /// one an earlier mark already taught (two marks on one movement teach it once).
     @discardableResult
     public mutating func teach(times: [Double], accel: [Vector3], gyro: [Vector3], marks: [(seconds: Double, name: String)], origin: String = "",
-                               before: Double = 0.4, after: Double = 0.4, repeated: ((Int) -> Void)? = nil) -> [(start: Double, end: Double)?] {
+                               before: Double = 0.4, after: Double = 0.4, reachOut: Double = GestureModel.reachOut,
+                               repeated: ((Int) -> Void)? = nil) -> [(start: Double, end: Double)?] {
         guard let t0 = times.first else { return marks.map { _ in nil } }
         let seq = GestureFeatures.sequence(accel: accel, gyro: gyro, times: times)
         var found: [(start: Double, end: Double)?] = []
         var taken: [ClosedRange<Int>] = []
         let D = GestureFeatures.dims
         for (i, m) in marks.enumerated() {
-            guard let r = Self.extent(times: seq.times, values: seq.values, mark: t0 + m.seconds, before: before, after: after) else { found.append(nil); continue }
+            // the preparation rule stops halfway to the next mark: that movement is its own
+            let next = marks.map(\.seconds).filter { $0 > m.seconds }.min()
+            let until = next.map { t0 + (m.seconds + $0) / 2 } ?? .infinity
+            guard let r = Self.extent(times: seq.times, values: seq.values, mark: t0 + m.seconds, before: before, after: after,
+                                      reachOut: reachOut, reachUntil: until) else { found.append(nil); continue }
             guard !taken.contains(where: { Self.same($0, r) }) else { repeated?(i); found.append(nil); continue }
             taken.append(r)
             let v = Array(seq.values[(r.lowerBound * D)..<((r.upperBound + 1) * D)])

@@ -83,7 +83,7 @@ public struct TeachCapture: Sendable {
             var repeats = Set<Int>()
             let found = model.gestures.teach(times: times, accel: accel, gyro: gyro,
                                              marks: presses.map { ($0 - t0, name) }, origin: origin,
-                                             before: Self.lookBefore, after: Self.lookAfter, repeated: { repeats.insert($0) })
+                                             before: Self.lookBefore, after: Self.lookAfter, reachOut: 0, repeated: { repeats.insert($0) })
             for (i, (p, f)) in zip(presses, found).enumerated() {
                 if let f {
                     out.taught += 1

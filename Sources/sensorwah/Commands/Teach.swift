@@ -214,12 +214,16 @@ struct Teach: ParsableCommand {
             }
             if c.rest.isFinite { out += "; a device held still \(s(c.rest, 4))" }
             out += "\n"
+            let which = c.tune != 1 ? "the learned threshold" : "the threshold"
             switch c.bound {
             case .floor:
-                out += "    the examples are much alike: the threshold is at its floor (\(s(GestureModel.restFloor, 2)) of a device held still); if the same movement made a little differently is missed, teach one or two made differently (faster, softer, at another angle)\n"
+                out += "    the examples are much alike: \(which) is at its floor (\(s(GestureModel.restFloor, 2)) of a device held still); if the same movement made a little differently is missed, teach one or two made differently (faster, softer, at another angle)\n"
             case .cap:
-                out += "    the examples differ more than a device held still differs from them: the threshold is capped at \(s(GestureModel.restFraction, 2)) of that, so movements like the farthest example may be missed; check that each mark is on the movement, or teach more examples so that each has a close sibling\n"
+                out += "    the examples differ more than a device held still differs from them: \(which) is capped at \(s(GestureModel.restFraction, 2)) of that, so movements like the farthest example may be missed; check that each mark is on the movement, or teach more examples so that each has a close sibling\n"
             case .oneExample, .examples: break
+            }
+            if c.rest.isFinite && c.effectiveThreshold >= c.rest {
+                out += "    tuned to \(s(c.effectiveThreshold, 4)), at or past the distance of a device held still (\(s(c.rest, 4))): holding still or any movement may fire it; lower tune\n"
             }
             for e in c.examples { out += "    from \(e.origin)\n" }
         }
