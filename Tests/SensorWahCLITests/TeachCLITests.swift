@@ -152,6 +152,34 @@ final class TeachCLITests: XCTestCase {
         XCTAssertTrue(rec.stdout.contains("gesture:chop: \((notes[62] ?? []).count) recognised; nearest miss"), rec.stdout)
     }
 
+    /// A labelled take's stretches given as they are (`START END NAME`, from each stroke's start
+    /// to its end): the movement is looked for inside each, and the other take plays as when
+    /// taught from marks. A stretch that ends before it starts is refused at its line.
+    func testLabelledStretchesTeachLikeMarks() throws {
+        let teachTake = Self.take(hz: 100, seed: 42)
+        let takePath = try write("teach.csv", teachTake.csv)
+        var marks = "# start end name\n"
+        for e in teachTake.events.filter({ $0.kind == "swing" }).prefix(3) { marks += String(format: "%.2f %.2f swing\n", e.start, e.start + e.duration) }
+        for e in teachTake.events.filter({ $0.kind == "chop" }).prefix(2) { marks += String(format: "%.2f %.2f chop\n", e.start, e.start + e.duration) }
+        let model = dir.appendingPathComponent("stretches.yaml").path
+        let t = try CLI.run(["teach", model, takePath, "--marks", try write("stretches.txt", marks)])
+        XCTAssertEqual(t.status, 0, t.stderr)
+        XCTAssertEqual(CLI.lines(t.stdout).filter { $0.contains(": example ") }.count, 5, t.stdout)
+        let other = Self.take(hz: 50, seed: 7)
+        let r = try CLI.run(["replay", try write("other.csv", other.csv), "--fast", "--midi", "stdout", "--gestures", model,
+                             "--map", "gesture:swing note=60", "--map", "gesture:chop note=62"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let notes = Self.noteOns(r.stdout)
+        let sw = Self.score(notes[60] ?? [], other.events.filter { $0.kind == "swing" })
+        let ch = Self.score(notes[62] ?? [], other.events.filter { $0.kind == "chop" })
+        print("TeachCLITests (stretches): swing \(sw), chop \(ch) (hits, false alarms, missed)")
+        XCTAssertEqual(sw.hits, 6); XCTAssertEqual(sw.falseAlarms, 0)
+        XCTAssertEqual(ch.hits, 5); XCTAssertEqual(ch.falseAlarms, 0)
+        let bad = try CLI.run(["teach", model, takePath, "--mark", "3.0 2.0 swing"])
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertTrue(bad.stderr.contains("--mark '3.0 2.0 swing': START 3.0 is not before END 2.0"), bad.stderr)
+    }
+
     /// The same model recognises strokes streamed into `listen` (per sender, on the network
     /// thread): one note per swing.
     func testListenRecognisesAStreamedTake() throws {

@@ -395,13 +395,15 @@ public struct GestureModel: Sendable, Equatable {
     }
 
     /// Teaches from a take: each mark (seconds from the take's first reading, name) becomes an
-    /// example of that name. The movement is looked for from `before` s before the mark to
+    /// example of that name; with `spans`, a mark that has one (a labelled stretch, seconds from
+    /// the first reading) is looked for inside it instead. The movement is looked for from `before` s before the mark to
     /// `after` s after it (a key pressed live just after the movement looks back further). Returns, per mark, the extent found (seconds from the first
     /// reading) or nil when there was no movement at the mark, or when the movement found is
     /// one an earlier mark already taught (two marks on one movement teach it once).
     @discardableResult
     public mutating func teach(times: [Double], accel: [Vector3], gyro: [Vector3], marks: [(seconds: Double, name: String)], origin: String = "",
                                before: Double = 0.4, after: Double = 0.4, reachOut: Double = GestureModel.reachOut,
+                               spans: [ClosedRange<Double>?]? = nil,
                                repeated: ((Int) -> Void)? = nil) -> [(start: Double, end: Double)?] {
         guard let t0 = times.first else { return marks.map { _ in nil } }
         let seq = GestureFeatures.sequence(accel: accel, gyro: gyro, times: times)
@@ -412,8 +414,11 @@ public struct GestureModel: Sendable, Equatable {
             // the preparation rule stops halfway to the next mark: that movement is its own
             let next = marks.map(\.seconds).filter { $0 > m.seconds }.min()
             let until = next.map { t0 + (m.seconds + $0) / 2 } ?? .infinity
-            guard let r = Self.extent(times: seq.times, values: seq.values, mark: t0 + m.seconds, before: before, after: after,
-                                      reachOut: reachOut, reachUntil: until) else { found.append(nil); continue }
+            // a span given with the mark (a labelled stretch): the movement is looked for inside it
+            let span = spans.flatMap { i < $0.count ? $0[i] : nil }
+            guard let r = Self.extent(times: seq.times, values: seq.values, mark: t0 + m.seconds,
+                                      before: span.map { m.seconds - $0.lowerBound } ?? before, after: span.map { $0.upperBound - m.seconds } ?? after,
+                                      reachOut: span == nil ? reachOut : 0, reachUntil: until) else { found.append(nil); continue }
             guard !taken.contains(where: { Self.same($0, r) }) else { repeated?(i); found.append(nil); continue }
             taken.append(r)
             let v = Array(seq.values[(r.lowerBound * D)..<((r.upperBound + 1) * D)])

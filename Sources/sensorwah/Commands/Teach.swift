@@ -11,7 +11,9 @@ struct Teach: ParsableCommand {
         Gestures: perform a movement a few times in a take (record it with `listen --record`), \
         write a MARKS file with one line per example, `SECONDS NAME`, where SECONDS is any \
         instant inside the movement (its peak, say) counted from the take's first row, and run \
-        `teach FILE TAKE --marks MARKS`. SensorWah finds each example's extent itself and adds \
+        `teach FILE TAKE --marks MARKS`. (A labelled take's stretches may be given as they are, \
+        `START END NAME`: the movement is looked for inside each.) SensorWah finds each \
+        example's extent itself and adds \
         it to FILE (made when missing; several takes and names may add to it). Then \
         `--gestures FILE` on replay, listen, render, plot and export makes the sources \
         gesture:NAME (fires once per recognised movement, like flick) and \
@@ -39,7 +41,7 @@ struct Teach: ParsableCommand {
     var model: String
     @Argument(help: ArgumentHelp("A recorded take (any format replay reads).", valueName: "TAKE"))
     var take: String?
-    @Option(help: ArgumentHelp("Examples in TAKE: one line per example, SECONDS NAME (# starts a comment).", valueName: "MARKS"))
+    @Option(help: ArgumentHelp("Examples in TAKE: one line per example, SECONDS NAME, or START END NAME for a labelled stretch (# starts a comment).", valueName: "MARKS"))
     var marks: String?
     @Option(help: ArgumentHelp("Poses held in TAKE: one line per pose, START END NAME VALUE (seconds; # starts a comment).", valueName: "POSES"))
     var poses: String?
@@ -80,15 +82,24 @@ struct Teach: ParsableCommand {
         return out
     }
 
-    func markList() throws -> [(seconds: Double, name: String, at: String)] {
+    /// The marks: `SECONDS NAME`, or `START END NAME` (a labelled stretch: the movement is
+    /// looked for inside it, as labelled takes give them); a stretch's mark is its middle.
+    func markList() throws -> [(seconds: Double, name: String, at: String, span: ClosedRange<Double>?)] {
         try Self.lines(file: marks, what: "marks", option: "--mark", typed: markLines).map { l in
-            guard l.words.count == 2, let s = Double(l.words[0]), s.isFinite, s >= 0 else {
-                throw RuntimeFailure("\(l.at): expected SECONDS NAME, e.g. 12.3 forehand (seconds from the take's first row), not '\(l.words.joined(separator: " "))'")
+            let numbers = l.words.dropLast().map { Double($0) }
+            guard l.words.count == 2 || l.words.count == 3, numbers.allSatisfy({ $0 != nil && $0!.isFinite && $0! >= 0 }) else {
+                throw RuntimeFailure("\(l.at): expected SECONDS NAME, e.g. 12.3 forehand (seconds from the take's first row), or START END NAME for a labelled stretch, not '\(l.words.joined(separator: " "))'")
             }
-            guard LearnedSource.validName(Substring(l.words[1])) else {
-                throw RuntimeFailure("\(l.at): '\(l.words[1])' is not a gesture name (letters, digits, - and _, up to 40)")
+            let name = l.words[l.words.count - 1]
+            guard LearnedSource.validName(Substring(name)) else {
+                throw RuntimeFailure("\(l.at): '\(name)' is not a gesture name (letters, digits, - and _, up to 40)")
             }
-            return (s, l.words[1], l.at)
+            if numbers.count == 2 {
+                let a = numbers[0]!, b = numbers[1]!
+                guard b > a else { throw RuntimeFailure("\(l.at): START \(l.words[0]) is not before END \(l.words[1])") }
+                return ((a + b) / 2, name, l.at, a...b)
+            }
+            return (numbers[0]!, name, l.at, nil)
         }
     }
 
@@ -160,7 +171,8 @@ struct Teach: ParsableCommand {
             guard !list.isEmpty else { throw RuntimeFailure("\(marks ?? "--mark"): no marks (one line per example: SECONDS NAME)") }
             var repeats = Set<Int>()
             let found = learned.gestures.teach(times: data.times, accel: data.accel, gyro: data.gyro,
-                                               marks: list.map { ($0.seconds, $0.name) }, origin: name, repeated: { repeats.insert($0) })
+                                               marks: list.map { ($0.seconds, $0.name) }, origin: name, spans: list.map(\.span),
+                                               repeated: { repeats.insert($0) })
             for (i, (mark, f)) in zip(list, found).enumerated() {
                 if repeats.contains(i) {
                     print("\(mark.name) at \(Self.s(mark.seconds)) s (\(mark.at)): the same movement as an earlier mark, taught once")
@@ -168,7 +180,8 @@ struct Teach: ParsableCommand {
                     taught += 1
                     print("\(mark.name) at \(Self.s(mark.seconds)) s: example \(Self.s(f.start))-\(Self.s(f.end)) s (\(Self.s(f.end - f.start, 2)) s)")
                 } else {
-                    print("\(mark.name) at \(Self.s(mark.seconds)) s (\(mark.at)): no movement within 0.4 s of the mark, not taught")
+                    let place = mark.span.map { "in \(Self.s($0.lowerBound))-\(Self.s($0.upperBound)) s" } ?? "within 0.4 s of the mark"
+                    print("\(mark.name) at \(Self.s(mark.seconds)) s (\(mark.at)): no movement \(place), not taught")
                 }
             }
         }
