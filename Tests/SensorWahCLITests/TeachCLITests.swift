@@ -154,7 +154,8 @@ final class TeachCLITests: XCTestCase {
 
     /// A labelled take's stretches given as they are (`START END NAME`, from each stroke's start
     /// to its end): the movement is looked for inside each, and the other take plays as when
-    /// taught from marks. A stretch that ends before it starts is refused at its line.
+    /// taught from marks. A stretch that ends before it starts is refused at its line, and so is a
+    /// line whose name is a number (START END with the NAME forgotten); START = END is an instant.
     func testLabelledStretchesTeachLikeMarks() throws {
         let teachTake = Self.take(hz: 100, seed: 42)
         let takePath = try write("teach.csv", teachTake.csv)
@@ -177,7 +178,15 @@ final class TeachCLITests: XCTestCase {
         XCTAssertEqual(ch.hits, 5); XCTAssertEqual(ch.falseAlarms, 0)
         let bad = try CLI.run(["teach", model, takePath, "--mark", "3.0 2.0 swing"])
         XCTAssertNotEqual(bad.status, 0)
-        XCTAssertTrue(bad.stderr.contains("--mark '3.0 2.0 swing': START 3.0 is not before END 2.0"), bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("--mark '3.0 2.0 swing': START 3.0 is after END 2.0"), bad.stderr)
+        let nameless = try CLI.run(["teach", model, takePath, "--mark", "12 14"])
+        XCTAssertNotEqual(nameless.status, 0)
+        XCTAssertTrue(nameless.stderr.contains("'14' is a number, not a gesture name"), nameless.stderr)
+        // a point label (START = END, as Audacity writes one) is an instant
+        let mid = teachTake.events[0].start + teachTake.events[0].duration / 2
+        let point = try CLI.run(["teach", dir.appendingPathComponent("point.yaml").path, takePath, "--mark", String(format: "%.2f %.2f %@", mid, mid, teachTake.events[0].kind)])
+        XCTAssertEqual(point.status, 0, point.stderr)
+        XCTAssertTrue(point.stdout.contains("\(teachTake.events[0].kind) at ") && point.stdout.contains(": example "), point.stdout)
     }
 
     /// The same model recognises strokes streamed into `listen` (per sender, on the network

@@ -346,8 +346,7 @@ public struct GestureModel: Sendable, Equatable {
         }
         let which = changeEnergy(saturated: true), energy = changeEnergy(saturated: false)
         guard let lo = times.firstIndex(where: { $0 >= mark - before }) else { return nil }
-        let hi = times.lastIndex(where: { $0 <= mark + after }) ?? (n - 1)
-        guard lo <= hi else { return nil }
+        guard let hi = times.lastIndex(where: { $0 <= mark + after }), lo <= hi else { return nil }
         var near = lo
         for i in lo...hi where which[i] > which[near] { near = i }
         // no movement: judged as before the magnitude went unsaturated (a gentle movement that
@@ -396,7 +395,8 @@ public struct GestureModel: Sendable, Equatable {
 
     /// Teaches from a take: each mark (seconds from the take's first reading, name) becomes an
     /// example of that name; with `spans`, a mark that has one (a labelled stretch, seconds from
-    /// the first reading) is looked for inside it instead. The movement is looked for from `before` s before the mark to
+    /// the first reading) has its movement's peak looked for inside exactly that stretch, with no
+    /// preparation reach (the extent still grows from the peak as usual). The movement is looked for from `before` s before the mark to
     /// `after` s after it (a key pressed live just after the movement looks back further). Returns, per mark, the extent found (seconds from the first
     /// reading) or nil when there was no movement at the mark, or when the movement found is
     /// one an earlier mark already taught (two marks on one movement teach it once).
@@ -410,20 +410,25 @@ public struct GestureModel: Sendable, Equatable {
         var found: [(start: Double, end: Double)?] = []
         var taken: [ClosedRange<Int>] = []
         let D = GestureFeatures.dims
+        func spanOf(_ i: Int) -> ClosedRange<Double>? { spans.flatMap { i < $0.count ? $0[i] : nil } }
         for (i, m) in marks.enumerated() {
-            // the preparation rule stops halfway to the next mark: that movement is its own
-            let next = marks.map(\.seconds).filter { $0 > m.seconds }.min()
-            let until = next.map { t0 + (m.seconds + $0) / 2 } ?? .infinity
+            // the preparation rule stops halfway to the next mark, or where its stretch starts:
+            // that movement is its own
+            var until = Double.infinity
+            for j in marks.indices where marks[j].seconds > m.seconds {
+                until = min(until, t0 + (m.seconds + marks[j].seconds) / 2, t0 + (spanOf(j)?.lowerBound ?? .infinity))
+            }
             // a span given with the mark (a labelled stretch): the movement is looked for inside it
-            let span = spans.flatMap { i < $0.count ? $0[i] : nil }
+            let span = spanOf(i)
             guard let r = Self.extent(times: seq.times, values: seq.values, mark: t0 + m.seconds,
                                       before: span.map { m.seconds - $0.lowerBound } ?? before, after: span.map { $0.upperBound - m.seconds } ?? after,
                                       reachOut: span == nil ? reachOut : 0, reachUntil: until) else { found.append(nil); continue }
             guard !taken.contains(where: { Self.same($0, r) }) else { repeated?(i); found.append(nil); continue }
             taken.append(r)
             let v = Array(seq.values[(r.lowerBound * D)..<((r.upperBound + 1) * D)])
-            let at = ExportTable.format(m.seconds, digits: 3) + " s"
-            let o = origin.isEmpty ? at : "\(origin) at \(at)"
+            let at = span.map { ExportTable.format($0.lowerBound, digits: 3) + "-" + ExportTable.format($0.upperBound, digits: 3) + " s" }
+                ?? ExportTable.format(m.seconds, digits: 3) + " s"
+            let o = origin.isEmpty ? at : "\(origin) \(span == nil ? "at " : "")\(at)"
             add(Example(values: v, origin: o), to: m.name, gyro: seq.hasGyro)
             found.append((seq.times[r.lowerBound] - t0, seq.times[r.upperBound] - t0))
         }

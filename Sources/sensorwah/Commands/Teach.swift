@@ -45,7 +45,7 @@ struct Teach: ParsableCommand {
     var marks: String?
     @Option(help: ArgumentHelp("Poses held in TAKE: one line per pose, START END NAME VALUE (seconds; # starts a comment).", valueName: "POSES"))
     var poses: String?
-    @Option(name: .customLong("mark"), help: ArgumentHelp("One example, as a line of MARKS: \"SECONDS NAME\" (repeatable).", valueName: "SECONDS NAME"))
+    @Option(name: .customLong("mark"), help: ArgumentHelp("One example, as a line of MARKS: \"SECONDS NAME\" or \"START END NAME\" (repeatable).", valueName: "SECONDS NAME"))
     var markLines: [String] = []
     @Option(name: .customLong("pose"), help: ArgumentHelp("One pose, as a line of POSES: \"START END NAME VALUE\" (repeatable).", valueName: "START END NAME VALUE"))
     var poseLines: [String] = []
@@ -94,9 +94,14 @@ struct Teach: ParsableCommand {
             guard LearnedSource.validName(Substring(name)) else {
                 throw RuntimeFailure("\(l.at): '\(name)' is not a gesture name (letters, digits, - and _, up to 40)")
             }
+            guard Double(name) == nil else {
+                throw RuntimeFailure("\(l.at): '\(name)' is a number, not a gesture name (SECONDS NAME, or START END NAME: is the NAME missing?)")
+            }
             if numbers.count == 2 {
                 let a = numbers[0]!, b = numbers[1]!
-                guard b > a else { throw RuntimeFailure("\(l.at): START \(l.words[0]) is not before END \(l.words[1])") }
+                guard b >= a else { throw RuntimeFailure("\(l.at): START \(l.words[0]) is after END \(l.words[1])") }
+                // a point label (Audacity writes START = END for one): an instant
+                if b == a { return (a, name, l.at, nil) }
                 return ((a + b) / 2, name, l.at, a...b)
             }
             return (numbers[0]!, name, l.at, nil)
@@ -168,20 +173,20 @@ struct Teach: ParsableCommand {
         let markItems = try markList(), poseItems = try poseList()
         if marks != nil || !markLines.isEmpty {
             let list = markItems
-            guard !list.isEmpty else { throw RuntimeFailure("\(marks ?? "--mark"): no marks (one line per example: SECONDS NAME)") }
+            guard !list.isEmpty else { throw RuntimeFailure("\(marks ?? "--mark"): no marks (one line per example: SECONDS NAME, or START END NAME)") }
             var repeats = Set<Int>()
             let found = learned.gestures.teach(times: data.times, accel: data.accel, gyro: data.gyro,
                                                marks: list.map { ($0.seconds, $0.name) }, origin: name, spans: list.map(\.span),
                                                repeated: { repeats.insert($0) })
             for (i, (mark, f)) in zip(list, found).enumerated() {
+                let place = mark.span.map { "in \(Self.s($0.lowerBound))-\(Self.s($0.upperBound)) s" } ?? "at \(Self.s(mark.seconds)) s"
                 if repeats.contains(i) {
-                    print("\(mark.name) at \(Self.s(mark.seconds)) s (\(mark.at)): the same movement as an earlier mark, taught once")
+                    print("\(mark.name) \(place) (\(mark.at)): the same movement as an earlier mark, taught once")
                 } else if let f {
                     taught += 1
-                    print("\(mark.name) at \(Self.s(mark.seconds)) s: example \(Self.s(f.start))-\(Self.s(f.end)) s (\(Self.s(f.end - f.start, 2)) s)")
+                    print("\(mark.name) \(place): example \(Self.s(f.start))-\(Self.s(f.end)) s (\(Self.s(f.end - f.start, 2)) s)")
                 } else {
-                    let place = mark.span.map { "in \(Self.s($0.lowerBound))-\(Self.s($0.upperBound)) s" } ?? "within 0.4 s of the mark"
-                    print("\(mark.name) at \(Self.s(mark.seconds)) s (\(mark.at)): no movement \(place), not taught")
+                    print("\(mark.name) \(place) (\(mark.at)): no movement \(mark.span == nil ? "within 0.4 s of the mark" : "in that stretch"), not taught")
                 }
             }
         }
