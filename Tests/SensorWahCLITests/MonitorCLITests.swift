@@ -46,7 +46,7 @@ final class MonitorCLITests: XCTestCase {
         let status = dir.appendingPathComponent("status").path
         let stty = dir.appendingPathComponent("stty").path
         let cmd = "'\(CLI.binary.path)' replay '\(CLI.recording("wrist-wah-phone.csv"))' --loop --monitor --midi stdout"
-            + " --map 'accel.x cc=11' --map 'accel.y cc=12' > '\(midi)'; echo $? > '\(status)'; stty -a > '\(stty)'; sleep 30"
+            + " --map 'accel.x cc=11' --map 'accel.y cc=12' > '\(midi)'; echo $? > '\(status)'; stty -a > '\(stty).part'; mv '\(stty).part' '\(stty)'; sleep 30"
         let t = Tmux()
         defer { t.run(["kill-server"]) }
         t.run(["new-session", "-d", "-s", "view", "-x", "120", "-y", "40", "-c", CLI.repo.path, cmd])
@@ -81,6 +81,8 @@ final class MonitorCLITests: XCTestCase {
 
         // q: the run ends with status 0 and the terminal is back in its cooked mode
         t.run(["send-keys", "-t", "view", "q"])
+        // the stty file appears whole (written aside, then renamed): a redirect alone made it
+        // exist empty for a moment, and one fresh-clone run read it then
         let deadline = Date().addingTimeInterval(10)
         while !FileManager.default.fileExists(atPath: stty) && Date() < deadline { usleep(50_000) }
         usleep(100_000)
