@@ -118,20 +118,10 @@ final class TeachCLITests: XCTestCase {
         let text = try String(contentsOfFile: model, encoding: .utf8)
         XCTAssertTrue(text.contains("version: 3") && text.contains("  swing:\n") && text.contains("threshold: ") && text.contains("tune: 1.00"), text)
 
-        let other = Self.take(hz: 50, seed: 7)
-        let otherPath = try write("other.csv", other.csv)
-        let r = try CLI.run(["replay", otherPath, "--fast", "--midi", "stdout", "--gestures", model,
-                             "--map", "gesture:swing note=60", "--map", "gesture:chop note=62", "--map", "gesture:swing.progress cc=20"])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let notes = Self.noteOns(r.stdout)
-        let sw = Self.score(notes[60] ?? [], other.events.filter { $0.kind == "swing" })
-        let ch = Self.score(notes[62] ?? [], other.events.filter { $0.kind == "chop" })
-        print("TeachCLITests: swing \(sw), chop \(ch) (hits, false alarms, missed); swing notes at \(notes[60] ?? []), chop notes at \(notes[62] ?? [])")
-        XCTAssertEqual(sw.hits, 6); XCTAssertEqual(sw.falseAlarms, 0)
+        let (other, otherPath, r, notes) = try playOtherTake(model, "--map", "gesture:swing.progress cc=20")
         // the chops: taught from two soft ones (strength 0.79 and 0.93), the strongest of the
         // other take 1.24 and 1.44 times their mean: found (the direction features saturate,
         // the magnitude is log-compressed)
-        XCTAssertEqual(ch.hits, 5); XCTAssertEqual(ch.falseAlarms, 0)
         // progress: 127 (all the way) during each swing, back to 0 between
         var tops: [Double] = []
         for line in CLI.lines(r.stdout) where line.contains("\"cc\":20,") && line.contains("\"value\":127") {
@@ -166,16 +156,7 @@ final class TeachCLITests: XCTestCase {
         let t = try CLI.run(["teach", model, takePath, "--marks", try write("stretches.txt", marks)])
         XCTAssertEqual(t.status, 0, t.stderr)
         XCTAssertEqual(CLI.lines(t.stdout).filter { $0.contains(": example ") }.count, 5, t.stdout)
-        let other = Self.take(hz: 50, seed: 7)
-        let r = try CLI.run(["replay", try write("other.csv", other.csv), "--fast", "--midi", "stdout", "--gestures", model,
-                             "--map", "gesture:swing note=60", "--map", "gesture:chop note=62"])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let notes = Self.noteOns(r.stdout)
-        let sw = Self.score(notes[60] ?? [], other.events.filter { $0.kind == "swing" })
-        let ch = Self.score(notes[62] ?? [], other.events.filter { $0.kind == "chop" })
-        print("TeachCLITests (stretches): swing \(sw), chop \(ch) (hits, false alarms, missed)")
-        XCTAssertEqual(sw.hits, 6); XCTAssertEqual(sw.falseAlarms, 0)
-        XCTAssertEqual(ch.hits, 5); XCTAssertEqual(ch.falseAlarms, 0)
+        _ = try playOtherTake(model)
         let bad = try CLI.run(["teach", model, takePath, "--mark", "3.0 2.0 swing"])
         XCTAssertNotEqual(bad.status, 0)
         XCTAssertTrue(bad.stderr.contains("--mark '3.0 2.0 swing': START 3.0 is after END 2.0"), bad.stderr)
@@ -187,6 +168,24 @@ final class TeachCLITests: XCTestCase {
         let point = try CLI.run(["teach", dir.appendingPathComponent("point.yaml").path, takePath, "--mark", String(format: "%.2f %.2f %@", mid, mid, teachTake.events[0].kind)])
         XCTAssertEqual(point.status, 0, point.stderr)
         XCTAssertTrue(point.stdout.contains("\(teachTake.events[0].kind) at ") && point.stdout.contains(": example "), point.stdout)
+    }
+
+    /// The other take (seed 7, 50 Hz) replayed with `model`, swings on note 60 and chops on 62
+    /// (plus `extra` mappings): one note per stroke of the right kind (6 swings, 5 chops), nothing else.
+    func playOtherTake(_ model: String, _ extra: String..., file: StaticString = #filePath, line: UInt = #line) throws
+        -> (other: (csv: String, events: [Event]), path: String, run: CLI.Result, notes: [Int: [Double]]) {
+        let other = Self.take(hz: 50, seed: 7)
+        let otherPath = try write("other.csv", other.csv)
+        let r = try CLI.run(["replay", otherPath, "--fast", "--midi", "stdout", "--gestures", model,
+                             "--map", "gesture:swing note=60", "--map", "gesture:chop note=62"] + extra)
+        XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
+        let notes = Self.noteOns(r.stdout)
+        let sw = Self.score(notes[60] ?? [], other.events.filter { $0.kind == "swing" })
+        let ch = Self.score(notes[62] ?? [], other.events.filter { $0.kind == "chop" })
+        print("TeachCLITests: swing \(sw), chop \(ch) (hits, false alarms, missed); swing notes at \(notes[60] ?? []), chop notes at \(notes[62] ?? [])")
+        XCTAssertEqual(sw.hits, 6, file: file, line: line); XCTAssertEqual(sw.falseAlarms, 0, file: file, line: line)
+        XCTAssertEqual(ch.hits, 5, file: file, line: line); XCTAssertEqual(ch.falseAlarms, 0, file: file, line: line)
+        return (other, otherPath, r, notes)
     }
 
     /// The same model recognises strokes streamed into `listen` (per sender, on the network
