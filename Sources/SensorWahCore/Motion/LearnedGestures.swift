@@ -200,14 +200,7 @@ public struct GestureModel: Sendable, Equatable {
         public var effectiveThreshold: Double { threshold * tune }
         /// What set the learned threshold.
         public enum Bound: Sendable { case oneExample, examples, floor, cap }
-        public var bound: Bound {
-            guard let far = spread.max() else { return .oneExample }
-            guard rest.isFinite else { return .examples }
-            let learned = max(far * GestureModel.thresholdMargin, 0.02)
-            if learned < rest * GestureModel.restFloor { return .floor }
-            if learned > rest * GestureModel.restFraction { return .cap }
-            return .examples
-        }
+        public var bound: Bound { GestureModel.learnedThreshold(farthest: spread.max(), rest: rest).bound }
         public init(name: String, examples: [Example] = [], threshold: Double = 0, spread: [Double] = [], gyro: Bool = false) {
             self.name = name; self.examples = examples; self.threshold = threshold; self.spread = spread; self.gyro = gyro
         }
@@ -243,6 +236,20 @@ public struct GestureModel: Sendable, Equatable {
     /// Each class's threshold: `thresholdMargin` times the largest distance from an example to
     /// its nearest sibling (leave-one-out), so each example would have been recognised by the
     /// others with room to spare.
+    /// A name's threshold from its farthest leave-one-out distance (nil: one example) and the
+    /// still device's distance, and which of the rules set it.
+    static func learnedThreshold(farthest: Double?, rest: Double) -> (value: Double, bound: Class.Bound) {
+        var t = farthest.map { max($0 * thresholdMargin, 0.02) } ?? singleExampleThreshold
+        var b: Class.Bound = farthest == nil ? .oneExample : .examples
+        guard rest.isFinite else { return (t, b) }
+        if t < rest * restFloor {
+            t = rest * restFloor; if farthest != nil { b = .floor }
+        } else if t > rest * restFraction {
+            t = rest * restFraction; if farthest != nil { b = .cap }
+        }
+        return (t, b)
+    }
+
     public mutating func learnThresholds() {
         for c in classes.indices {
             let ex = classes[c].examples
@@ -255,9 +262,6 @@ public struct GestureModel: Sendable, Equatable {
                     }
                     spread.append(best)
                 }
-                classes[c].threshold = max(spread.max()! * Self.thresholdMargin, 0.02)
-            } else {
-                classes[c].threshold = Self.singleExampleThreshold
             }
             // null rejection: under the distance at which a device held still (every feature
             // 0: no rotation, the accelerometer at its slow average and at 1 G) would match the
@@ -267,7 +271,7 @@ public struct GestureModel: Sendable, Equatable {
                 let still = [Double](repeating: 0, count: e.values.count)
                 rest = min(rest, GestureModel.distance(still, e.values, gyro: classes[c].gyro))
             }
-            if rest.isFinite { classes[c].threshold = min(max(classes[c].threshold, rest * Self.restFloor), rest * Self.restFraction) }
+            classes[c].threshold = Self.learnedThreshold(farthest: spread.max(), rest: rest).value
             classes[c].rest = rest
             classes[c].spread = spread
         }
