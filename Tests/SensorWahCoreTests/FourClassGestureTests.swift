@@ -108,8 +108,8 @@ final class FourClassGestureTests: XCTestCase {
         return r
     }
 
-    /// Many teaching seeds, marks at the peak and anywhere inside the movement (about half a
-    /// minute, so not in every run):
+    /// Many teaching seeds, marks at the peak and anywhere inside the movement (about 90 s in a
+    /// debug build, so not in every run; its lines start with `score4`):
     ///   SENSORWAH_GESTURE_SCORE=1 swift test --filter FourClassGestureTests
     func testScoreOnManyTakes() throws {
         guard ProcessInfo.processInfo.environment["SENSORWAH_GESTURE_SCORE"] != nil else {
