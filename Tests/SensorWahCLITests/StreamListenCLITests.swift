@@ -90,4 +90,41 @@ final class StreamListenCLITests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: phoneFile)), try Data(contentsOf: URL(fileURLWithPath: recording)))
         XCTAssertEqual(try replayStream(phoneFile), want)
     }
+
+    /// A phone at its own 100 Hz: `listen --latency` says how often the output thread was
+    /// awake before a line was due and for how long; the CC stream is the replay's either way,
+    /// and `--no-anticipate` (or `no-anticipate: true` in the config) turns the waiting off.
+    func testTheOutputThreadIsAwakeForASteadyPhoneUnlessTurnedOff() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-cli-anticipate-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // three seconds of the phone at its own pace
+        let file = "\(dir)/phone-3s.csv"
+        let lines = try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        try (lines.prefix(301).joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let config = "\(dir)/rig.yaml"
+        try "listen:\n  no-anticipate: true\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let want = try replayStream(file)
+        for extra in [[], ["--no-anticipate"], ["--config", config]] {
+            let l = try listen(["--port", "0", "--latency"] + extra)
+            let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
+            let s = try CLI.run(["stream", file, "--to", "127.0.0.1:\(port)"])
+            XCTAssertEqual(s.status, 0, s.stderr)
+            usleep(300_000)
+            l.interrupt()
+            let r = l.wait()
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertEqual(CLI.lines(r.stdout), want, "\(extra)")
+            let awake = r.stderr.range(of: #"output thread awake before a due line: (\d+) times, (\d+) us in all"#, options: .regularExpression)
+                .map { String(r.stderr[$0]) }
+            if extra.isEmpty {
+                let text = try XCTUnwrap(awake, r.stderr)
+                let numbers = text.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+                XCTAssertGreaterThan(numbers[0], 100, "awake before \(numbers[0]) of 300 lines: \(text)")
+                XCTAssertLessThan(numbers[1], numbers[0] * 2_100, "each time at most the 2 ms window: \(text)")
+            } else {
+                XCTAssertNil(awake, "\(extra): \(r.stderr)")
+            }
+        }
+    }
 }

@@ -128,7 +128,48 @@ final class OutputPumpTests: XCTestCase {
         pump.stop()
         XCTAssertEqual(pump.spins, 0)
         XCTAssertEqual(pump.spinNanos, 0)
+        XCTAssertEqual(pump.watches, 0)
         XCTAssertEqual(pump.delivered, 0)
+    }
+
+    /// A sender at a steady 100 Hz over loopback TCP: the output thread is awake before most of
+    /// its lines (the forecast's windows, each at most 2 ms), and every message still reaches
+    /// the outputs in order; with `anticipate` off it never waits for a line.
+    func testASteadySenderFindsTheOutputThreadAwake() throws {
+        for anticipate in [true, false] {
+            let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 12)
+            let out = Collect()
+            let pump = OutputPump(queue: queue, outputs: [out])
+            pump.anticipate = anticipate
+            pump.start()
+            let mapping = try Mapping(parsing: "accel.x cc=11 smooth=0 speed=none")
+            let (listener, port) = try Self.listen([mapping], into: pump)
+            let fd = try Self.connect(port)
+            Self.write(fd, ListenerTests.header + "\n")
+            var due = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &due)
+            for r in ListenerTests.rows(150) {
+                due.tv_nsec += 10_000_000
+                if due.tv_nsec >= 1_000_000_000 { due.tv_sec += 1; due.tv_nsec -= 1_000_000_000 }
+                while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, nil) == EINTR {}
+                Self.write(fd, r + "\n")
+            }
+            close(fd)
+            usleep(200_000)
+            _ = listener.stop()
+            pump.stop()
+            let sweep = Array(out.events.map(\.value).dropLast())
+            XCTAssertEqual(sweep, sweep.sorted(), "out of order")
+            XCTAssertEqual(sweep.last, 127)
+            XCTAssertEqual(pump.latency.total, out.events.count)
+            if anticipate {
+                XCTAssertGreaterThan(pump.watches, 50, "awake before \(pump.watches) of 150 lines")
+                XCTAssertLessThan(pump.watchNanos, UInt64(pump.watches) * 2_100_000,
+                                  "\(pump.watches) windows took \(pump.watchNanos / 1000) us")
+            } else {
+                XCTAssertEqual(pump.watches, 0)
+            }
+        }
     }
 
     /// Bytes that give no message (a header, a bad row) end the busy wait when their read ends,

@@ -59,7 +59,7 @@ enum ConfigSchema {
             Key("web", .flag), Key("web-port", .number),
             Key("phyphox", .list), Key("phyphox-interval", .number),
             Key("scene-gesture", .text), Key("scene-channel", .number), Key("allow", .list), Key("pair", .flag), Key("pair-with", .text), Key("max-connections", .number), Key("idle-timeout", .number),
-            Key("rest-after", .number), Key("record", .text),
+            Key("rest-after", .number), Key("record", .text), Key("no-anticipate", .flag),
         ], commands: ["listen"]),
         Section(name: "output", keys: [
             Key("midi", .list), Key("alsa-client", .text), Key("alsa-port", .text), Key("alsa-connect", .list),
