@@ -1,9 +1,9 @@
 /// When the next read from a sender that sends at a steady rate is due, learned from the
 /// times of the reads so far: a running mean of the interval and of its absolute deviation
 /// (as TCP estimates a round trip). It gives a window around the next read only while the
-/// reads are regular enough for a window of at most `share` of the interval either side to
-/// catch nearly all of them; otherwise (several senders interleaved, Wi-Fi bursts, a flood, a
-/// pause) it gives none.
+/// reads are regular enough for a window of at most `share` of the interval (and at most
+/// `widest`) either side to catch nearly all of them; otherwise (several senders interleaved,
+/// Wi-Fi bursts, a flood, a pause) it gives none.
 public struct ArrivalForecast: Sendable {
     /// Mean interval and mean absolute deviation from it (ns); 0 before the first interval.
     public private(set) var period: Double = 0
@@ -11,15 +11,18 @@ public struct ArrivalForecast: Sendable {
     /// Intervals seen in a row without a break.
     public private(set) var regularRun = 0
     private var last: UInt64 = 0
-    /// Intervals outside this range break the run (a flood, or a pause).
+    /// Intervals outside this range break the run (a flood, or a pause). `shortest` is the
+    /// output pump's `denseNanos`: closer reads get no early wake-up to end a wait.
     public var shortest: UInt64 = 2_000_000
-    public var longest: UInt64 = 100_000_000
+    public var longest: UInt64 = 1_000_000_000
     /// The window's half width: `margin` plus `spread` deviations (a uniform jitter of ±a has a
-    /// mean deviation of a/2), when that is at most `share` of the interval; a run shorter than
-    /// `settle` intervals gives no window.
+    /// mean deviation of a/2), when that is at most `share` of the interval and at most
+    /// `widest`; a run shorter than `settle` intervals gives no window (the first interval's
+    /// deviation is taken as an eighth of it, at most 0.5 ms, and has to fall from there).
     public var margin: Double = 200_000
     public var spread: Double = 2
     public var share: Double = 0.1
+    public var widest: Double = 1_000_000
     public var settle = 8
 
     public init() {}
@@ -32,7 +35,7 @@ public struct ArrivalForecast: Sendable {
         let x = Double(interval)
         if regularRun == 0 {
             period = x
-            deviation = x / 8
+            deviation = min(x / 8, 500_000)
         } else {
             deviation += (abs(x - period) - deviation) / 8
             period += (x - period) / 16
@@ -44,7 +47,7 @@ public struct ArrivalForecast: Sendable {
     public var halfWidth: Double? {
         guard regularRun >= settle else { return nil }
         let w = margin + spread * deviation
-        return w <= share * period ? w : nil
+        return w <= share * period && w <= widest ? w : nil
     }
 
     /// The window around the next read (ns, monotonic), or nil.

@@ -146,14 +146,24 @@ final class OutputPumpTests: XCTestCase {
             let (listener, port) = try Self.listen([mapping], into: pump)
             let fd = try Self.connect(port)
             Self.write(fd, ListenerTests.header + "\n")
-            var due = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &due)
-            for r in ListenerTests.rows(150) {
-                due.tv_nsec += 10_000_000
-                if due.tv_nsec >= 1_000_000_000 { due.tv_sec += 1; due.tv_nsec -= 1_000_000_000 }
-                while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, nil) == EINTR {}
-                Self.write(fd, r + "\n")
+            // the sender keeps its pace on a busy machine as a phone's own clock does: SCHED_FIFO
+            // below the listener's threads where allowed (root, rtprio), as tools/bench-listen
+            let sender = Thread {
+                var param = sched_param()
+                param.sched_priority = 1
+                _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)
+                var due = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &due)
+                for r in ListenerTests.rows(150) {
+                    due.tv_nsec += 10_000_000
+                    if due.tv_nsec >= 1_000_000_000 { due.tv_sec += 1; due.tv_nsec -= 1_000_000_000 }
+                    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, nil) == EINTR {}
+                    Self.write(fd, r + "\n")
+                }
             }
+            sender.start()
+            let deadline = Date().addingTimeInterval(20)
+            while !sender.isFinished && Date() < deadline { usleep(10_000) }
             close(fd)
             usleep(200_000)
             _ = listener.stop()
