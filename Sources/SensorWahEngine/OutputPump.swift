@@ -157,21 +157,29 @@ public final class OutputPump: @unchecked Sendable {
     /// measured on these 2-core KVM guests); with this thread running, the network thread is
     /// woken on a busy CPU and the line's message is taken at once. The window is
     /// `ArrivalForecast`'s (at most 1 ms either side of the due time, none while the reads are
-    /// irregular); measured at 100 Hz with ±0.5 ms jitter, 0.36 ms a line on average, 3.6 % of
-    /// one core.
+    /// irregular); measured at 100 Hz with ±0.5 ms jitter (`tools/bench-listen 100hz`), 0.35-0.42
+    /// ms a window, about 4 % of one core.
     private func watchForRead() {
         let until = watchUntil.load(ordering: .relaxed)
         let lastRead = lastArrival.load(ordering: .relaxed)
         let start = monotonicNanos()
         guard start < until else { return }
+        watches &+= 1
+        watchNanos &+= spin(from: start) { now in
+            queue.isEmpty && !expecting.load(ordering: .acquiring) && now < until
+                && lastArrival.load(ordering: .relaxed) == lastRead && running.load(ordering: .relaxed)
+        }
+    }
+
+    /// Spins with the CPU's PAUSE hint while `going(now)` holds; returns the time spent (ns).
+    @inline(__always)
+    private func spin(from start: UInt64, while going: (UInt64) -> Bool) -> UInt64 {
         var now = start
-        while queue.isEmpty && !expecting.load(ordering: .acquiring) && now < until
-                && lastArrival.load(ordering: .relaxed) == lastRead && running.load(ordering: .relaxed) {
+        while going(now) {
             for _ in 0..<16 { sensorwah_spin_pause() }
             now = monotonicNanos()
         }
-        watches &+= 1
-        watchNanos &+= now &- start
+        return now &- start
     }
 
     /// Bytes are being parsed on the network thread: wait for their message here rather than
@@ -182,13 +190,10 @@ public final class OutputPump: @unchecked Sendable {
         guard queue.isEmpty, expecting.load(ordering: .acquiring),
               Int(sensorwah_current_cpu()) != producerCPU.load(ordering: .relaxed) else { return }
         let start = monotonicNanos()
-        var now = start
-        while queue.isEmpty && expecting.load(ordering: .acquiring) && now &- start < spinLimitNanos {
-            for _ in 0..<16 { sensorwah_spin_pause() }
-            now = monotonicNanos()
-        }
         spins &+= 1
-        spinNanos &+= now &- start
+        spinNanos &+= spin(from: start) { now in
+            queue.isEmpty && expecting.load(ordering: .acquiring) && now &- start < spinLimitNanos
+        }
     }
 
     /// The output thread wakes for each message; SCHED_FIFO (when allowed) keeps that wake-up

@@ -233,9 +233,6 @@ public struct GestureModel: Sendable, Equatable {
     /// The threshold of a class with one example (nothing to compare it with), in feature units.
     public static let singleExampleThreshold = 0.12
 
-    /// Each class's threshold: `thresholdMargin` times the largest distance from an example to
-    /// its nearest sibling (leave-one-out), so each example would have been recognised by the
-    /// others with room to spare.
     /// A name's threshold from its farthest leave-one-out distance (nil: one example) and the
     /// still device's distance, and which of the rules set it.
     static func learnedThreshold(farthest: Double?, rest: Double) -> (value: Double, bound: Class.Bound) {
@@ -250,6 +247,9 @@ public struct GestureModel: Sendable, Equatable {
         return (t, b)
     }
 
+    /// Each class's threshold: `thresholdMargin` times the largest distance from an example to
+    /// its nearest sibling (leave-one-out), so each example would have been recognised by the
+    /// others with room to spare.
     public mutating func learnThresholds() {
         for c in classes.indices {
             let ex = classes[c].examples
