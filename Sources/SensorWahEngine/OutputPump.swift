@@ -153,9 +153,9 @@ public final class OutputPump: @unchecked Sendable {
     /// A read from a steady sender is due: stay awake, spinning, until a read begins (even one
     /// that gives no message), a message is queued, the window closes or the pump stops.
     /// Waking a sleeping CPU is the largest part of a line's way through on an idle machine (a
-    /// halted virtual CPU or a deep idle state: 50-100 µs against 20-30 µs for a running one,
-    /// measured on these 2-core KVM guests); with this thread running, the network thread is
-    /// woken on a busy CPU and the line's message is taken at once. The window is
+    /// halted virtual CPU or a deep idle state: 78-97 µs at p50 against 15-26 µs with a CPU
+    /// kept running, `tools/bench-listen wake` on these 2-core KVM guests); with this thread
+    /// running, the network thread is woken on a busy CPU and the line's message is taken at once. The window is
     /// `ArrivalForecast`'s (at most 1 ms either side of the due time, none while the reads are
     /// irregular); measured at 100 Hz with ±0.5 ms jitter (`tools/bench-listen 100hz`), 0.35-0.42
     /// ms a window, about 4 % of one core.
