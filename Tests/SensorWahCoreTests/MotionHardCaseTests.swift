@@ -68,16 +68,22 @@ final class MotionHardCaseTests: XCTestCase {
         }
     }
 
-    /// Fast strokes sampled at watch rates: 20-40° between two samples at 17-32 Hz.
+    /// Fast strokes sampled at watch rates: 20-40° between two samples at 17-32 Hz, with gyro
+    /// samples of both kinds. The estimator gives an interval ¾ of the sample that closes it
+    /// and ¼ of the one that opens it (what the real sets bear out, docs/motion.md): a quarter
+    /// of an interval off for either kind, which at 10-20 rad/s is 5-8°. Measured 5.3-5.8° RMS
+    /// on both kinds.
     func testFastRotationAtWatchRates() {
         for (hz, peak) in [(17.0, 10.0), (25.0, 14.0), (32.0, 20.0)] {
             let s = MotionScript(attitude: { t in
                 let a = peak / (2 * .pi * 1.6)   // a swing whose rate peaks at `peak` rad/s
                 return Quaternion.attitude(pitch: 0.3 + 0.4 * a * sin(2 * .pi * 1.6 * t), roll: 0.9 * a * sin(2 * .pi * 1.6 * t + 0.5), yaw: 0.2 * sin(t))
             })
-            let r = measure(s, s.frames(rate: hz, duration: 60, gyroNoise: 0.01, accelNoise: 0.01, seed: 4))
-            print("hard case, fast rotation at \(Int(hz)) Hz (up to \(Int(peak / hz * 180 / .pi))° a sample): \(r)")
-            XCTAssertLessThan(r.rms, 3, "\(hz) Hz")
+            for kind in [MotionScript.GyroSamples.instant, .intervalMean] {
+                let r = measure(s, s.frames(rate: hz, duration: 60, gyroNoise: 0.01, accelNoise: 0.01, seed: 4, gyroSamples: kind))
+                print("hard case, fast rotation at \(Int(hz)) Hz (up to \(Int(peak / hz * 180 / .pi))° a sample), \(kind) gyro samples: \(r)")
+                XCTAssertLessThan(r.rms, 6.5, "\(hz) Hz, \(kind)")
+            }
         }
     }
 
@@ -113,7 +119,8 @@ final class MotionHardCaseTests: XCTestCase {
         for hz in [30.0, 100.0] {
             let r = measure(s, s.frames(rate: hz, duration: 40, gyroNoise: 0.005, accelNoise: 0.005, gyroLead: 1 / hz))
             print("hard case, accelerometer one sample after the gyro at \(Int(hz)) Hz: \(r)")
-            XCTAssertLessThan(r.rms, 1, "\(hz) Hz")
+            // a quarter of a 33 ms interval of this wrist motion: measured 2.1° at 30 Hz
+            XCTAssertLessThan(r.rms, hz < 50 ? 2.5 : 1, "\(hz) Hz")
         }
     }
 

@@ -24,10 +24,16 @@ struct MotionScript {
         return q.unrotate(Vector3(0, 0, -1) + worldAccel(t))
     }
 
+    /// What a gyro sample is: the rate at its timestamp (an app that picks every n-th reading of
+    /// a faster sensor), or the mean rate over the interval that ends at it (a sensor that
+    /// averages, as its digital low-pass does).
+    enum GyroSamples { case instant, intervalMean }
+
     /// Frames at `rate` Hz for `duration` s; gyro bias and noise optional. `gyroLead`: the gyro is
     /// sampled that long before the accelerometer on each frame (a real iPhone log: 10 ms).
     func frames(rate hz: Double, duration: Double, bias: Vector3 = .zero, gyroNoise: Double = 0, accelNoise: Double = 0,
-                seed: UInt64 = 1, accelOnly: Bool = false, gyroLead: Double = 0) -> [SensorFrame] {
+                seed: UInt64 = 1, accelOnly: Bool = false, gyroLead: Double = 0,
+                gyroSamples: GyroSamples = .instant) -> [SensorFrame] {
         var rng = SeededRandom(seed: seed)
         func gauss() -> Double {
             let u1 = max(Double(rng.next() % 1_000_000) / 1_000_000, 1e-9), u2 = Double(rng.next() % 1_000_000) / 1_000_000
@@ -43,7 +49,11 @@ struct MotionScript {
             f.times[SensorGroup.accelerometer.rawValue] = t
             f.newGroups = SensorGroup.accelerometer.bit
             if !accelOnly {
-                let w = rate(t - gyroLead) + bias + Vector3(gauss(), gauss(), gauss()) * gyroNoise
+                var mean = Vector3(0, 0, 0)
+                if gyroSamples == .intervalMean {
+                    for j in 0..<16 { mean += rate(t - gyroLead - (Double(j) + 0.5) / (16 * hz)) / 16 }
+                }
+                let w = (gyroSamples == .instant ? rate(t - gyroLead) : mean) + bias + Vector3(gauss(), gauss(), gauss()) * gyroNoise
                 f[.gyroX] = w.x; f[.gyroY] = w.y; f[.gyroZ] = w.z
                 f.times[SensorGroup.gyro.rawValue] = t - gyroLead
                 f.newGroups |= SensorGroup.gyro.bit
@@ -108,9 +118,9 @@ func compareWithDevice(path: String, settings: MotionSettings = .init(), skip: D
     for var f in frames {
         stage.process(&f)
         guard f.has(.derived), f.latestTime - t0 >= skip, let dev = deviceGravity(f) else { continue }
-        // the estimate at the motion sample's own time (a few ms after the gyro's)
+        // the estimate as of the frame's last gyro sample
         let fused = settings.tiltSource == .device ? Vector3(f[.tiltX], f[.tiltY], f[.tiltZ])
-            : stage.estimator.attitude(at: f.time(.motion)).gravity
+            : stage.estimator.gravity
         let e = angleDegrees(dev, fused)
         c.frames += 1
         c.gravitySquares += e * e

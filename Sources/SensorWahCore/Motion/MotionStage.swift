@@ -151,7 +151,7 @@ public struct MotionStage: Sendable {
         let t = max(hasA ? ta : -.infinity, hasG ? tg : -.infinity, hasM ? frame.time(.motion) : -.infinity)
         var g = Vector3(.nan, .nan, .nan)
         if settings.tiltSource == .device && deviceGravity.isFiniteVector { g = deviceGravity }
-        else if estimator.initialised { g = estimator.attitude(at: t).gravity }
+        else if estimator.initialised { g = estimator.gravity }
         else if deviceGravity.isFiniteVector { g = deviceGravity }
         guard g.isFiniteVector else {
             // no tilt (a rotation-rate-only log): the gestures still count

@@ -7,22 +7,25 @@ import Darwin
 /// Settings of the orientation estimator. Times in seconds, rates in rad/s, accelerations in G.
 public struct EstimatorSettings: Sendable, Equatable {
     /// Time constant of each of the two first-order stages of the accelerometer's low-pass
-    /// (in the almost-inertial frame): how long the gyro alone is trusted when its samples are
-    /// smooth. 3 s, VQF's `tauAcc`: a hand shaken at 1-4 Hz (±1-3 G) is attenuated some
-    /// 200-2,000 times before it can tilt the estimate.
+    /// (in the almost-inertial frame): how long the gyro alone is trusted. At most
+    /// `accelTimeConstant` (3 s, VQF's `tauAcc`: a hand shaken at 1-4 Hz, ±1-3 G, is attenuated
+    /// some 200-2,000 times before it can tilt the estimate), and shorter in two cases, each the
+    /// steady-state gain of a tilt filter whose measurement noise is the hand's acceleration:
+    /// - the readings are clean: `disturbanceScale` × their RMS distance from the filtered
+    ///   gravity (G, averaged over `disturbanceTimeConstant`), never below `minTimeConstant`. A
+    ///   phone turned slowly in the hand (0.1-0.2 G) follows its accelerometer within about a
+    ///   second; one swung or run with (0.6 G and more) keeps 3 s;
+    /// - the rotation is rough for the sampling rate: `roughnessScale` × that same RMS distance
+    ///   (G) / the integration's random walk (deg/√s, from the second difference of the rate,
+    ///   |ω(k) − 2ω(k−1) + ω(k−2)|·Δt/12 per step, averaged over `disturbanceTimeConstant`), never
+    ///   below `roughMinTimeConstant`. A phone walking at 16.8 Hz (about 3 deg/√s, 0.6 G) comes
+    ///   down to about 0.5 s, where integrating its gyro alone loses a degree a sample.
     public var accelTimeConstant = 3.0
-    /// ...but shorter when the rotation is rough for the sampling rate and the accelerometer
-    /// calm, never below `minTimeConstant`: the time constant is `roughnessScale` × the readings'
-    /// RMS distance from gravity (G) / the gyro integration's random walk (deg/√s; the
-    /// trapezoid rule's error per step, |ω(k) − 2ω(k−1) + ω(k−2)|·Δt/12), both averaged over
-    /// `roughnessTimeConstant`: the steady-state Kalman gain of a tilt whose process noise is the
-    /// integration error and whose measurement noise is the hand's acceleration. Smooth motion
-    /// at 30-100 Hz keeps 3 s; a phone walking at 16.8 Hz (about 3 deg/√s, 0.6 G) comes down to
-    /// about 0.5 s, where integrating the gyro alone loses a degree a sample; a watch's strokes
-    /// (rough, but shaking the accelerometer by 1 G) keep 2-3 s.
-    public var minTimeConstant = 0.5
+    public var minTimeConstant = 1.0
+    public var disturbanceScale = 5.0
+    public var disturbanceTimeConstant = 2.0
     public var roughnessScale = 1.5
-    public var roughnessTimeConstant = 2.0
+    public var roughMinTimeConstant = 0.5
     /// While at rest (see `restTime`) the accelerometer reads gravity alone: this time constant.
     public var restTimeConstant = 0.5
     /// Start-up: the time constant ramps from `startTimeConstant` to its steady value over
@@ -36,22 +39,23 @@ public struct EstimatorSettings: Sendable, Equatable {
     /// How far (G) one reading may pull the low-pass from where it is: a symmetric limit, so a
     /// shake's readings still average to gravity, while a single 8 G spike counts as 3 G.
     public var accelLimit = 3.0
-    /// Gyro bias learnt in motion (a Kalman filter on the bias): the rate at which the
-    /// inclination correction turns the estimate is the low-passed bias seen in the world
-    /// frame, so each correction is a measurement of the bias's horizontal part.
-    /// `biasSigmaInit`: the bias's standard deviation before anything is learnt (rad/s);
-    /// `biasRandomWalk`: how fast a bias may wander (rad/s per √s); the measurement's noise is
-    /// the correction's own recent power (averaged over `noiseTimeConstant`), correlated over the
-    /// low-pass's time constant, and never taken below `biasSigmaFloor` (rad/s).
+    /// Gyro bias learnt in motion (a Kalman filter on the bias, with VQF's noise model): the
+    /// rate at which the inclination correction turns the estimate is the low-passed bias seen
+    /// in the world frame, so each correction is a measurement of the bias's horizontal part.
+    /// `biasSigmaInit`: the bias's standard deviation before anything is learnt, and the most
+    /// its uncertainty grows back to (rad/s); `biasForgettingTime`: how long the uncertainty
+    /// takes to grow by 0.1 °/s (s); `biasSigmaMotion`: the standard deviation the estimate
+    /// settles at in steady motion (rad/s). A measurement further than `biasDisagreementLimit`
+    /// (rad/s) from the estimate counts as that far (the first corrections after a knock).
     public var biasSigmaInit = 0.5 * Double.pi / 180
-    public var biasRandomWalk = 0.2 * Double.pi / 180
-    public var biasSigmaFloor = 0.05 * Double.pi / 180
-    public var noiseTimeConstant = 5.0
+    public var biasForgettingTime = 100.0
+    public var biasSigmaMotion = 0.1 * Double.pi / 180
+    public var biasDisagreementLimit = 5.0 * Double.pi / 180
     /// Learning in motion starts this long after the start-up ramp (the low-pass settles first).
     public var biasSettleTime = 1.0
     /// Rest detection for gyro-bias learning: rotation within `restRate` of its short average
-    /// and acceleration within `restAccel` of its own (both as RMS deviations over 0.3 s, so
-    /// one noisy sample does not end a rest), and the accelerometer's direction within 0.5° of
+    /// (each reading, and as an RMS deviation over 0.3 s) and acceleration within `restAccel`
+    /// of its own (as an RMS deviation over 0.3 s), and the accelerometer's direction within 0.5° of
     /// where the still spell began (a slow steady turn is not a bias), for `restTime` seconds.
     public var restRate = 0.03
     public var restAccel = 0.03
@@ -75,20 +79,25 @@ public struct EstimatorSettings: Sendable, Equatable {
 /// timestamps.
 ///
 /// - **Prediction**: each gyro sample turns an *almost-inertial* attitude (the gyro alone) by the
-///   exact rotation of the interval since the previous one (the quaternion exponential of the
-///   mean rate times the sample interval, plus the two-sample coning term), so a 20 Hz watch
-///   stroke of 30° per sample is integrated without the error of a first-order step.
+///   exact rotation of the interval that ends at its timestamp: the quaternion exponential of
+///   the interval times ¾ of its rate and ¼ of the previous sample's. A sensor's sample is
+///   its digital low-pass's output, somewhere between the rate at its timestamp (an app that
+///   picks every n-th sample; the trapezoid of the two samples is right for it) and the mean
+///   over the interval before it (a sensor that averages; VQF's rectangle, the closing
+///   sample alone, is right for it). The ¾-¼ weighting is wrong by at most a quarter of an
+///   interval for either; `tools/fusion-compare --dev` measures both kinds of stream.
 /// - **Correction**: each raw accelerometer reading (gravity plus the hand's acceleration, its
 ///   magnitude kept) is taken to that almost-inertial frame at its own time and low-passed
 ///   there by two first-order stages (second order, critically damped). In an inertial frame
 ///   the hand's accelerations average to nothing (velocity stays bounded), so the filtered
 ///   vector is gravity; the estimate is the inertial attitude turned, about a horizontal axis,
-///   so that it points straight down. The time constant is 3 s while the rotation is smooth
-///   for the sampling rate and comes down to 0.5 s when it is not (see `EstimatorSettings`).
-///   Each stage's gain comes from the interval, so uneven sampling is fine.
+///   so that it points straight down. The time constant is 3 s while the readings are disturbed
+///   by the hand's own acceleration and comes down when they are clean or the rotation is rough
+///   for the sampling rate (0.5 s at rest; see `EstimatorSettings`). Each stage's gain comes from the interval, so uneven sampling is
+///   fine.
 /// - **Gyro bias** is learnt at rest (the gyro's average while gyro and accelerometer are
 ///   still) and in motion (a Kalman filter fed by the rate of the inclination correction,
-///   compared with the low-passed bias it predicts).
+///   compared with the low-passed bias it predicts, with VQF's fixed noise model).
 /// - **Start-up**: the first accelerometer reading sets the tilt; the low-pass starts fast and
 ///   relaxes over `startDuration`.
 ///
@@ -107,6 +116,8 @@ public struct OrientationEstimator: Sendable {
     public private(set) var rejected = 0
 
     @usableFromInline var lastGyro = Vector3(0, 0, 0)
+    @usableFromInline var prevGyro = Vector3(.nan, .nan, .nan)
+    @usableFromInline var roughness = 0.0
     @usableFromInline var lastGyroTime = Double.nan
     @usableFromInline var lastAccelTime = Double.nan
     /// The gyro alone: device to the almost-inertial frame.
@@ -142,16 +153,6 @@ public struct OrientationEstimator: Sendable {
     /// Gravity direction in the device frame (unit vector).
     @inlinable public var gravity: Vector3 { attitude.gravity }
 
-    /// The attitude at `time`: the estimate turned on by the last rotation rate for the time
-    /// since the last gyro sample (at most `maxPrediction`), so that a reading stamped a few
-    /// milliseconds after the gyro is seen in the right attitude.
-    public func attitude(at time: Double) -> Quaternion {
-        let dt = time - lastGyroTime
-        guard dt > 0, dt <= Self.maxPrediction else { return attitude }
-        return (attitude * Quaternion.rotation(lastGyro * dt)).normalized
-    }
-    public static let maxPrediction = 0.1
-
     /// A gyro sample (rad/s, device frame) taken at `time` seconds.
     public mutating func gyro(_ w: Vector3, at time: Double) {
         guard w.isFiniteVector, time.isFinite else { return }
@@ -168,15 +169,15 @@ public struct OrientationEstimator: Sendable {
             resync = true
             return
         }
-        // mean rate over the interval plus the coning correction of two samples, then the exact rotation
         // how rough the rotation is for this sampling rate: the trapezoid rule's error from the
         // second difference of the rate (rad per step), as a random-walk density (rad^2/s)
         if prevGyro.isFiniteVector {
             let e = (rate - lastGyro * 2 + prevGyro).length * dt / 12
-            roughness += (e * e / dt - roughness) * Self.alpha(dt: dt, tau: settings.roughnessTimeConstant)
+            roughness += (e * e / dt - roughness) * Self.alpha(dt: dt, tau: settings.disturbanceTimeConstant)
         }
         prevGyro = lastGyro
-        let theta = (lastGyro + rate) * (0.5 * dt) + lastGyro.cross(rate) * (dt * dt / 12)
+        // the interval's rate (see the type's doc), as an exact rotation
+        let theta = (lastGyro * 0.25 + rate * 0.75) * dt + lastGyro.cross(rate) * (dt * dt / 12)
         inertial = (inertial * Quaternion.rotation(theta)).normalized
         attitude = correction * inertial   // both unit: no normalising needed
     }
@@ -217,11 +218,10 @@ public struct OrientationEstimator: Sendable {
             filtering = false
             return
         }
-        // the reading in the almost-inertial frame at its own time (a few ms from the gyro's)
-        var seen = inertial
-        let ahead = time - lastGyroTime
-        if ahead > 0 && ahead <= Self.maxPrediction { seen = inertial * Quaternion.rotation(lastGyro * ahead) }
-        let v = seen.rotate(a)
+        // the reading in the almost-inertial frame as of the last gyro sample (a phone's
+        // accelerometer and gyro run on clocks of their own: turning the reading on by the
+        // time between their stamps fits real streams less well than leaving it)
+        let v = inertial.rotate(a)
         if resync {
             resync = false
             startTime = time
@@ -234,21 +234,22 @@ public struct OrientationEstimator: Sendable {
         let step = min(time - lastFilterTime, settings.maxGap)
         lastFilterTime = time
         let age = time - startTime
-        // how far the readings stray from gravity (G, averaged like the roughness): a hand's
-        // swing makes the accelerometer worth less, so the time constant stays long
+        // how far the readings stray from gravity (G): the cleaner, the sooner they are believed
         let fn = filtered.length
         if fn > 1e-9 {
             let d = v - filtered / fn
-            accelPower += (d.dot(d) - accelPower) * Self.alpha(dt: time - lastFilterTime, tau: settings.roughnessTimeConstant)
+            disturbance += (d.dot(d) - disturbance) * Self.alpha(dt: step, tau: settings.disturbanceTimeConstant)
         }
+        let spread = disturbance.squareRoot()
         let walk = max(roughness.squareRoot() * 180 / Double.pi, 1e-9)
-        var steady = min(settings.accelTimeConstant, max(settings.minTimeConstant, settings.roughnessScale * accelPower.squareRoot() / walk))
+        var steady = min(settings.accelTimeConstant,
+                         max(settings.minTimeConstant, settings.disturbanceScale * spread),
+                         max(settings.roughMinTimeConstant, settings.roughnessScale * spread / walk))
         // at rest the accelerometer reads gravity alone
         if atRest && accelStill { steady = min(steady, settings.restTimeConstant) }
         let tau = age >= settings.startDuration ? steady
             : settings.startTimeConstant + (steady - settings.startTimeConstant) * age / settings.startDuration
         let k = Self.alpha(dt: step, tau: tau)
-        currentTau = tau
         // what a reading can pull by is limited (a symmetric limit keeps a shake's average at
         // zero, while a one-sided spike or a clipped reading counts no more than `accelLimit`)
         var pull = v - stage1
@@ -281,45 +282,50 @@ public struct OrientationEstimator: Sendable {
     }
     /// Set by a gap in the gyro stream: the next accelerometer reading sets the tilt.
     @usableFromInline var resync = false
-    @usableFromInline var prevGyro = Vector3(.nan, .nan, .nan)
-    @usableFromInline var roughness = 0.0
-    @usableFromInline var accelPower = 0.0
+    /// The readings' mean squared distance from the filtered gravity (G^2).
+    @usableFromInline var disturbance = 0.0
     @usableFromInline var rLP1 = Matrix3.identity, rLP = Matrix3.identity
     @usableFromInline var rbLP1 = Vector3(0, 0, 0), rbLP = Vector3(0, 0, 0)
     @usableFromInline var covariance = Matrix3.identity
-    @usableFromInline var noiseLevel = 0.0
     @usableFromInline var covarianceReady = false
 
     @inline(__always) mutating func motionBiasUpdate(turn: Quaternion, dt: Double) {
         guard dt > 0 else { return }
         let s = settings
-        if !covarianceReady { covariance = Matrix3.identity * (s.biasSigmaInit * s.biasSigmaInit); covarianceReady = true }
-        covariance = covariance + Matrix3.identity * (s.biasRandomWalk * s.biasRandomWalk * dt)
+        let p0 = s.biasSigmaInit * s.biasSigmaInit
+        if !covarianceReady { covariance = Matrix3.identity * p0; covarianceReady = true }
+        // the uncertainty grows by (0.1 °/s)^2 per forgetting time, never past its start
+        let grow = Self.forgettingStep * Self.forgettingStep * dt / s.biasForgettingTime
+        if covariance.r0.x < p0 { covariance.r0.x += grow }
+        if covariance.r1.y < p0 { covariance.r1.y += grow }
+        if covariance.r2.z < p0 { covariance.r2.z += grow }
+        // a measurement's variance such that steady motion settles at biasSigmaMotion
+        let pm = s.biasSigmaMotion * s.biasSigmaMotion
+        let noise = pm * pm / grow + pm
         // the correction's rate this step (world frame, horizontal)
         let wc = Vector3(turn.x, turn.y, turn.z) * (2 / dt)
         let c = Matrix3(correction)
         let h = c * rLP
-        let h1 = h.r0, h2 = h.r1
         let pred = c.apply(rbLP)
-        let z1 = pred.x - wc.x, z2 = pred.y - wc.y
-        let r1 = z1 - h1.dot(bias), r2 = z2 - h2.dot(bias)
-        // measurement noise: the innovation's power, correlated over the low-pass's time
-        let tau = max(currentTau, dt)
-        noiseLevel += ((r1 * r1 + r2 * r2) * 0.5 - noiseLevel) * Self.alpha(dt: dt, tau: s.noiseTimeConstant)
-        let v = max(noiseLevel, s.biasSigmaFloor * s.biasSigmaFloor) * 2 * tau / dt
-        let u1 = covariance.apply(h1), u2 = covariance.apply(h2)
-        let s11 = h1.dot(u1) + v, s12 = h1.dot(u2), s22 = h2.dot(u2) + v
-        let det = s11 * s22 - s12 * s12
-        guard det > 0 else { return }
-        let i11 = s22 / det, i12 = -s12 / det, i22 = s11 / det
-        let k1 = u1 * i11 + u2 * i12, k2 = u1 * i12 + u2 * i22
-        bias += k1 * r1 + k2 * r2
-        covariance = covariance - Matrix3.outer(k1, u1) - Matrix3.outer(k2, u2)
-        covariance = covariance.symmetrised
+        let limit = s.biasDisagreementLimit
+        // the horizontal disagreements, and the vertical part of the bias pulled weakly to 0
+        let e = Vector3(min(max(pred.x - wc.x - h.r0.dot(bias), -limit), limit),
+                        min(max(pred.y - wc.y - h.r1.dot(bias), -limit), limit),
+                        min(max(-h.r2.dot(bias), -limit), limit))
+        let hp = h * covariance
+        var sm = hp * h.transposed
+        sm.r0.x += noise; sm.r1.y += noise; sm.r2.z += noise / Self.verticalForgetting
+        guard let inverse = sm.inverse else { return }
+        let gain = covariance * h.transposed * inverse
+        bias += gain.apply(e)
+        covariance = (covariance - gain * hp).symmetrised
         let b = bias.length
         if b > s.maxBias { bias *= s.maxBias / b }
     }
-    @usableFromInline var currentTau = 3.0
+    /// The uncertainty's growth step (rad/s) per `biasForgettingTime`, and how much weaker the
+    /// pull of the bias's vertical part to zero is than a horizontal measurement (VQF's).
+    static let forgettingStep = 0.1 * Double.pi / 180
+    static let verticalForgetting = 1e-4
 
     /// Starts the low-pass at `v`'s direction with gravity's magnitude (a first reading may be
     /// a knock of several G; the filter must not start out that strong).
@@ -346,8 +352,10 @@ public struct OrientationEstimator: Sendable {
         gyroAverage += (w - gyroAverage) * Self.alpha(dt: dt, tau: 0.3)
         let d = w - gyroAverage
         gyroDeviation += (d.dot(d) - gyroDeviation) * Self.alpha(dt: dt, tau: Self.restWindow)
+        // a rest ends at the first reading that strays (a movement starting must not be
+        // averaged into the bias)
         let still = initialised && accelStill && gyroDeviation < settings.restRate * settings.restRate
-            && gyroAverage.length < settings.maxBias
+            && d.dot(d) < settings.restRate * settings.restRate && gyroAverage.length < settings.maxBias
         // the accelerometer's direction must hold too: a slow turn reads as a steady rate
         if still && !stillSince.isNaN {
             let c = accelAverage.dot(stillDirection) / max(accelAverage.length * stillDirection.length, 1e-12)
@@ -392,6 +400,17 @@ public struct OrientationEstimator: Sendable {
     @inlinable static func - (a: Matrix3, b: Matrix3) -> Matrix3 { Matrix3(a.r0 - b.r0, a.r1 - b.r1, a.r2 - b.r2) }
     /// a b^T
     @inlinable static func outer(_ a: Vector3, _ b: Vector3) -> Matrix3 { Matrix3(b * a.x, b * a.y, b * a.z) }
+    @inlinable var transposed: Matrix3 {
+        Matrix3(Vector3(r0.x, r1.x, r2.x), Vector3(r0.y, r1.y, r2.y), Vector3(r0.z, r1.z, r2.z))
+    }
+    /// The inverse, nil when the matrix is (nearly) singular.
+    @inlinable var inverse: Matrix3? {
+        let c0 = r1.cross(r2), c1 = r2.cross(r0), c2 = r0.cross(r1)
+        let det = r0.dot(c0)
+        guard abs(det) > 1e-300, det.isFinite else { return nil }
+        let k = 1 / det
+        return Matrix3(Vector3(c0.x, c1.x, c2.x) * k, Vector3(c0.y, c1.y, c2.y) * k, Vector3(c0.z, c1.z, c2.z) * k)
+    }
     @inlinable var symmetrised: Matrix3 {
         let xy = (r0.y + r1.x) * 0.5, xz = (r0.z + r2.x) * 0.5, yz = (r1.z + r2.y) * 0.5
         return Matrix3(Vector3(r0.x, xy, xz), Vector3(xy, r1.y, yz), Vector3(xz, yz, r2.z))
