@@ -30,4 +30,33 @@ final class FusionCompareTests: XCTestCase {
         XCTAssertTrue(stderr.contains("check passed on"), stderr)
         XCTAssertTrue(stderr.contains("anchor check: every anchor within"), "the published filters were not verified on the still case:\n\(stderr)")
     }
+
+    /// The real development sets with optical truth (`../shared/dev-data`, A1-A3, never in the
+    /// repository): `tools/fusion-compare --dev --check` fails when SensorWah's mean inclination
+    /// error at a rate is over VQF 6D's + 0.3° or a trial's over its VQF's + 1°. As recorded
+    /// and at 30 Hz, with block averages stamped at their interval's centre and at its end.
+    func testWithinVQFOnTheRealDevelopmentSets() throws {
+        let data = CLI.repo.deletingLastPathComponent().appendingPathComponent("shared/dev-data/A1_tyrex_smartphone_qualisys")
+        guard FileManager.default.fileExists(atPath: data.path) else {
+            throw XCTSkip("development sets not present at \(data.path): the real-data fusion check did not run")
+        }
+        for extra in [["--rates", "native,30"], ["--rates", "30", "--stamp", "end"]] {
+            let p = Process()
+            p.executableURL = CLI.repo.appendingPathComponent("tools/fusion-compare")
+            p.arguments = ["--dev", "--check", "--sensorwah", CLI.binary.path] + extra
+            p.currentDirectoryURL = CLI.repo
+            let out = Pipe(), err = Pipe()
+            p.standardOutput = out
+            p.standardError = err
+            try p.run()
+            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            print(stdout)
+            XCTAssertEqual(p.terminationStatus, 0, "tools/fusion-compare --dev --check \(extra) failed:\n\(stdout)\n\(stderr)")
+            XCTAssertTrue(stdout.contains("30 Hz: PASS"), stdout)
+            XCTAssertFalse(stdout.contains("FAIL"), stdout)
+            XCTAssertTrue(stdout.contains("A1/Jakob_iPhone5_NoDist_Swinging"), "not every set ran:\n\(stdout)")
+        }
+    }
 }

@@ -26,6 +26,11 @@ public struct EstimatorSettings: Sendable, Equatable {
     public var disturbanceTimeConstant = 2.0
     public var roughnessScale = 1.5
     public var roughMinTimeConstant = 0.5
+    /// Neither shortening applies for `clipHoldTime` s after a reading that looks clipped: one
+    /// at the largest magnitude the stream has shown on any axis (when that is 1.5 G or more,
+    /// e.g. a phone whose range is ±2 G, run with): a clipped reading under-reports the hand's
+    /// acceleration, so it looks cleaner than it is.
+    public var clipHoldTime = 2.0
     /// While at rest (see `restTime`) the accelerometer reads gravity alone: this time constant.
     public var restTimeConstant = 0.5
     /// Start-up: the time constant ramps from `startTimeConstant` to its steady value over
@@ -240,11 +245,15 @@ public struct OrientationEstimator: Sendable {
             let d = v - filtered / fn
             disturbance += (d.dot(d) - disturbance) * Self.alpha(dt: step, tau: settings.disturbanceTimeConstant)
         }
+        let largest = max(abs(a.x), abs(a.y), abs(a.z))
+        accelPeak = max(accelPeak, largest)
+        if accelPeak >= Self.clipFloor && largest >= Self.clipFraction * accelPeak { lastClipTime = time }
         let spread = disturbance.squareRoot()
         let walk = max(roughness.squareRoot() * 180 / Double.pi, 1e-9)
-        var steady = min(settings.accelTimeConstant,
-                         max(settings.minTimeConstant, settings.disturbanceScale * spread),
-                         max(settings.roughMinTimeConstant, settings.roughnessScale * spread / walk))
+        var steady = time - lastClipTime < settings.clipHoldTime ? settings.accelTimeConstant
+            : min(settings.accelTimeConstant,
+                  max(settings.minTimeConstant, settings.disturbanceScale * spread),
+                  max(settings.roughMinTimeConstant, settings.roughnessScale * spread / walk))
         // at rest the accelerometer reads gravity alone
         if atRest && accelStill { steady = min(steady, settings.restTimeConstant) }
         let tau = age >= settings.startDuration ? steady
@@ -284,6 +293,12 @@ public struct OrientationEstimator: Sendable {
     @usableFromInline var resync = false
     /// The readings' mean squared distance from the filtered gravity (G^2).
     @usableFromInline var disturbance = 0.0
+    /// The largest magnitude on any axis so far (G), and when a reading last reached it.
+    @usableFromInline var accelPeak = 0.0
+    @usableFromInline var lastClipTime = -Double.infinity
+    /// A reading within half a percent of the largest magnitude seen counts as clipped.
+    static let clipFraction = 0.995
+    static let clipFloor = 1.5
     @usableFromInline var rLP1 = Matrix3.identity, rLP = Matrix3.identity
     @usableFromInline var rbLP1 = Vector3(0, 0, 0), rbLP = Vector3(0, 0, 0)
     @usableFromInline var covariance = Matrix3.identity
