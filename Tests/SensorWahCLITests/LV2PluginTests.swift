@@ -131,11 +131,12 @@ final class LV2PluginTests: XCTestCase {
         let dir = try LV2Test.bundle("lv2-jalv")
         defer { try? FileManager.default.removeItem(at: dir) }
         let server = try JackTest.Server(period: 256)
-        // jalv's console quits at the end of its standard input: keep it open for a while
-        let host = try server.run("sh", ["-c", "sleep 4 | exec jalv -c voice=1 -c mode=2 '\(uri)'"], extraEnv: ["LV2_PATH": dir.path])
+        // jalv's console quits at the end of its standard input: keep it open long enough for a
+        // loaded machine (jalv once took over 4 s to register its ports while two builds ran)
+        let host = try server.run("sh", ["-c", "sleep 10 | exec jalv -c voice=1 -c mode=2 '\(uri)'"], extraEnv: ["LV2_PATH": dir.path])
         XCTAssertNotNil(server.waitForPort("^SensorWah:in$"), host.stderr)
         XCTAssertNotNil(server.waitForPort("^SensorWah:midi_in$"), host.stderr)
-        _ = host.wait(timeout: 15)
+        _ = host.wait(timeout: 20)
         XCTAssertTrue((host.stdout + host.stderr).contains(uri), host.stdout + host.stderr)
         XCTAssertTrue(host.stdout.contains("voice = 1.000000") && host.stdout.contains("mode = 2.000000"), host.stdout)
     }
