@@ -132,7 +132,7 @@ final class LV2PluginTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let server = try JackTest.Server(period: 256)
         // jalv's console quits at the end of its standard input: keep it open long enough for a
-        // loaded machine (jalv once took over 4 s to register its ports while two builds ran)
+        // loaded machine, where jalv can take more than 4 s to register its ports
         let host = try server.run("sh", ["-c", "sleep 10 | exec jalv -c voice=1 -c mode=2 '\(uri)'"], extraEnv: ["LV2_PATH": dir.path])
         XCTAssertNotNil(server.waitForPort("^SensorWah:in$"), host.stderr)
         XCTAssertNotNil(server.waitForPort("^SensorWah:midi_in$"), host.stderr)
