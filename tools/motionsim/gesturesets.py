@@ -169,7 +169,7 @@ def _b2_take(path):
     return t - t[0], acc, gyro
 
 
-def _slerp_bridge(a0, a1, dur, rate=100.0):
+def slerp_bridge(a0, a1, dur, rate=100.0):
     """A still device turned smoothly from reading a0 to reading a1 over dur s (min-jerk, with
     a quarter of dur held at each end), with the gyro that turns it (du/dt = u x w, so w = du/dt x u)."""
     n = max(2, int(round(dur * rate)))
@@ -217,7 +217,7 @@ def load_b2(tol=0.5):
             for k in range(10):
                 t, acc, gyro = _b2_take(os.path.join(gdir, "%d.csv" % k))
                 if prev is not None:
-                    tb, ab, wb = _slerp_bridge(prev, acc[0], B2_BRIDGE)
+                    tb, ab, wb = slerp_bridge(prev, acc[0], B2_BRIDGE)
                     T.append(now + tb); A.append(ab); W.append(wb)
                     now += B2_BRIDGE
                 c, lo, hi = _b2_movement(t, acc, gyro)

@@ -48,6 +48,8 @@ import tempfile
 
 import numpy as np
 
+from .gesturesets import clean_time, slerp_bridge
+
 G = 9.80665
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -116,17 +118,6 @@ def windows(moves, tol=0.5):
             hi = min(hi, (m.hi + ms[i + 1].lo) / 2)
         m.win = (lo, hi)
     return ms
-
-
-def clean_time(t, *arrays):
-    keep = np.ones(len(t), bool)
-    last = -np.inf
-    for i, x in enumerate(t):
-        if not np.isfinite(x) or x <= last:
-            keep[i] = False
-        else:
-            last = x
-    return (t[keep],) + tuple(a[keep] for a in arrays)
 
 
 # ---------------------------------------------------------------- B1
@@ -220,29 +211,6 @@ def load_b2(subject):
     return out
 
 
-def bridge(a0, a1, dur, rate=100.0):
-    """A still device turned smoothly from accelerometer reading a0 to a1 over dur s (min-jerk,
-    a quarter of dur held at each end), with the gyro that turns it. Times 1/rate..dur."""
-    n = max(2, int(round(dur * rate)))
-    tt = np.arange(1, n + 1) / rate
-    u0, u1 = a0 / np.linalg.norm(a0), a1 / np.linalg.norm(a1)
-    m0, m1 = np.linalg.norm(a0), np.linalg.norm(a1)
-    ang = math.acos(max(-1.0, min(1.0, float(np.dot(u0, u1)))))
-    s = np.clip((tt / dur - 0.25) / 0.5, 0, 1)
-    ph = s ** 3 * (10 + s * (-15 + 6 * s))
-    dph = np.where((s > 0) & (s < 1), 30 * s ** 2 * (1 - s) ** 2 / (0.5 * dur), 0.0)
-    if ang < 1e-6:
-        return tt, np.repeat(a0[None, :], n, 0), np.zeros((n, 3))
-    so = math.sin(ang)
-    u = (np.sin((1 - ph) * ang)[:, None] * u0 + np.sin(ph * ang)[:, None] * u1) / so
-    du = ((-ang * np.cos((1 - ph) * ang))[:, None] * u0 + (ang * np.cos(ph * ang))[:, None] * u1) / so * dph[:, None]
-    # a reading a (Core Motion: minus the specific force) fixed in the world turns in the device
-    # frame as da/dt = a x w: w = du/dt x u (u unit, du at right angles to u)
-    w = np.cross(du, u)
-    mag = m0 + (m1 - m0) * ph
-    return tt, u * mag[:, None], w
-
-
 def join(takes, name, gap=2.0):
     """One stream of several takes, a still bridge of `gap` s between two."""
     T, A, W, moves = [], [], [], []
@@ -250,7 +218,7 @@ def join(takes, name, gap=2.0):
     prev = None
     for tk in takes:
         if prev is not None:
-            tb, ab, wb = bridge(prev, tk.acc[0], gap)
+            tb, ab, wb = slerp_bridge(prev, tk.acc[0], gap)
             T.append(now + tb); A.append(ab); W.append(wb)
             now += gap
         T.append(now + tk.t); A.append(tk.acc); W.append(tk.gyro)
