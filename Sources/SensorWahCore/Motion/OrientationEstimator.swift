@@ -413,8 +413,6 @@ public struct OrientationEstimator: Sendable {
     @inlinable static func * (a: Matrix3, k: Double) -> Matrix3 { Matrix3(a.r0 * k, a.r1 * k, a.r2 * k) }
     @inlinable static func + (a: Matrix3, b: Matrix3) -> Matrix3 { Matrix3(a.r0 + b.r0, a.r1 + b.r1, a.r2 + b.r2) }
     @inlinable static func - (a: Matrix3, b: Matrix3) -> Matrix3 { Matrix3(a.r0 - b.r0, a.r1 - b.r1, a.r2 - b.r2) }
-    /// a b^T
-    @inlinable static func outer(_ a: Vector3, _ b: Vector3) -> Matrix3 { Matrix3(b * a.x, b * a.y, b * a.z) }
     @inlinable var transposed: Matrix3 {
         Matrix3(Vector3(r0.x, r1.x, r2.x), Vector3(r0.y, r1.y, r2.y), Vector3(r0.z, r1.z, r2.z))
     }
