@@ -116,6 +116,7 @@ final class HTTPPushHandler: ChannelInboundHandler, @unchecked Sendable {
         case .end:
             guard let h = head else { return }
             head = nil
+            ConnectionGuard.progress(context)
             let received = monotonicNanos()
             let peer = context.channel.remoteAddress
             if tooLarge {

@@ -72,8 +72,23 @@ public struct ListenerConfiguration: Sendable {
     /// A gesture that moves to the next scene.
     public var sceneGesture: Gesture?
     public var maxConnections = 16
-    /// Seconds without data before a connection is closed (0: never).
+    /// Seconds without a complete message (a line that gives a reading, a request, a WebSocket
+    /// message) before a connection is closed (0: never).
     public var idleTimeout = 60.0
+    /// Seconds an HTTP or HTTPS connection has for its TLS handshake and first request.
+    public var firstRequestDeadline = 10.0
+    /// The TCP line and OSC ports' connections: `maxConnections` in all, half of them (4 at
+    /// least) from one address.
+    public var streamLimits: ConnectionLimits {
+        ConnectionLimits(total: maxConnections, perAddress: min(maxConnections, max(4, maxConnections / 2)),
+                         firstMessageDeadline: 0, idle: idleTimeout)
+    }
+    /// The `--web` and HTTP push ports' connections: a browser opens a few (the page, the
+    /// socket, posts), so four for each sender `maxConnections` allows, 16 from one address.
+    public var webLimits: ConnectionLimits {
+        ConnectionLimits(total: 4 * maxConnections, perAddress: min(4 * maxConnections, 16),
+                         firstMessageDeadline: firstRequestDeadline, idle: idleTimeout)
+    }
     /// Seconds of silence from a sender before its controllers are sent their rest values (0: never).
     public var restAfter = 2.0
     public var maxLineLength = 16_384
@@ -199,9 +214,6 @@ final class ListenerCore: @unchecked Sendable {
     /// Closed sessions whose controllers still wait for their rest values.
     var departed: [SenderSession] = []
     var stats = ListenerStats()
-    var tcpConnections = 0
-    /// Open connections to the `--web` page's port.
-    var webConnections = 0
     /// `osc:` mapping sources: address and argument to a custom slot of the frame.
     var oscRoutes: OSCRoutes
     var detect: OSCDetect?
@@ -273,9 +285,11 @@ final class ListenerCore: @unchecked Sendable {
     lazy var learned: LearnedModel? = config.motion.learned
     lazy var learnedGestureCount = min(config.motion.learned?.gestures.classes.count ?? 0, SensorFrame.learnedGestures)
     /// A new sender's session, with the running taught model.
+    /// A sender's session. Its name and peer may carry what the sender chose (a device name):
+    /// they are kept with control characters escaped, as every terminal and log shows them.
     func newSession(name: String, peer: String, verbatimRecording: Bool = true) -> SenderSession {
-        SenderSession(name: name, peer: peer, config: config, logger: logger, verbatimRecording: verbatimRecording,
-                      learned: learned)
+        SenderSession(name: TerminalText.escaped(name, limit: 200), peer: TerminalText.escaped(peer, limit: 200), config: config,
+                      logger: logger, verbatimRecording: verbatimRecording, learned: learned)
     }
     /// The latest news for the page (calibration's progress), with a serial that moves with it.
     var controlMessage = "" { didSet { controlMessageSerial &+= 1 } }

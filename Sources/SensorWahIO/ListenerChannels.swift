@@ -15,6 +15,8 @@ final class StreamHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     let core: ListenerCore
     var session: SenderSession?
+    /// The connection's guard (an accepted connection), told of each line that gives a reading.
+    var guardian: ConnectionGuard?
     let onClose: (@Sendable () -> Void)?
 
     init(core: ListenerCore, onClose: (@Sendable () -> Void)? = nil) {
@@ -23,6 +25,7 @@ final class StreamHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelActive(context: ChannelHandlerContext) {
+        guardian = try? context.pipeline.syncOperations.handler(type: ConnectionGuard.self)
         session = core.open(context.channel.remoteAddress)
         core.logger.info("sender connected: \(session!.peer)")
         context.fireChannelActive()
@@ -34,7 +37,9 @@ final class StreamHandler: ChannelInboundHandler, @unchecked Sendable {
         defer { core.arriving(false) }
         let buf = unwrapInboundIn(data)
         guard let s = session else { return }
+        let frames = s.parser.stats.frames
         let keep = buf.withUnsafeReadableBytes { core.feed(s, $0, received: received) }
+        if s.parser.stats.frames != frames { guardian?.progress() }
         if !keep { context.close(promise: nil) }
     }
 
@@ -51,7 +56,6 @@ final class StreamHandler: ChannelInboundHandler, @unchecked Sendable {
         if let s = session {
             core.close(s)
             core.logger.info("sender disconnected: \(s.peer)")
-            core.tcpConnections -= 1
         }
         session = nil
         onClose?()
@@ -117,6 +121,8 @@ public final class Listener: @unchecked Sendable {
     var oscHandlers: [OSCDatagramHandler] = []
     var phyphoxPollers: [PhyphoxPoller] = []
     var stopping = false
+    /// The TCP line and OSC ports' connections (`--max-connections` in all).
+    let streamTable: ConnectionTable
     var tickTask: RepeatedTask?
     var monitorTask: RepeatedTask?
     var controlTask: RepeatedTask?
@@ -128,6 +134,7 @@ public final class Listener: @unchecked Sendable {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         core = ListenerCore(config: configuration, mappings: mappings, loop: group.next(), queue: queue, wake: wake,
                             arriving: arriving, logger: logger)
+        streamTable = ConnectionTable(limits: configuration.streamLimits, what: "connection", logger: logger)
     }
 
     /// Opens every socket; throws if a port cannot be bound.
@@ -159,11 +166,21 @@ public final class Listener: @unchecked Sendable {
         }
         let push = PushSessions(core: core)
         for port in config.httpPorts {
+            let table = ConnectionTable(limits: config.webLimits, what: "HTTP push connection", logger: core.logger)
             let server = ServerBootstrap(group: group)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
                     guard core.admits(channel.remoteAddress) else { return channel.close() }
+                    let guardian: ConnectionGuard
+                    switch table.admit(channel) {
+                    case .failure(let refusal):
+                        core.stats.push.refused += 1
+                        core.logger.warning("refused an HTTP push connection from \(channel.remoteAddress?.ipAddress ?? "?"): \(refusal.text)")
+                        return channel.close()
+                    case .success(let g): guardian = g
+                    }
                     return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(guardian)
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                         try channel.pipeline.syncOperations.addHandler(HTTPPushHandler(core: core, shared: push))
                     }
@@ -210,31 +227,34 @@ public final class Listener: @unchecked Sendable {
         set { core.monitor = newValue }
     }
 
-    /// A TCP server for stream senders: who may play (`--allow`, `--pair`), `--max-connections`,
-    /// the idle timeout, then the sender's handler. Its address goes into `boundAddresses`.
+    /// A TCP server for stream senders: who may play (`--allow`, `--pair`), room for it among
+    /// `--max-connections` (one table for the line and OSC ports), then its guard and the
+    /// sender's handler. A sender refused for want of room is told so in a line before the
+    /// connection closes. Its address goes into `boundAddresses`.
     private func bindStream(port: Int, scheme: String, what: String,
                             handler: @escaping @Sendable () -> any ChannelHandler) throws {
         let core = self.core
         let config = core.config
+        let table = streamTable
         let server = ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 let addr = channel.remoteAddress
                 guard core.admits(addr) else { return channel.close() }
-                guard core.tcpConnections < config.maxConnections else {
+                switch table.admit(channel) {
+                case .failure(let refusal):
                     core.stats.refused += 1
-                    core.logger.warning("refused \(what) from \(addr?.ipAddress ?? "?"): already \(config.maxConnections) connections (--max-connections)")
-                    return channel.close()
-                }
-                core.tcpConnections += 1
-                core.stats.accepted += 1
-                return channel.eventLoop.makeCompletedFuture {
-                    if config.idleTimeout > 0 {
-                        try channel.pipeline.syncOperations.addHandler(
-                            IdleStateHandler(readTimeout: .milliseconds(ListenerCore.millis(config.idleTimeout))))
+                    core.logger.warning("refused \(what) from \(addr?.ipAddress ?? "?"): \(refusal.text) (--max-connections \(config.maxConnections))")
+                    var buf = channel.allocator.buffer(capacity: 128)
+                    buf.writeString("# refused: \(refusal.text) (--max-connections \(config.maxConnections))\n")
+                    return channel.writeAndFlush(buf).flatMap { channel.close() }
+                case .success(let guardian):
+                    core.stats.accepted += 1
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(guardian)
+                        try channel.pipeline.syncOperations.addHandler(handler())
                     }
-                    try channel.pipeline.syncOperations.addHandler(handler())
                 }
             }
         let ch = try server.bind(host: config.bindHost, port: port).wait()
@@ -274,8 +294,7 @@ public final class Listener: @unchecked Sendable {
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .connectTimeout(.seconds(3))
                 .channelInitializer { channel in
-                    core.tcpConnections += 1
-                    return channel.eventLoop.makeCompletedFuture {
+                    channel.eventLoop.makeCompletedFuture {
                         if core.config.idleTimeout > 0 {
                             try channel.pipeline.syncOperations.addHandler(
                                 IdleStateHandler(readTimeout: .milliseconds(ListenerCore.millis(core.config.idleTimeout))))

@@ -207,26 +207,20 @@ final class OSCStreamHandler: ChannelInboundHandler, @unchecked Sendable {
         defer { core.arriving(false) }
         let buf = unwrapInboundIn(data)
         let tooLongBefore = slip.tooLong, malformedBefore = slip.malformed
+        var packets = 0
         buf.withUnsafeReadableBytes { bytes in
             slip.feed(bytes) { packet in
                 let s = core.oscSession(in: &sessions, address: address, packet: packet)
                 core.feedOSC(s, packet, received: received)
+                packets += 1
             }
         }
+        if packets > 0 { ConnectionGuard.progress(context) }
         if slip.tooLong != tooLongBefore && tooLongBefore == 0 {
             core.logger.warning("\(peer): an OSC packet over \(core.config.maxOSCPacket) bytes was dropped (counted)")
         }
         if slip.malformed != malformedBefore && malformedBefore == 0 {
             core.logger.warning("\(peer): a SLIP packet with an invalid escape was dropped (counted)")
-        }
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent {
-            core.logger.info("\(peer): no data for \(core.config.idleTimeout) s; closing")
-            context.close(promise: nil)
-        } else {
-            context.fireUserInboundEventTriggered(event)
         }
     }
 
@@ -237,7 +231,6 @@ final class OSCStreamHandler: ChannelInboundHandler, @unchecked Sendable {
         core.stats.osc.malformed += slip.malformed
         for s in sessions { core.close(s) }
         sessions.removeAll()
-        core.tcpConnections -= 1
         core.logger.info("OSC sender disconnected: \(peer)")
         context.fireChannelInactive()
     }

@@ -41,7 +41,7 @@ extension ListenerCore {
     /// The sender for a browser: by its address and the name it gives.
     func webSession(_ address: SocketAddress?, name: String?, sessions list: inout [SenderSession]) -> SenderSession {
         let ip = address?.ipAddress ?? "unknown"
-        let label = "web@\(ip)" + (name.map { "/" + $0 } ?? "")
+        let label = TerminalText.escaped("web@\(ip)" + (name.map { "/" + $0 } ?? ""), limit: 200)
         if let s = list.first(where: { $0.name == label }) { return s }
         if list.count >= Self.maxOSCDevicesPerSender, let last = list.last { return last }
         let s = newSession(name: label, peer: label, verbatimRecording: false)
@@ -119,6 +119,7 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
         case .end:
             guard let h = head else { return }
             head = nil
+            ConnectionGuard.progress(context)
             answer(context, h)
         }
     }
@@ -200,15 +201,6 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
     }
 }
 
-/// Closes a connection that sent nothing for `--idle-timeout` (a page left open and not
-/// started, a half-sent request).
-final class CloseWhenIdle: ChannelInboundHandler, Sendable {
-    typealias InboundIn = NIOAny
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent { context.close(promise: nil) } else { context.fireUserInboundEventTriggered(event) }
-    }
-}
-
 /// At most `WebLimits.batchesPerSecond` batches in any second, per connection.
 struct BatchLimiter {
     var windowStart: UInt64 = 0
@@ -221,7 +213,10 @@ struct BatchLimiter {
 }
 
 /// The WebSocket: each text message is a batch; an answer `ok N` (the frames it gave) or
-/// `refused: REASON` goes back, so the page can show that readings arrive.
+/// `refused: REASON` goes back, so the page can show that readings arrive. A flood gets no
+/// flood of answers: over `WebLimits.batchesPerSecond` messages (pings included) in a second
+/// the first one over is told and the rest go unanswered, and four times as many close the
+/// socket (policy violation); a ping is answered only when the last pong has been taken.
 final class WebSocketBatchHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
@@ -229,8 +224,14 @@ final class WebSocketBatchHandler: ChannelInboundHandler, @unchecked Sendable {
     let shared: PushSessions
     var message: [UInt8] = []
     var limiter = BatchLimiter()
+    var guardian: ConnectionGuard?
+    var pongPending = false
 
     init(core: ListenerCore, shared: PushSessions) { self.core = core; self.shared = shared }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        guardian = try? context.pipeline.syncOperations.handler(type: ConnectionGuard.self)
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
@@ -244,13 +245,10 @@ final class WebSocketBatchHandler: ChannelInboundHandler, @unchecked Sendable {
             }
             message += data.readBytes(length: data.readableBytes) ?? []
             guard frame.fin else { return }
+            guardian?.progress()
             let bytes = message
             message.removeAll(keepingCapacity: true)
-            guard limiter.admit(monotonicNanos()) else {
-                core.stats.web.rateLimited += 1
-                send(context, "refused: more than \(WebLimits.batchesPerSecond) batches a second")
-                return
-            }
+            guard admit(context) else { return }
             let received = monotonicNanos()
             core.arriving(true)
             defer { core.arriving(false) }
@@ -264,17 +262,35 @@ final class WebSocketBatchHandler: ChannelInboundHandler, @unchecked Sendable {
                 send(context, "refused: \(r.reason)")
             }
         case .binary:
+            guardian?.progress()
             core.stats.web.refused += 1
+            guard admit(context) else { return }
             send(context, "refused: batches are text")
         case .ping:
+            guardian?.progress()
+            guard admit(context), !pongPending else { return }
+            pongPending = true
             var d = frame.unmaskedData
             let pong = WebSocketFrame(fin: true, opcode: .pong, data: d.readSlice(length: d.readableBytes) ?? context.channel.allocator.buffer(capacity: 0))
-            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(pong)).whenComplete { [self] _ in pongPending = false }
         case .connectionClose:
             close(context, code: .normalClosure)
         default:
-            break
+            guardian?.progress()
         }
+    }
+
+    /// Whether a message may be read and answered now (see the type's comment).
+    func admit(_ context: ChannelHandlerContext) -> Bool {
+        if limiter.admit(monotonicNanos()) { return true }
+        core.stats.web.rateLimited += 1
+        if limiter.count == WebLimits.batchesPerSecond + 1 {
+            send(context, "refused: more than \(WebLimits.batchesPerSecond) messages a second (the rest of this second's go unanswered)")
+        } else if limiter.count == 4 * WebLimits.batchesPerSecond {
+            core.logger.warning("\(context.channel.remoteAddress?.ipAddress ?? "?"): \(limiter.count) WebSocket messages in a second; closed")
+            close(context, code: .policyViolation)
+        }
+        return false
     }
 
     func send(_ context: ChannelHandlerContext, _ text: String) {
@@ -307,26 +323,22 @@ extension Listener {
         var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         tls.minimumTLSVersion = .tlsv12
         let context = try NIOSSLContext(configuration: tls)
+        let table = ConnectionTable(limits: core.config.webLimits, what: "web connection", logger: core.logger)
         let server = ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)   // each batch's answer at once
             .childChannelInitializer { channel in
                 guard core.admits(channel.remoteAddress) else { return channel.close() }
-                // a browser opens a few connections (the page, the socket, posts): four for
-                // each sender --max-connections allows
-                guard core.webConnections < 4 * core.config.maxConnections else {
+                let guardian: ConnectionGuard
+                switch table.admit(channel) {
+                case .failure(let refusal):
                     core.stats.web.refused += 1
-                    core.logger.warning("refused a web connection from \(channel.remoteAddress?.ipAddress ?? "?"): already \(core.webConnections) (4 x --max-connections)")
+                    core.logger.warning("refused a web connection from \(channel.remoteAddress?.ipAddress ?? "?"): \(refusal.text)")
                     return channel.close()
+                case .success(let g): guardian = g
                 }
-                core.webConnections += 1
-                channel.closeFuture.whenComplete { _ in core.webConnections -= 1 }
                 return channel.eventLoop.makeCompletedFuture {
-                    if core.config.idleTimeout > 0 {
-                        try channel.pipeline.syncOperations.addHandler(
-                            IdleStateHandler(readTimeout: .milliseconds(ListenerCore.millis(core.config.idleTimeout))))
-                        try channel.pipeline.syncOperations.addHandler(CloseWhenIdle())
-                    }
+                    try channel.pipeline.syncOperations.addHandler(guardian)
                     let http = WebHTTPHandler(core: core, shared: push, certificates: certificates)
                     let upgrader = NIOWebSocketServerUpgrader(
                         maxFrameSize: WebLimits.maxMessage,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import SensorWahIO
 
 struct GlobalOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "More log detail on stderr.")
@@ -11,10 +12,6 @@ struct GlobalOptions: ParsableArguments {
 
     func bootstrapLogging() {
         let level: Logger.Level = verbose ? .debug : (quiet ? .error : .info)
-        LoggingSystem.bootstrap { label in
-            var h = StreamLogHandler.standardError(label: label)
-            h.logLevel = level
-            return h
-        }
+        LoggingSystem.bootstrap { label in TerminalLogHandler(label: label, level: level) }
     }
 }
