@@ -13,4 +13,11 @@ public protocol EventOutput: AnyObject {
     func flush()
     /// The run is over; release what the output holds. Called once per output.
     func close()
+    /// Why the output delivers nothing now (its reader has gone, its server is not
+    /// connected), or nil while it delivers. Read on the thread that calls `send`.
+    var failure: String? { get }
+}
+
+extension EventOutput {
+    public var failure: String? { nil }
 }

@@ -213,6 +213,7 @@ public final class OutputPump: @unchecked Sendable {
             let taken = monotonicNanos()
             wakeLatency.record(nanos: taken > q.queuedNanos ? taken &- q.queuedNanos : 0)
             for o in outputs { o.send(q.event) }
+            if !outputs.isEmpty, outputs.allSatisfy({ $0.failure != nil }) { noteUndelivered() }
             let nanos = monotonicNanos() &- q.receivedNanos
             latency.record(nanos: nanos)
             if latencyBySender && q.sender != QueuedEvent.noSender {
@@ -226,6 +227,22 @@ public final class OutputPump: @unchecked Sendable {
             delivered += 1
         }
         deliveredSoFar.store(delivered, ordering: .relaxed)
+    }
+
+    /// Messages handed to the outputs while every one of them had failed (see
+    /// `EventOutput.failure`): delivered nowhere.
+    public private(set) var undelivered = 0
+    private let failedFlag = ManagedAtomic<Bool>(false)
+    private var failureText = ""
+
+    /// What made every output fail, once that has happened (nil until then). Any thread.
+    public var failure: String? { failedFlag.load(ordering: .acquiring) ? failureText : nil }
+
+    private func noteUndelivered() {
+        undelivered += 1
+        guard undelivered == 1 else { return }
+        failureText = outputs.compactMap(\.failure).joined(separator: "; ")
+        failedFlag.store(true, ordering: .releasing)
     }
 
     /// Sends what is queued, then stops the thread and closes the outputs.

@@ -11,6 +11,7 @@ public final class JSONOutput: EventOutput {
     private let capacity = 1 << 16
     private var used = 0
     public private(set) var failed = false
+    private var failedErrno: Int32 = 0
 
     public init(fd: Int32 = 1) {
         self.fd = fd
@@ -28,8 +29,17 @@ public final class JSONOutput: EventOutput {
 
     public func flush() {
         guard used > 0 else { return }
-        if !failed && !writeAll(fd, buffer, used) { failed = true }   // a closed pipe: stop writing, keep running
+        if !failed && !writeAll(fd, buffer, used) {   // a closed pipe: stop writing, keep running
+            failed = true
+            failedErrno = errno
+        }
         used = 0
+    }
+
+    public var failure: String? {
+        guard failed else { return nil }
+        let why = String(cString: strerror(failedErrno))
+        return failedErrno == EPIPE ? "stdout: \(why) (nothing reads the output any more)" : "stdout: \(why)"
     }
 
     public func close() { flush() }

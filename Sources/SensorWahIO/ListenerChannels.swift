@@ -68,6 +68,22 @@ final class StreamHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 }
 
+/// Writes one line to a connection as soon as it is active, then closes it (a sender the
+/// port has no room for is told why).
+final class SayAndClose: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    let line: String
+    init(_ line: String) { self.line = line }
+
+    func channelActive(context: ChannelHandlerContext) {
+        var buf = context.channel.allocator.buffer(capacity: line.utf8.count)
+        buf.writeString(line)
+        context.writeAndFlush(NIOAny(buf)).whenComplete { _ in context.close(promise: nil) }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+}
+
 /// UDP: every peer address gets its own session; a datagram ends its last line.
 final class DatagramHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
@@ -246,9 +262,10 @@ public final class Listener: @unchecked Sendable {
                 case .failure(let refusal):
                     core.stats.refused += 1
                     core.logger.warning("refused \(what) from \(addr?.ipAddress ?? "?"): \(refusal.text) (--max-connections \(config.maxConnections))")
-                    var buf = channel.allocator.buffer(capacity: 128)
-                    buf.writeString("# refused: \(refusal.text) (--max-connections \(config.maxConnections))\n")
-                    return channel.writeAndFlush(buf).flatMap { channel.close() }
+                    let line = "# refused: \(refusal.text) (--max-connections \(config.maxConnections))\n"
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(SayAndClose(line))
+                    }
                 case .success(let guardian):
                     core.stats.accepted += 1
                     return channel.eventLoop.makeCompletedFuture {

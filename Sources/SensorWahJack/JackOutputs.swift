@@ -61,6 +61,7 @@ public final class JackMIDIOutput: EventOutput, ProgramChangeInput {
         default: session.engine.send(e)
         }
     }
+    public var failure: String? { session.engine.isConnected ? nil : "JACK: no server connected (MIDI out is dropped until one is)" }
     public func flush() {}
     public func close() {
         guard !closed else { return }
@@ -109,6 +110,7 @@ public final class WahPedalOutput: EventOutput {
             if let p = PedalAutomation.pedal(of: e, for: target) { session.engine.setPedal(p) }
         }
     }
+    public var failure: String? { session.engine.isConnected ? nil : "JACK: no server connected (the wah is silent until one is)" }
     public func flush() {}
     public func close() {
         guard !closed else { return }

@@ -61,20 +61,20 @@ final class ConnectionTable: @unchecked Sendable {
     func admit(_ channel: Channel) -> Result<ConnectionGuard, Refusal> {
         let address = channel.remoteAddress?.ipAddress ?? "?"
         let now = monotonicNanos()
+        if open.count >= limits.total {
+            guard let victim = Self.stalest(Array(open.values), now: now, after: limits.evictableAfter) else {
+                refused += 1
+                return .failure(Refusal(text: "already \(plural(open.count)), every one in use"))
+            }
+            evict(victim, because: "making room for a \(what) from \(address)")
+        }
         let same = open.values.filter { $0.address == address }
         if same.count >= limits.perAddress {
             guard let victim = Self.stalest(same, now: now, after: limits.evictableAfter) else {
                 refused += 1
-                return .failure(Refusal(text: "already \(same.count) \(what)s from \(address), every one in use (at most \(limits.perAddress) from one address)"))
+                return .failure(Refusal(text: "already \(plural(same.count)) from \(address), every one in use (at most \(limits.perAddress) from one address)"))
             }
             evict(victim, because: "making room for another \(what) from \(address)")
-        }
-        if open.count >= limits.total {
-            guard let victim = Self.stalest(Array(open.values), now: now, after: limits.evictableAfter) else {
-                refused += 1
-                return .failure(Refusal(text: "already \(open.count) \(what)s, every one in use"))
-            }
-            evict(victim, because: "making room for a \(what) from \(address)")
         }
         let g = ConnectionGuard(table: self, address: address, limits: limits, opened: now)
         open[ObjectIdentifier(g)] = g
@@ -82,6 +82,8 @@ final class ConnectionTable: @unchecked Sendable {
     }
 
     struct Refusal: Error { let text: String }
+
+    private func plural(_ n: Int) -> String { "\(n) \(what)\(n == 1 ? "" : "s")" }
 
     func remove(_ g: ConnectionGuard) { open[ObjectIdentifier(g)] = nil }
 

@@ -224,7 +224,12 @@ struct Listen: ParsableCommand {
                 logger.notice("Program Change (\(channel)) on \(c.programChangeInputName ?? "") selects a scene: 0 \(scenes[0].name)\(scenes.count > 1 ? ", 1 \(scenes[1].name)" : "")\(scenes.count > 2 ? ", ..." : "")")
             }
         }
+        var toldDead = false
         while !Shutdown.isRequested {
+            if !toldDead, let why = pump.failure {
+                toldDead = true
+                logger.error("every output has failed: \(why); nothing is delivered from now on (the run goes on and ends with exit status 1; stop it with Ctrl-C)")
+            }
             // with a Program Change input, look every 10 ms (a foot switch should not lag)
             var ts = timespec(tv_sec: 0, tv_nsec: controls.isEmpty ? 50_000_000 : 10_000_000)
             nanosleep(&ts, nil)
@@ -337,7 +342,12 @@ struct Listen: ParsableCommand {
                 text += "\n  received \(stats.parser.lines) lines, \(stats.bytes / 1_000_000) MB in \((busy * 1000).rounded() / 1000) s of traffic: \(Int(Double(stats.parser.lines) / busy)) lines/s"
             }
         }
+        if let why = pump.failure {
+            text += "\n  messages not delivered, every output having failed: \(pump.undelivered) (\(why))"
+        }
+        TerminalLogHandler.flush()
         printError(text)
+        if pump.failure != nil { throw ExitCode(1) }
     }
 
     /// One teach request (the live view's `t` key, the control page's Teach panel); returns what

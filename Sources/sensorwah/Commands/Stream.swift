@@ -56,15 +56,27 @@ struct Stream: ParsableCommand {
 
         if let t = to, let ep = Endpoint(parsing: t) {
             let ch: Channel
+            let answer = ListenerAnswer()
             do {
                 ch = try ClientBootstrap(group: group).channelOption(.socketOption(.tcp_nodelay), value: 1)
+                    .channelInitializer { ch in ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(answer) } }
                     .connect(host: ep.host, port: ep.port).wait()
             } catch {
                 throw RuntimeFailure("cannot connect to \(ep): \(error)")
             }
             logger.notice("connected to \(ep); sending \(lines.count) lines")
             let sent = player.play(over: ch)
-            try? ch.close().wait()
+            // the end of the stream: the listener closes its side once it has read it all, or
+            // has already closed it (and may have said why)
+            try? ch.close(mode: .output).wait()
+            _ = ch.eventLoop.scheduleTask(in: .seconds(2)) { ch.close(promise: nil) }
+            try? ch.closeFuture.wait()
+            if let refusal = answer.refusal {
+                throw RuntimeFailure("\(ep) refused the stream after \(sent) of \(lines.count) lines: \(refusal)")
+            }
+            if sent < lines.count && !playback.timing.loop && !Shutdown.isRequested {
+                throw RuntimeFailure("\(ep) closed the connection after \(sent) of \(lines.count) lines")
+            }
             printError("sensorwah stream: sent \(sent) lines to \(ep)")
         } else if let u = udp, let ep = Endpoint(parsing: u) {
             let remote = try SocketAddress.makeAddressResolvingHost(ep.host, port: ep.port)
@@ -99,6 +111,28 @@ struct Stream: ParsableCommand {
             logger.notice("serving \(file) on tcp://0.0.0.0:\(server.localAddress?.port ?? port)")
             while !Shutdown.isRequested { usleep(50_000) }
             try? server.close().wait()
+        }
+    }
+}
+
+/// What a listener says back on a line connection: nothing, or `# refused: REASON` before it
+/// closes one it has no room for.
+final class ListenerAnswer: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    private var text = ""
+    private(set) var refusal: String? {
+        get { lock.withLock { refusalText } }
+        set { lock.withLock { refusalText = newValue } }
+    }
+    private var refusalText: String?
+    private let lock = NSLock()
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var buf = unwrapInboundIn(data)
+        guard text.utf8.count < 1024 else { return }
+        text += buf.readString(length: min(buf.readableBytes, 1024)) ?? ""
+        for line in text.split(separator: "\n") where line.hasPrefix("# refused: ") {
+            refusal = TerminalText.escaped(line.dropFirst("# refused: ".count), limit: 300)
         }
     }
 }
