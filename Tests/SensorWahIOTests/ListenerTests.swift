@@ -34,7 +34,7 @@ final class ListenerTests: XCTestCase {
             c.restAfter = 0
             configure(&c)
             var logger = Logger(label: "test")
-            logger.logLevel = .warning
+            logger.logLevel = ProcessInfo.processInfo.environment["LISTENER_TEST_LOG"] != nil ? .info : .warning
             listener = Listener(configuration: c, mappings: mappings, queue: queue, wake: {}, logger: logger)
             try listener.start()
             for a in listener.boundAddresses {

@@ -133,9 +133,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler, @unc
     }
 
     /// A complete message came (a request, a WebSocket message, a line that gave a reading).
-    func progress() {
+    func progress(at now: UInt64 = monotonicNanos()) {
         messages += 1
-        lastProgress = monotonicNanos()
+        lastProgress = now
     }
 
     /// Tells the connection's guard (if it has one) of a complete message.

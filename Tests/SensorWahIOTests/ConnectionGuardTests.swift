@@ -1,0 +1,127 @@
+import Foundation
+import Logging
+import NIOCore
+import XCTest
+@testable import SensorWahCore
+@testable import SensorWahEngine
+@testable import SensorWahIO
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The bounds every accepted connection lives under (ConnectionGuard, ConnectionTable), over
+/// real loopback sockets; the hostile-guest run with every attack at once is
+/// AttackTests (tools/attack).
+extension ListenerTests {
+    /// Whether the listener has closed `fd`: a read sees the end (or a reset) within `seconds`.
+    func closedByListener(_ fd: Int32, within seconds: Double) -> (closed: Bool, text: String) {
+        var tv = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        let deadline = Date().addingTimeInterval(seconds)
+        var text = [UInt8]()
+        var buf = [UInt8](repeating: 0, count: 512)
+        while Date() < deadline {
+            let n = recv(fd, &buf, buf.count, 0)
+            if n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { return (true, String(decoding: text, as: UTF8.self)) }
+            if n > 0 { text += buf[0..<n] }
+        }
+        return (false, String(decoding: text, as: UTF8.self))
+    }
+
+    func testBytesThatNeverMakeALineDoNotKeepAConnectionOpen() throws {
+        let h = try Harness { $0.idleTimeout = 1 }
+        // a trickle: a digit every 0.3 s, never a newline
+        let slow = try tcpSend(h.tcpPort, [], close: false)
+        let sender = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(3))], close: false)
+        var closed = false
+        for i in 0..<10 where !closed {
+            _ = "1".withCString { send(slow, $0, 1, Int32(MSG_NOSIGNAL)) }
+            // the real sender keeps sending readings
+            _ = bytes(Self.rows(1, start: 101 + Double(i) * 0.1)).withUnsafeBytes { send(sender, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            closed = closedByListener(slow, within: 0.3).closed
+        }
+        XCTAssertTrue(closed, "a connection sending a byte every 0.3 s but no line stayed open past --idle-timeout 1")
+        XCTAssertFalse(closedByListener(sender, within: 0.2).closed, "the sender that sends readings was closed")
+        close(slow); close(sender)
+        _ = h.stop()
+    }
+
+    func testANewcomerClosesAConnectionThatSentNothingAndIsToldWhenAllAreBusy() throws {
+        let h = try Harness { $0.maxConnections = 2 }
+        let quiet = try tcpSend(h.tcpPort, [], close: false)
+        let busy = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(3))], close: false)
+        // both slots taken; after 2 s the quiet one has sent nothing and may be closed, so a
+        // newcomer gets in and its readings arrive
+        usleep(2_200_000)
+        _ = bytes(Self.rows(1, start: 102)).withUnsafeBytes { send(busy, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        _ = h.events()
+        let newcomer = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(5, start: 200))], close: false)
+        XCTAssertFalse(h.waitFor(1, seconds: 1).isEmpty, "the newcomer's readings did not arrive")
+        XCTAssertTrue(closedByListener(quiet, within: 1).closed, "the connection that sent nothing was kept")
+        // now both connections have just sent readings: a third is refused, and told why
+        let third = try tcpSend(h.tcpPort, [], close: false)
+        let answer = closedByListener(third, within: 2)
+        XCTAssertTrue(answer.closed)
+        XCTAssertTrue(answer.text.hasPrefix("# refused: already 2 connections, every one in use"), answer.text)
+        close(quiet); close(busy); close(newcomer); close(third)
+        XCTAssertEqual(h.stop().refused, 1)
+    }
+
+    func testOneAddressCannotTakeEverySlot() throws {
+        let h = try Harness { $0.maxConnections = 8 }    // 4 from one address
+        var fds: [Int32] = []
+        for i in 0..<4 { fds.append(try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(2, start: 100 + Double(i)))], close: false, from: "127.0.0.2")) }
+        _ = h.waitFor(8)
+        let fifth = try tcpSend(h.tcpPort, [], close: false, from: "127.0.0.2")
+        let answer = closedByListener(fifth, within: 2)
+        XCTAssertTrue(answer.text.contains("already 4 connections from 127.0.0.2, every one in use (at most 4 from one address)"), answer.text)
+        let other = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(3, start: 300))], close: false, from: "127.0.0.1")
+        XCTAssertEqual(h.waitFor(3).count, 3, "another address was shut out")
+        for fd in fds + [fifth, other] { close(fd) }
+        _ = h.stop()
+    }
+
+    func testEvictionPicksTheConnectionLongestWithoutAMessage() {
+        let logger = Logger(label: "test")
+        let table = ConnectionTable(limits: ConnectionLimits(total: 4, perAddress: 4, firstMessageDeadline: 0, idle: 0), what: "connection", logger: logger)
+        let now: UInt64 = 100_000_000_000
+        let a = ConnectionGuard(table: table, address: "a", limits: table.limits, opened: now - 10_000_000_000)
+        let b = ConnectionGuard(table: table, address: "a", limits: table.limits, opened: now - 20_000_000_000)
+        let c = ConnectionGuard(table: table, address: "a", limits: table.limits, opened: now - 1_000_000_000)
+        b.progress(at: now)    // b has sent a message just now: busy
+        // a sent nothing for 10 s; c for 1 s, under the 2 s a connection is given
+        XCTAssertTrue(ConnectionTable.stalest([a, b, c], now: now, after: 2) === a)
+        XCTAssertNil(ConnectionTable.stalest([b, c], now: now, after: 2))
+        // later both are idle long enough: the one that never sent a message goes first
+        XCTAssertTrue(ConnectionTable.stalest([b, c], now: now + 30_000_000_000, after: 2) === c)
+    }
+}
+
+/// Text from the network on a terminal, and the log's budget.
+final class TerminalTextTests: XCTestCase {
+    func testControlCharactersAreEscaped() {
+        XCTAssertEqual(TerminalText.escaped("phone\u{1B}[2J\u{1B}]0;x\u{07}\nfake"), "phone\\e[2J\\e]0;x\\x07\\nfake")
+        XCTAssertEqual(TerminalText.escaped("a\r\tb\u{7F}\u{9B}\u{2028}\u{202E}"), "a\\r\\tb\\x7f\\x9b\\u{2028}\\u{202e}")
+        XCTAssertEqual(TerminalText.escaped("Gitarre – Ünïcödé 手"), "Gitarre – Ünïcödé 手")
+        XCTAssertTrue(TerminalText.isPlain("tilt.x cc=11"))
+        XCTAssertEqual(TerminalText.escaped(String(repeating: "x", count: 20), limit: 5), "xxxxx...(15 more)")
+    }
+
+    func testEachSiteGetsTenLinesASecondAndCountsTheRest() {
+        let rate = LogRate()
+        let site = LogRate.Site(file: "f", line: 1), other = LogRate.Site(file: "f", line: 2)
+        let t0: UInt64 = 1_000_000_000_000
+        var passed = 0
+        for i in 0..<1000 {
+            if rate.admit(site, text: "line \(i)", now: t0 + UInt64(i) * 500_000) != nil { passed += 1 }
+        }
+        XCTAssertEqual(passed, LogRate.burst)
+        // another site has its own budget
+        XCTAssertNotNil(rate.admit(other, text: "x", now: t0))
+        // the next second's first line comes with the count of what was left out
+        let next = rate.admit(site, text: "later", now: t0 + 1_500_000_000)
+        XCTAssertEqual(next??.count, 990)
+        XCTAssertEqual(next??.last, "line 999")
+        XCTAssertTrue(rate.takeAll().isEmpty)
+    }
+}
