@@ -90,7 +90,7 @@ struct Init: ParsableCommand {
           pair: \(listen.pair)                      # only the first sender plays until restart
           # pair-with: 192.168.1.20           # only this sender plays
           max-connections: \(listen.maxConnections)
-          idle-timeout: \(n(listen.idleTimeout))                 # seconds without data before a connection is closed (0: never)
+          idle-timeout: \(n(listen.idleTimeout))                 # seconds without a whole message before a connection is closed (0: never)
           rest-after: \(n(listen.restAfter))                    # seconds of silence before controllers go to rest (0: never)
           no-anticipate: \(listen.noAnticipate)             # true: the output thread sleeps until each line arrives (~4 % of a core less with a steady 100 Hz sender; lines leave tens of µs later)
           # record: Recordings             # record every sender into this folder

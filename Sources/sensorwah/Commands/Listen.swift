@@ -71,9 +71,9 @@ struct Listen: ParsableCommand {
     var pair = false
     @Option(help: ArgumentHelp("Pair with this sender's address only (implies --pair).", valueName: "ADDRESS"))
     var pairWith: String?
-    @Option(help: "Most TCP senders at once.")
+    @Option(help: "Most TCP senders at once (half of them from one address; the web and push ports take four times as many). A newcomer closes a connection that has sent nothing whole for 2 s.")
     var maxConnections = 16
-    @Option(help: ArgumentHelp("Close a connection after this many seconds without data (0: never).", valueName: "SECONDS"))
+    @Option(help: ArgumentHelp("Close a connection after this many seconds without a whole message: a line that gives a reading, a request, a WebSocket message (0: never).", valueName: "SECONDS"))
     var idleTimeout = 60.0
     @Option(help: ArgumentHelp("Send the rest values after a sender is silent this long (0: never).", valueName: "SECONDS"))
     var restAfter = 2.0
