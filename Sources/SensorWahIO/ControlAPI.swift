@@ -43,20 +43,21 @@ public enum ControlLimits {
     public static let callsPerSecond = 50
     /// How often `/api/live` pushes the state (30 a second).
     public static let liveIntervalMillis: Int64 = 33
-    /// Mappings at most (a bound on what one call can make the mapper hold).
-    public static let maxMappings = 64
+    /// Mappings at most (a bound on what one call can make the mapper hold): the same cap as a
+    /// configuration file's list.
+    public static let maxMappings = MappingLimits.maxPerList
 }
 
 /// The control token: made once, kept in the data folder (readable by the user only).
 public enum ControlToken {
     public static func load(folder: String = WebCertificates.defaultFolder()) throws -> String {
         let path = folder + "/control-token"
-        if let t = readWholeFile(path)?.trimmingCharacters(in: .whitespacesAndNewlines),
+        try WebCertificates.makeFolder(folder)
+        try WebCertificates.tighten(folder)
+        if let t = WebCertificates.readText(path)?.trimmingCharacters(in: .whitespacesAndNewlines),
            t.count == 40, t.allSatisfy({ $0.isHexDigit }) {
-            chmod(path, 0o600)
             return t
         }
-        try WebCertificates.makeFolder(folder)
         var g = SystemRandomNumberGenerator()
         let token = (0..<20).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &g)) }.joined()
         try WebCertificates.writePrivate(path, token + "\n")
@@ -233,6 +234,11 @@ extension ListenerCore {
                 problem = .error(.badRequest, "the body's \"text\" must be a mapping in the --map syntax, e.g. \"tilt.y cc=11\"")
                 return nil
             }
+            // one line of a configuration file: what is saved reads back as what runs
+            if let c = MappingLimits.forbiddenCharacter(in: t) {
+                problem = .error(.badRequest, "the mapping's text holds \(c): a mapping is one line of text, without control characters")
+                return nil
+            }
             do {
                 // gesture: and pose: sources take their slots in the model running now
                 var m = [try hooks.parse(t)]
@@ -273,7 +279,7 @@ extension ListenerCore {
             controlRun(list, texts: texts)
             return .init(status: .ok, json: controlState())
         case (.POST, "mappings", 2):
-            guard list.count < ControlLimits.maxMappings else { return .error(.badRequest, "already \(list.count) mappings, the most one run holds") }
+            guard list.count < ControlLimits.maxMappings else { return .error(.badRequest, "already \(list.count) mappings, the most one list holds (\(ControlLimits.maxMappings))") }
             guard let (m, t) = parsed() else { return problem }
             list.append(m); texts.append(t)
             logger.notice("control: mapping \(list.count) added: \(t)")

@@ -10,8 +10,9 @@ import Glibc
 /// sensors only in a secure context, so the page is HTTPS, and a phone on the local network can
 /// only trust a certificate that some authority it knows signed. SensorWah makes its own small
 /// authority on first use (kept in the user's data folder, its private key readable by the
-/// user only) and issues the server a certificate for every local address and
-/// `HOSTNAME.local`, issued again when the addresses change or it nears its end. The phone
+/// user only; signing only for local names and private addresses) and issues the server a
+/// certificate for every local address and `HOSTNAME.local` within those, issued again when the
+/// addresses change or it nears its end. The phone
 /// accepts the browser's warning once, or installs the authority (`/ca.crt`, or the iOS
 /// profile) so that no warning appears.
 public struct WebCertificates: Sendable {
@@ -38,10 +39,63 @@ public struct WebCertificates: Sendable {
         return home + "/.local/share/sensorwah"
     }
 
-    /// Days a server certificate is valid (iOS trusts at most 825 for an installed authority).
-    public static let serverDays = 397
+    /// Days a server certificate is valid (issued again quietly when it nears its end).
+    public static let serverDays = 90
+    /// Days the authority is valid; a new one is made (and phones must trust it again) after.
+    public static let authorityDays = 825
     /// Issued again when fewer days than this are left.
     public static let renewDays = 30
+    /// What is said besides (an authority made again, names left out of the certificate): one
+    /// line each, for the terminal.
+    public let notices: [String]
+
+    /// The DNS names the authority may sign for (each with the names below it): local names only.
+    public static let permittedDNS = ["localhost", "local", ".local", "lan", ".lan", "home.arpa", ".home.arpa", "internal", ".internal"]
+    /// The address blocks it may sign for: private, loopback, link-local and shared (CGNAT)
+    /// IPv4; loopback, unique-local and link-local IPv6.
+    public static let permittedBlocks = ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "127.0.0.0/8", "169.254.0.0/16",
+                                         "100.64.0.0/10", "::1/128", "fc00::/7", "fe80::/10"]
+
+    /// The authority's name constraints: only the local names and blocks above, critical (a
+    /// key that leaks cannot make a certificate a phone trusting the authority accepts for
+    /// any other site).
+    static func nameConstraints() -> NameConstraints {
+        let ranges = permittedBlocks.compactMap { block -> ASN1OctetString? in
+            let parts = block.split(separator: "/")
+            guard parts.count == 2, let bytes = addressBytes(String(parts[0])), let bits = Int(parts[1]) else { return nil }
+            let mask = (0..<bytes.count).map { i -> UInt8 in
+                let left = bits - i * 8
+                return left >= 8 ? 0xFF : left <= 0 ? 0 : UInt8(truncatingIfNeeded: 0xFF << (8 - left))
+            }
+            return ASN1OctetString(contentBytes: ArraySlice(bytes + mask))
+        }
+        return NameConstraints(permittedDNSDomains: permittedDNS, permittedIPRanges: ranges)
+    }
+
+    /// Whether the authority may sign for `name` (a DNS name or an address).
+    public static func permitted(_ name: String) -> Bool {
+        if let bytes = addressBytes(name) {
+            return permittedBlocks.contains { block in
+                let parts = block.split(separator: "/")
+                guard let base = addressBytes(String(parts[0])), base.count == bytes.count, let bits = Int(parts[1]) else { return false }
+                for i in 0..<bytes.count {
+                    let left = bits - i * 8
+                    let m: UInt8 = left >= 8 ? 0xFF : left <= 0 ? 0 : UInt8(truncatingIfNeeded: 0xFF << (8 - left))
+                    if bytes[i] & m != base[i] & m { return false }
+                }
+                return true
+            }
+        }
+        let n = name.lowercased()
+        return permittedDNS.contains { d in d.hasPrefix(".") ? n.hasSuffix(d) : (n == d || n.hasSuffix("." + d)) }
+    }
+
+    /// Whether a certificate carries the name constraints this version gives its authority.
+    static func constrained(_ ca: Certificate) -> Bool {
+        guard let ext = ca.extensions[oid: .X509ExtensionID.nameConstraints], ext.critical,
+              let nc = try? NameConstraints(ext) else { return false }
+        return nc == nameConstraints()
+    }
 
     /// Loads the authority and the server certificate from `folder`, making either when it is
     /// missing, and issues the server certificate again when `names` (the local addresses and
@@ -49,34 +103,34 @@ public struct WebCertificates: Sendable {
     public static func load(folder: String = defaultFolder(), names: [String], now: Date = Date()) throws -> WebCertificates {
         func path(_ f: String) -> String { folder + "/" + f }
         try makeFolder(folder)
+        try tighten(folder)
         let caKeyPath = path("web-ca-key.pem"), caPath = path("web-ca.pem")
         let keyPath = path("web-server-key.pem"), certPath = path("web-server.pem")
+        var notices: [String] = []
         // the authority
         var caKey: P256.Signing.PrivateKey
         var ca: Certificate
+        var loadedAuthority: (P256.Signing.PrivateKey, Certificate)?
         if let k = readText(caKeyPath), let c = readText(caPath) {
             do {
-                caKey = try P256.Signing.PrivateKey(pemRepresentation: k)
-                ca = try Certificate(pemEncoded: c)
+                loadedAuthority = (try P256.Signing.PrivateKey(pemRepresentation: k), try Certificate(pemEncoded: c))
             } catch {
                 throw Failure(description: "\(caPath) or \(caKeyPath) is not a certificate and key SensorWah can read (\(error)); move both away and a new authority is made (phones that installed the old one must install the new)")
             }
-        } else {
-            caKey = P256.Signing.PrivateKey()
-            let name = try DistinguishedName {
-                CommonName("SensorWah local authority (\(hostName()))")
-                OrganizationName("SensorWah")
+            if let (_, c) = loadedAuthority {
+                if !constrained(c) {
+                    notices.append("web: a new local authority was made, limited to local names and private addresses (the one in \(folder) could sign for any site): phones that trusted the old one must install the new one (the page's /ca.crt link, or the iOS profile)")
+                    loadedAuthority = nil
+                } else if c.notValidAfter <= now.addingTimeInterval(Double(renewDays) * 86_400) {
+                    notices.append("web: the local authority nears its end, a new one was made: phones that trusted the old one must install the new one (the page's /ca.crt link, or the iOS profile)")
+                    loadedAuthority = nil
+                }
             }
-            ca = try Certificate(
-                version: .v3, serialNumber: .init(), publicKey: .init(caKey.publicKey),
-                notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(10 * 365 * 86_400),
-                issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: try Certificate.Extensions {
-                    Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                    Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-                    SubjectKeyIdentifier(hash: .init(caKey.publicKey))
-                },
-                issuerPrivateKey: .init(caKey))
+        }
+        if let (k, c) = loadedAuthority {
+            caKey = k; ca = c
+        } else {
+            (caKey, ca) = try makeAuthority(now: now)
             try writePrivate(caKeyPath, caKey.pemRepresentation)
             try writePublic(caPath, try ca.serializeAsPEM().pemString)
         }
@@ -84,33 +138,23 @@ public struct WebCertificates: Sendable {
         var issued = false
         var key: P256.Signing.PrivateKey
         var cert: Certificate
+        // a public address or a name outside the local ones: the authority may not sign for it
+        // (a phone would refuse the whole certificate), so it is left out
+        let left = names.filter { !permitted($0) }
+        let names = names.filter(permitted)
+        if !left.isEmpty {
+            notices.append("web: \(left.joined(separator: ", ")) left out of the page's certificate: the local authority signs only local names (.local, .lan, .home.arpa, .internal, localhost) and private addresses; open the page at one of those")
+        }
         let wanted = Set(names)
         if let k = readText(keyPath), let c = readText(certPath),
            let loadedKey = try? P256.Signing.PrivateKey(pemRepresentation: k), let loaded = try? Certificate(pemEncoded: c),
            loaded.issuer == ca.subject, ca.publicKey.isValidSignature(loaded.signature, for: loaded),
            loaded.notValidAfter > now.addingTimeInterval(Double(renewDays) * 86_400),
+           loaded.notValidAfter.timeIntervalSince(loaded.notValidBefore) <= Double(serverDays + 1) * 86_400,
            wanted.isSubset(of: Set(certificateNames(in: loaded))) {
             key = loadedKey; cert = loaded
         } else {
-            key = P256.Signing.PrivateKey()
-            var alt: [GeneralName] = []
-            for n in names {
-                if let ip = addressBytes(n) { alt.append(.ipAddress(ASN1OctetString(contentBytes: ArraySlice(ip)))) } else { alt.append(.dnsName(n)) }
-            }
-            let subject = try DistinguishedName { CommonName(names.first { addressBytes($0) == nil } ?? "sensorwah") }
-            cert = try Certificate(
-                version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey),
-                notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(Double(serverDays) * 86_400),
-                issuer: ca.subject, subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: try Certificate.Extensions {
-                    Critical(BasicConstraints.notCertificateAuthority)
-                    Critical(KeyUsage(digitalSignature: true))
-                    try ExtendedKeyUsage([.serverAuth])
-                    SubjectAlternativeNames(alt)
-                    SubjectKeyIdentifier(hash: .init(key.publicKey))
-                    AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: .init(caKey.publicKey)).keyIdentifier)
-                },
-                issuerPrivateKey: .init(caKey))
+            (key, cert) = try issueServer(names: names, caKey: caKey, ca: ca, now: now)
             try writePrivate(keyPath, key.pemRepresentation)
             try writePublic(certPath, try cert.serializeAsPEM().pemString)
             issued = true
@@ -120,8 +164,76 @@ public struct WebCertificates: Sendable {
         let caPEM = try ca.serializeAsPEM().pemString
         return WebCertificates(folder: folder, authorityPEM: caPEM, authorityDER: der.serializedBytes,
                                serverChainPEM: try cert.serializeAsPEM().pemString + "\n" + caPEM,
-                               serverKeyPEM: key.pemRepresentation, names: certificateNames(in: cert), issued: issued)
+                               serverKeyPEM: key.pemRepresentation, names: certificateNames(in: cert), issued: issued, notices: notices)
     }
+
+    /// A new authority: valid `authorityDays`, signing only for local names and addresses
+    /// (`constrained` false: for any name, as versions before the constraint made them; tests).
+    static func makeAuthority(now: Date, constrained: Bool = true) throws -> (P256.Signing.PrivateKey, Certificate) {
+        let caKey = P256.Signing.PrivateKey()
+        let name = try DistinguishedName {
+            CommonName("SensorWah local authority (\(hostName()))")
+            OrganizationName("SensorWah")
+        }
+        let ca = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(caKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(Double(authorityDays) * 86_400),
+            issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                if constrained { Critical(nameConstraints()) }
+                SubjectKeyIdentifier(hash: .init(caKey.publicKey))
+            },
+            issuerPrivateKey: .init(caKey))
+        return (caKey, ca)
+    }
+
+    /// A server certificate for `names` (DNS names and addresses), valid `serverDays`, signed by
+    /// the authority (whatever the names: `load` gives it only permitted ones).
+    static func issueServer(names: [String], caKey: P256.Signing.PrivateKey, ca: Certificate, now: Date) throws -> (P256.Signing.PrivateKey, Certificate) {
+        let key = P256.Signing.PrivateKey()
+        var alt: [GeneralName] = []
+        for n in names {
+            if let ip = addressBytes(n) { alt.append(.ipAddress(ASN1OctetString(contentBytes: ArraySlice(ip)))) } else { alt.append(.dnsName(n)) }
+        }
+        let subject = try DistinguishedName { CommonName(names.first { addressBytes($0) == nil } ?? "sensorwah") }
+        let cert = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(Double(serverDays) * 86_400),
+            issuer: ca.subject, subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.serverAuth])
+                SubjectAlternativeNames(alt)
+                SubjectKeyIdentifier(hash: .init(key.publicKey))
+                AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: .init(caKey.publicKey)).keyIdentifier)
+            },
+            issuerPrivateKey: .init(caKey))
+        return (key, cert)
+    }
+
+    /// Tests: a certificate for `names` signed with the key in `folder`, as anyone holding the
+    /// key could make one (PEM); and an unconstrained authority written there.
+    static func signWithStoredAuthority(folder: String, names: [String]) throws -> String {
+        guard let k = readText(folder + "/web-ca-key.pem"), let c = readText(folder + "/web-ca.pem") else { throw Failure(description: "no authority in \(folder)") }
+        let (_, cert) = try issueServer(names: names, caKey: try P256.Signing.PrivateKey(pemRepresentation: k), ca: try Certificate(pemEncoded: c), now: Date())
+        return try cert.serializeAsPEM().pemString
+    }
+    static func writeUnconstrainedAuthority(folder: String) throws {
+        try makeFolder(folder)
+        let (k, c) = try makeAuthority(now: Date(), constrained: false)
+        try writePrivate(folder + "/web-ca-key.pem", k.pemRepresentation)
+        try writePublic(folder + "/web-ca.pem", try c.serializeAsPEM().pemString)
+    }
+    /// Days from a PEM certificate's start to its end.
+    static func validityDays(_ pem: String) throws -> Double {
+        let c = try Certificate(pemEncoded: pem)
+        return c.notValidAfter.timeIntervalSince(c.notValidBefore) / 86_400
+    }
+    /// Whether a PEM certificate carries this version's critical name constraints.
+    static func constrained(pem: String) -> Bool { (try? Certificate(pemEncoded: pem)).map(constrained) ?? false }
 
     /// The DNS names and addresses a certificate is for.
     static func certificateNames(in cert: Certificate) -> [String] {
@@ -203,26 +315,39 @@ public struct WebCertificates: Sendable {
         }
     }
 
-    static func readText(_ path: String) -> String? { readWholeFile(path) }
+    /// The private files of the data folder (readable by the user only).
+    static let privateFiles = ["web-ca-key.pem", "web-server-key.pem", "control-token"]
+
+    /// The data folder made the user's alone (0700) and each private file in it readable by the
+    /// user only (0600), whatever loosened them since; quietly, unless a chmod fails.
+    public static func tighten(_ folder: String) throws {
+        func fix(_ path: String, _ mode: mode_t, directory: Bool) throws {
+            var st = stat()
+            guard lstat(path, &st) == 0 else { return }   // not there (yet)
+            let type = st.st_mode & S_IFMT
+            guard type == (directory ? S_IFDIR : S_IFREG) else {
+                throw Failure(description: "\(path) is \(CarefulFile.kind(st.st_mode)), not a \(directory ? "folder" : "regular file"): move it away (SensorWah keeps its keys there)")
+            }
+            guard st.st_mode & 0o7777 != mode else { return }
+            guard chmod(path, mode) == 0 else {
+                throw Failure(description: "cannot make \(path) readable by its owner only (chmod \(String(mode, radix: 8))): \(String(cString: strerror(errno)))")
+            }
+        }
+        try fix(folder, 0o700, directory: true)
+        for f in privateFiles { try fix(folder + "/" + f, 0o600, directory: false) }
+    }
+
+    static func readText(_ path: String) -> String? { try? CarefulFile.readText(path, what: "a key or certificate file", maxBytes: 1 << 20) }
 
     /// A private key: written readable by the user only, through a temporary file renamed over.
     static func writePrivate(_ path: String, _ text: String) throws { try writeFile(path, text, mode: 0o600) }
     static func writePublic(_ path: String, _ text: String) throws { try writeFile(path, text, mode: 0o644) }
 
+    /// Through a new file of a random name renamed over (CarefulFile.replace), with `mode`.
     static func writeFile(_ path: String, _ text: String, mode: mode_t) throws {
-        let tmp = path + ".tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode)
-        guard fd >= 0 else { throw Failure(description: "cannot write \(tmp): \(String(cString: strerror(errno)))") }
-        fchmod(fd, mode)
-        let bytes = Array(text.utf8)
-        var off = 0
-        while off < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + off, $0.count - off) }
-            if n < 0 { if errno == EINTR { continue }; let e = errno; close(fd); throw Failure(description: "cannot write \(tmp): \(String(cString: strerror(e)))") }
-            off += n
+        do { try CarefulFile.replace(path, with: Array(text.utf8), mode: mode) } catch {
+            throw Failure(description: error.description)
         }
-        fsync(fd); close(fd)
-        guard rename(tmp, path) == 0 else { throw Failure(description: "cannot write \(path): \(String(cString: strerror(errno)))") }
     }
 
     /// An iOS configuration profile that installs the authority (Settings then asks to trust it).

@@ -214,6 +214,7 @@ enum Wiring {
               let port = bound.split(separator: ":").last.flatMap({ Int($0) }) else { return }
         let names = certificates?.names ?? WebCertificates.localNames()
         let urls = names.filter { $0 != "localhost" }.map { n in n.contains(":") ? "https://[\(n)]:\(port)/" : "https://\(n):\(port)/" }
+        for n in certificates?.notices ?? [] { printError(n) }
         if let c = certificates, c.issued {
             printError("web: a certificate for \(names.joined(separator: ", ")) from SensorWah's local authority (\(c.folder))")
         }

@@ -258,6 +258,51 @@ final class ControlCLITests: XCTestCase {
         XCTAssertEqual(again.listen.wait(timeout: 20).status, 0)
     }
 
+    /// Save through a symbolic link to a 0600 file, with links planted at the temporary names
+    /// earlier versions used: the link stays a link, its target gets the mappings and keeps 0600,
+    /// and nothing planted is followed or left behind. A mapping text with a newline or another
+    /// control character is refused with 400 and why (saved, it would read back as another rig).
+    func testSaveKeepsTheModeAndTheLinkAndFollowsNothingPlanted() throws {
+        let real = data + "/real"
+        try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: true)
+        let target = real + "/rig.yaml", link = data + "/rig.yaml", victim = data + "/victim"
+        try "mappings:\n  - accel.x cc=11   # the wah\n".write(toFile: target, atomically: true, encoding: .utf8)
+        XCTAssertEqual(chmod(target, 0o600), 0)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "real/rig.yaml")
+        try "precious\n".write(toFile: victim, atomically: true, encoding: .utf8)
+        for planted in [link + ".sensorwah-tmp", target + ".sensorwah-tmp"] {
+            try FileManager.default.createSymbolicLink(atPath: planted, withDestinationPath: victim)
+        }
+        let rig = try start(["--no-tcp", "--config", link])
+
+        // control characters: 400, with the reason
+        for text in ["tilt.x cc=14 sender=a\n#", "tilt.x cc=14\r", "tilt.x\u{1B}cc=14", "tilt.x cc=14\u{2028}x"] {
+            let r = try api(rig, "PUT", "mappings/1", ["text": text])
+            XCTAssertEqual(r.code, 400, "\(text.debugDescription): \(r.json)")
+            XCTAssertTrue((r.json["error"] as? String ?? "").contains("one line of text"), "\(r.json)")
+        }
+        let newline = try api(rig, "POST", "mappings", ["text": "tilt.y cc=20\nmappings: []"])
+        XCTAssertEqual(newline.code, 400)
+        XCTAssertTrue((newline.json["error"] as? String ?? "").contains("a newline (U+000A)"), "\(newline.json)")
+
+        XCTAssertEqual(try api(rig, "PUT", "mappings/1", ["text": "accel.x cc=12"]).code, 200)
+        let saved = try api(rig, "POST", "save")
+        XCTAssertEqual(saved.code, 200, "\(saved.json)")
+        rig.listen.interrupt()
+        XCTAssertEqual(rig.listen.wait(timeout: 20).status, 0)
+
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link), "real/rig.yaml", "the link stays a link")
+        XCTAssertEqual(try String(contentsOfFile: target, encoding: .utf8), "mappings:\n  - accel.x cc=12   # the wah\n")
+        let mode = (try FileManager.default.attributesOfItem(atPath: target)[.posixPermissions] as? NSNumber)?.intValue
+        XCTAssertEqual(mode, 0o600)
+        XCTAssertEqual(try String(contentsOfFile: victim, encoding: .utf8), "precious\n", "a planted link was followed")
+        for planted in [link + ".sensorwah-tmp", target + ".sensorwah-tmp"] {
+            XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: planted), victim)
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: real).filter { $0 != "rig.yaml" && $0 != "rig.yaml.sensorwah-tmp" }
+        XCTAssertEqual(left, [], "temporary files left behind")
+    }
+
     /// Calibrate from the page: the trace runs on the streamed take and its range is written
     /// into the configuration file; the state's message says how it went.
     func testCalibrateThroughTheAPI() throws {

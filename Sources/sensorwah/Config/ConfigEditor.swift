@@ -17,7 +17,7 @@ enum ConfigEditor {
             throw Failure(description: "\(path) has \(file.mappings.count) mapping\(file.mappings.count == 1 ? "" : "s") under mappings:, not \(index)")
         }
         let target = file.mappings[index - 1]
-        guard let text = readWholeFile(path) else { throw Failure(description: "cannot read \(path)") }
+        let text = try read(path)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard target.line >= 1, target.line <= lines.count, let r = lines[target.line - 1].range(of: target.text) else {
             throw Failure(description: "\(path):\(target.line): cannot find the mapping '\(target.text)' to edit")
@@ -41,6 +41,11 @@ enum ConfigEditor {
     static func setMappings(in path: String, scene: String?, texts: [String]) throws {
         let file = try ConfigFile(path: path)
         guard !texts.isEmpty else { throw Failure(description: "a configuration keeps at least one mapping") }
+        for t in texts {
+            if let c = MappingLimits.forbiddenCharacter(in: t) {
+                throw Failure(description: "the mapping \"\(t.unicodeScalars.filter { $0.properties.generalCategory != .control }.map(String.init).joined())\" holds \(c): a mapping is one line; not saved")
+            }
+        }
         let entries: [(text: String, line: Int)]
         let where_: String
         if let name = scene {
@@ -49,13 +54,13 @@ enum ConfigEditor {
         } else {
             entries = file.mappings; where_ = "mappings:"
         }
-        guard let text = readWholeFile(path) else { throw Failure(description: "cannot read \(path)") }
+        let text = try read(path)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if entries.isEmpty {
             guard scene == nil, file.mappingsLine == nil else { throw Failure(description: "\(path): \(where_) has no entry to follow") }
             if lines.last == "" { lines.removeLast() }
             lines += ["", "mappings:"] + texts.map { "  - \($0)" } + [""]
-            return try replace(path, with: lines.joined(separator: "\n"))
+            return try replace(path, with: lines.joined(separator: "\n"), expecting: texts, scene: scene)
         }
         guard Set(entries.map(\.line)).count == entries.count, entries.allSatisfy({ lines.indices.contains($0.line - 1) }) else {
             throw Failure(description: "\(path): \(where_) is written on one line ([a, b]); write one mapping per line ('- MAPPING') to save from the control page")
@@ -77,12 +82,12 @@ enum ConfigEditor {
             lines.insert(contentsOf: texts[entries.count...].map { prefix + $0 + quote }, at: last.line)
         }
         for e in entries.dropFirst(texts.count).reversed() { lines.remove(at: e.line - 1) }
-        try replace(path, with: lines.joined(separator: "\n"))
+        try replace(path, with: lines.joined(separator: "\n"), expecting: texts, scene: scene)
     }
 
     /// Sets `key: value` in a top-level section (added if missing), keeping everything else.
     static func setValue(in path: String, section: String, key: String, value: String, comment: String) throws {
-        guard let text = readWholeFile(path) else { throw Failure(description: "cannot read \(path)") }
+        let text = try read(path)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let entry = { (indent: String) in "\(indent)\(key): \(value)   # \(comment)" }
         if let s = lines.firstIndex(where: { $0.hasPrefix("\(section):") }) {
@@ -107,18 +112,23 @@ enum ConfigEditor {
         try replace(path, with: lines.joined(separator: "\n"))
     }
 
-    /// Replaces the file with `out` once it loads, atomically (a write then a rename).
-    static func replace(_ path: String, with out: String) throws {
-        _ = try ConfigFile(path: path, text: out)   // never a file that does not load
-        let tmp = path + ".sensorwah-tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw Failure(description: "cannot write \(tmp): \(String(cString: strerror(errno)))") }
-        var bytes = Array(out.utf8)
-        let ok = writeAll(fd, &bytes, bytes.count)
-        close(fd)
-        guard ok, rename(tmp, path) == 0 else {
-            unlink(tmp)
-            throw Failure(description: "cannot replace \(path): \(String(cString: strerror(errno)))")
+    /// The file's text, read as a configuration file is (a regular file, within the cap).
+    static func read(_ path: String) throws -> String {
+        do { return try CarefulFile.readText(path, what: "the configuration file") } catch { throw Failure(description: error.description) }
+    }
+
+    /// Replaces the file with `out` once it loads and reads back as the same mappings, through
+    /// a new file of a random name in the target's folder renamed over it (CarefulFile.replace:
+    /// the mode kept, a symbolic link kept a link and its target written, nothing planted at a
+    /// predictable name followed).
+    static func replace(_ path: String, with out: String, expecting texts: [String]? = nil, scene: String? = nil) throws {
+        let loaded = try ConfigFile(path: path, text: out)   // never a file that does not load
+        if let texts {
+            let back = scene.map { name in loaded.scenes.first { $0.name == name }?.mappings.map(\.text) ?? [] } ?? loaded.mappings.map(\.text)
+            guard back == texts else {
+                throw Failure(description: "\(path): the mappings would read back differently from what runs (\(back.count) read back for \(texts.count)); not saved")
+            }
         }
+        do { try CarefulFile.replace(path, with: Array(out.utf8)) } catch { throw Failure(description: error.description) }
     }
 }

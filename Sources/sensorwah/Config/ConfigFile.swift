@@ -47,9 +47,12 @@ struct ConfigFile {
     }
     var startScene: (name: String, line: Int)?
 
+    /// Reads `path` when it is a regular file of at most `CarefulFile.maxBytes` (a FIFO, a
+    /// directory or a device in its place is refused at once, never waited on).
     init(path: String) throws {
-        guard let text = readWholeFile(path) else {
-            throw Problem(path: path, line: 0, key: nil, message: "cannot read the configuration file")
+        let text: String
+        do { text = try CarefulFile.readText(path, what: "the configuration file") } catch {
+            throw Problem(path: path, line: 0, key: nil, message: error.description)
         }
         try self.init(path: path, text: text)
     }
@@ -188,10 +191,17 @@ struct ConfigFile {
     static func mappingList(_ v: Node, path: String, line: Int, key: String) throws -> [(text: String, line: Int)] {
         switch v {
         case .sequence(let seq):
+            guard seq.count <= MappingLimits.maxPerList else {
+                throw Problem(path: path, line: line, key: key,
+                              message: "\(seq.count) mappings; a list holds at most \(MappingLimits.maxPerList): the file is not used")
+            }
             return try seq.map { item in
                 guard let s = item.string, !s.isEmpty, item.scalar != nil else {
                     throw Problem(path: path, line: item.mark?.line ?? line, key: key,
                                   message: "each mapping is one line of text, e.g. - accel.x cc=11 range=-1..1 bipolar")
+                }
+                if let c = MappingLimits.forbiddenCharacter(in: s) {
+                    throw Problem(path: path, line: item.mark?.line ?? line, key: key, message: "a mapping holds \(c): each mapping is one line of text")
                 }
                 return (s, item.mark?.line ?? line)
             }
@@ -283,7 +293,8 @@ struct ConfigFile {
         }
         let takesMappings: Set<String> = ["replay", "listen", "render", "learn", "calibrate", "plot"]
         if takesMappings.contains(command) && !given.contains("map") && !given.contains("map-file") {
-            for m in mappings { args += ["--map", m.text] }
+            // mapping texts hold no newline (mappingList refuses one)
+            if !mappings.isEmpty { args.append("--config-mappings=" + mappings.map(\.text).joined(separator: "\n")) }
         }
         return (args, origin)
     }

@@ -20,8 +20,10 @@ enum GestureModelFile {
     // MARK: reading
 
     static func read(_ path: String) throws -> LearnedModel {
-        guard let text = readWholeFile(path) else {
-            throw Problem(path: path, line: 0, key: nil, message: "cannot read the gestures file (make one with sensorwah teach FILE TAKE --marks MARKS)")
+        let text: String
+        do { text = try CarefulFile.readText(path, what: "the gestures file") } catch {
+            throw Problem(path: path, line: 0, key: nil, message: error.missing
+                ? "cannot read the gestures file (make one with sensorwah teach FILE TAKE --marks MARKS)" : error.description)
         }
         return try read(text: text, path: path)
     }
@@ -244,8 +246,9 @@ enum GestureModelFile {
 
     /// Writes the model (a temporary file renamed over the old one: a crash leaves either).
     static func write(_ model: LearnedModel, to path: String) throws {
-        do { try text(model).write(toFile: path, atomically: true, encoding: .utf8) } catch {
-            throw Problem(path: path, line: 0, key: nil, message: "cannot write the gestures file: \(error.localizedDescription)")
+        // a new file of a random name renamed over: the mode kept, a link kept a link
+        do { try CarefulFile.replace(path, with: Array(text(model).utf8)) } catch {
+            throw Problem(path: path, line: 0, key: nil, message: "cannot write the gestures file: \(error)")
         }
     }
 }

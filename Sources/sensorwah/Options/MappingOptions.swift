@@ -10,6 +10,10 @@ struct MappingOptions: ParsableArguments {
     var maps: [String] = []
     @Option(help: ArgumentHelp("A file with one mapping per line (# starts a comment).", valueName: "FILE"))
     var mapFile: String?
+    /// The --config file's mappings, one per line, in one argument: a list of any length is one
+    /// option to parse (each `--map` of a long list costs the parser more than the one before).
+    @Option(name: .customLong("config-mappings"), help: .private)
+    var configMappings: String?
     @Option(help: ArgumentHelp("Run only mapping N (1 = the first): a DAW's MIDI learn then sees exactly one controller.", valueName: "N"))
     var solo: Int?
     @Option(help: ArgumentHelp("Where tilt.* comes from: fused (our fusion of the raw accelerometer and gyro) or device (the attitude the app sends, e.g. SensorLog's motionQuaternion).", valueName: "fused|device"))
@@ -89,6 +93,7 @@ struct MappingOptions: ParsableArguments {
     /// The mappings' texts as given (`--map`, then `--map-file`'s lines); empty: the default.
     func givenTexts() throws -> [String] {
         var lines = maps
+        if let c = configMappings { lines += c.split(separator: "\n").map(String.init) }
         if let path = mapFile {
             guard let text = readWholeFile(path) else {
                 throw RuntimeFailure("cannot read mapping file '\(path)'")
