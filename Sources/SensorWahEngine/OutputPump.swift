@@ -4,6 +4,7 @@ import Dispatch
 import Glibc
 #endif
 import Foundation
+import Synchronization
 import SensorWahCore
 import SensorWahRuntime
 import CSpinHint
@@ -133,8 +134,9 @@ public final class OutputPump: @unchecked Sendable {
                 }
                 sleeping.store(false, ordering: .sequentiallyConsistent)
                 spinForExpected()
-                drain()
+                let drained = drain()
                 for o in outputs { o.flush() }
+                noteFailures(drained)
                 if publishLatency, latency.total != publishedTotal, monotonicNanos() >= nextPublish {
                     latencyP50.store(latency.percentile(0.5), ordering: .relaxed)
                     latencyP99.store(latency.percentile(0.99), ordering: .relaxed)
@@ -208,12 +210,13 @@ public final class OutputPump: @unchecked Sendable {
         _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)
     }
 
-    private func drain() {
+    /// Takes every queued message to the outputs; returns how many.
+    private func drain() -> Int {
+        let before = delivered
         while let q = queue.pop() {
             let taken = monotonicNanos()
             wakeLatency.record(nanos: taken > q.queuedNanos ? taken &- q.queuedNanos : 0)
             for o in outputs { o.send(q.event) }
-            if !outputs.isEmpty, outputs.allSatisfy({ $0.failure != nil }) { noteUndelivered() }
             let nanos = monotonicNanos() &- q.receivedNanos
             latency.record(nanos: nanos)
             if latencyBySender && q.sender != QueuedEvent.noSender {
@@ -227,22 +230,38 @@ public final class OutputPump: @unchecked Sendable {
             delivered += 1
         }
         deliveredSoFar.store(delivered, ordering: .relaxed)
+        return delivered - before
     }
 
     /// Messages handed to the outputs while every one of them had failed (see
-    /// `EventOutput.failure`): delivered nowhere.
+    /// `EventOutput.failure`): delivered nowhere. Read after `stop`.
     public private(set) var undelivered = 0
-    private let failedFlag = ManagedAtomic<Bool>(false)
-    private var failureText = ""
+    private let failedNow = ManagedAtomic<Bool>(false)
+    private let failureCount = ManagedAtomic<Int>(0)
+    private let failureText = Mutex("")
 
-    /// What made every output fail, once that has happened (nil until then). Any thread.
-    public var failure: String? { failedFlag.load(ordering: .acquiring) ? failureText : nil }
+    /// How many times every output has failed at once (a reader gone, a server gone), whether
+    /// they all have now, and what they said the last time. Any thread.
+    public var failures: (count: Int, now: Bool, text: String) {
+        let count = failureCount.load(ordering: .acquiring)
+        return (count, failedNow.load(ordering: .acquiring), failureText.withLock { $0 })
+    }
 
-    private func noteUndelivered() {
-        undelivered += 1
-        guard undelivered == 1 else { return }
-        failureText = outputs.compactMap(\.failure).joined(separator: "; ")
-        failedFlag.store(true, ordering: .releasing)
+    /// After each round: whether every output has failed, counting the round's messages as
+    /// delivered nowhere if so (a write that failed in this round's flush lost them too).
+    private func noteFailures(_ drained: Int) {
+        guard !outputs.isEmpty else { return }
+        let dead = outputs.allSatisfy { $0.failure != nil }
+        if dead {
+            undelivered += drained
+            guard !failedNow.load(ordering: .relaxed) else { return }
+            let text = outputs.compactMap(\.failure).joined(separator: "; ")
+            failureText.withLock { $0 = text }
+            failedNow.store(true, ordering: .releasing)
+            failureCount.wrappingIncrement(ordering: .releasing)
+        } else if failedNow.load(ordering: .relaxed) {
+            failedNow.store(false, ordering: .releasing)
+        }
     }
 
     /// Sends what is queued, then stops the thread and closes the outputs.

@@ -423,23 +423,23 @@ final class ControlLiveHandler: ChannelInboundHandler, @unchecked Sendable {
             context.close(promise: nil)
         case .ping:
             // a flood of pings gets one pong at a time, and closes the socket past the rate
-            ConnectionGuard.progress(context)
             guard limiter.admit(monotonicNanos(), limit: ControlLimits.callsPerSecond) else {
                 if limiter.count == 4 * ControlLimits.callsPerSecond { task?.cancel(); context.close(promise: nil) }
                 return
             }
+            ConnectionGuard.progress(context)
             guard !pongPending else { return }
             pongPending = true
             var d = frame.unmaskedData
             let pong = WebSocketFrame(fin: true, opcode: .pong, data: d.readSlice(length: d.readableBytes) ?? context.channel.allocator.buffer(capacity: 0))
             context.writeAndFlush(wrapOutboundOut(pong)).whenComplete { [self] _ in pongPending = false }
         default:
-            ConnectionGuard.progress(context)
             // the page says it is alive now and then (the idle timeout), or which sources it
             // watches: `sources tilt.x,accel.y` (bounded: a message of 1 KiB, 1 MiB in all)
             received += frame.length
             if received > 1 << 20 { task?.cancel(); context.close(promise: nil); return }
             guard frame.opcode == .text, frame.fin, frame.length <= 1024 else { return }
+            ConnectionGuard.progress(context)
             var data = frame.unmaskedData
             let text = data.readString(length: data.readableBytes) ?? ""
             if text.hasPrefix("sources") {

@@ -11,7 +11,7 @@ public final class JSONOutput: EventOutput {
     private let capacity = 1 << 16
     private var used = 0
     public private(set) var failed = false
-    private var failedErrno: Int32 = 0
+    public private(set) var failure: String?
 
     public init(fd: Int32 = 1) {
         self.fd = fd
@@ -30,16 +30,11 @@ public final class JSONOutput: EventOutput {
     public func flush() {
         guard used > 0 else { return }
         if !failed && !writeAll(fd, buffer, used) {   // a closed pipe: stop writing, keep running
+            let e = errno
             failed = true
-            failedErrno = errno
+            failure = e == EPIPE ? "stdout: \(String(cString: strerror(e))) (nothing reads it any more)" : "stdout: \(String(cString: strerror(e)))"
         }
         used = 0
-    }
-
-    public var failure: String? {
-        guard failed else { return nil }
-        let why = String(cString: strerror(failedErrno))
-        return failedErrno == EPIPE ? "stdout: \(why) (nothing reads the output any more)" : "stdout: \(why)"
     }
 
     public func close() { flush() }

@@ -68,8 +68,9 @@ final class StreamHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 }
 
-/// Writes one line to a connection as soon as it is active, then closes it (a sender the
-/// port has no room for is told why).
+/// Writes one line to a connection as soon as it is active and ends its side (a sender the
+/// port has no room for is told why); what the sender sends meanwhile is read and dropped, so
+/// the line is not lost to a reset, and the connection is closed a second later.
 final class SayAndClose: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     let line: String
@@ -78,7 +79,11 @@ final class SayAndClose: ChannelInboundHandler, Sendable {
     func channelActive(context: ChannelHandlerContext) {
         var buf = context.channel.allocator.buffer(capacity: line.utf8.count)
         buf.writeString(line)
-        context.writeAndFlush(NIOAny(buf)).whenComplete { _ in context.close(promise: nil) }
+        nonisolated(unsafe) let ctx = context
+        context.writeAndFlush(NIOAny(buf)).whenComplete { _ in
+            ctx.close(mode: .output, promise: nil)
+            ctx.eventLoop.scheduleTask(in: .seconds(1)) { ctx.close(promise: nil) }
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {}

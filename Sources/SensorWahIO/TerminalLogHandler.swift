@@ -8,7 +8,7 @@ import Synchronization
 /// (`TerminalText`), so text a sender chose cannot clear the screen or begin a forged line; and
 /// each place in the code that logs gets at most `LogRate.burst` lines a second: the rest are
 /// counted, and the site's next line after the second is over says how many were left out
-/// ("... and 71 more like it in the last 1.0 s"), as does `TerminalLogHandler.flush()` at the
+/// ("... and 71 more like it within 1.0 s"), as does `TerminalLogHandler.flush()` at the
 /// end of a run.
 public struct TerminalLogHandler: LogHandler {
     private var inner: StreamLogHandler
@@ -39,12 +39,12 @@ public struct TerminalLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        let text = TerminalText.escaped(event.message.description)
         let site = LogRate.Site(file: event.file, line: event.line)
-        guard let left = LogRate.shared.admit(site, text: text, now: monotonicNanos()) else { return }
+        guard let left = LogRate.shared.admit(site, text: event.message.description, now: monotonicNanos()) else { return }
+        let text = TerminalText.escaped(event.message.description)
         if let left {
             var note = event
-            note.message = "... and \(left.count) more like it in the last \(LogRate.tenths(left.seconds)) s (the last: \(left.last))"
+            note.message = "... and \(left.count) more like it within \(LogRate.tenths(left.seconds)) s (the last: \(left.last))"
             note.metadata = nil
             inner.log(event: note)
         }
@@ -59,7 +59,7 @@ public struct TerminalLogHandler: LogHandler {
         for (site, left) in LogRate.shared.takeAll() {
             var h = StreamLogHandler.standardError(label: "sensorwah")
             h.logLevel = .trace
-            h.log(event: LogEvent(level: .notice, message: "... and \(left.count) more like it in the last \(LogRate.tenths(left.seconds)) s (the last: \(left.last))",
+            h.log(event: LogEvent(level: .notice, message: "... and \(left.count) more like it within \(LogRate.tenths(left.seconds)) s (the last: \(left.last))",
                                   metadata: nil, source: "sensorwah", file: site.file, function: "", line: site.line))
         }
     }
@@ -81,9 +81,10 @@ public final class LogRate: Sendable {
     static func tenths(_ s: Double) -> String { String((s * 10).rounded() / 10) }
 
     struct Site: Hashable { let file: String; let line: UInt }
-    /// Lines a site was not given, with how long that took and the last one's text.
+    /// Lines a site was not given, the seconds from its window's start to the last of them,
+    /// and that one's text (escaped).
     struct LeftOut { var count: Int; var seconds: Double; var last: String }
-    private struct State { var windowStart: UInt64; var count: Int; var left: Int; var last: String }
+    private struct State { var windowStart: UInt64; var count: Int; var left: Int; var last: String; var lastLeft: UInt64 = 0 }
     private let sites = Mutex<[Site: State]>([:])
 
     /// Nil: leave this line out. Otherwise the line goes, after a note of what was left out
@@ -95,7 +96,7 @@ public final class LogRate: Sendable {
                 return .some(nil)
             }
             if now &- s.windowStart >= 1_000_000_000 {
-                let before = s.left > 0 ? LeftOut(count: s.left, seconds: Double(now &- s.windowStart) * 1e-9, last: s.last) : nil
+                let before = s.left > 0 ? LeftOut(count: s.left, seconds: Double(s.lastLeft &- s.windowStart) * 1e-9, last: s.last) : nil
                 s = State(windowStart: now, count: 1, left: 0, last: "")
                 sites[site] = s
                 return .some(before)
@@ -103,7 +104,8 @@ public final class LogRate: Sendable {
             s.count += 1
             if s.count <= Self.burst { sites[site] = s; return .some(nil) }
             s.left += 1
-            s.last = String(text.prefix(160))
+            s.lastLeft = now
+            s.last = TerminalText.escaped(text.prefix(160))
             sites[site] = s
             return nil
         }
@@ -111,11 +113,10 @@ public final class LogRate: Sendable {
 
     /// What every site left out and has not reported, forgotten once taken.
     func takeAll() -> [(Site, LeftOut)] {
-        let now = monotonicNanos()
-        return sites.withLock { sites in
+        sites.withLock { sites in
             var out: [(Site, LeftOut)] = []
             for (k, s) in sites where s.left > 0 {
-                out.append((k, LeftOut(count: s.left, seconds: Double(now &- s.windowStart) * 1e-9, last: s.last)))
+                out.append((k, LeftOut(count: s.left, seconds: Double(s.lastLeft &- s.windowStart) * 1e-9, last: s.last)))
                 sites[k]!.left = 0
             }
             return out

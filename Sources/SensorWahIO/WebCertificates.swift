@@ -90,7 +90,7 @@ public struct WebCertificates: Sendable {
         return permittedDNS.contains { d in d.hasPrefix(".") ? n.hasSuffix(d) : (n == d || n.hasSuffix("." + d)) }
     }
 
-    /// Whether a certificate carries the name constraints this version gives its authority.
+    /// Whether a certificate carries the name constraints SensorWah gives its authority.
     static func constrained(_ ca: Certificate) -> Bool {
         guard let ext = ca.extensions[oid: .X509ExtensionID.nameConstraints], ext.critical,
               let nc = try? NameConstraints(ext) else { return false }
@@ -168,7 +168,7 @@ public struct WebCertificates: Sendable {
     }
 
     /// A new authority: valid `authorityDays`, signing only for local names and addresses
-    /// (`constrained` false: for any name, as versions before the constraint made them; tests).
+    /// (`constrained` false: an authority for any name, which `load` replaces; tests make one).
     static func makeAuthority(now: Date, constrained: Bool = true) throws -> (P256.Signing.PrivateKey, Certificate) {
         let caKey = P256.Signing.PrivateKey()
         let name = try DistinguishedName {
@@ -232,7 +232,7 @@ public struct WebCertificates: Sendable {
         let c = try Certificate(pemEncoded: pem)
         return c.notValidAfter.timeIntervalSince(c.notValidBefore) / 86_400
     }
-    /// Whether a PEM certificate carries this version's critical name constraints.
+    /// Whether a PEM certificate carries SensorWah's critical name constraints.
     static func constrained(pem: String) -> Bool { (try? Certificate(pemEncoded: pem)).map(constrained) ?? false }
 
     /// The DNS names and addresses a certificate is for.
@@ -323,7 +323,8 @@ public struct WebCertificates: Sendable {
     public static func tighten(_ folder: String) throws {
         func fix(_ path: String, _ mode: mode_t, directory: Bool) throws {
             var st = stat()
-            guard lstat(path, &st) == 0 else { return }   // not there (yet)
+            // the folder may be a link to one elsewhere; the files in it may not be links
+            guard (directory ? stat(path, &st) : lstat(path, &st)) == 0 else { return }   // not there (yet)
             let type = st.st_mode & S_IFMT
             guard type == (directory ? S_IFDIR : S_IFREG) else {
                 throw Failure(description: "\(path) is \(CarefulFile.kind(st.st_mode)), not a \(directory ? "folder" : "regular file"): move it away (SensorWah keeps its keys there)")

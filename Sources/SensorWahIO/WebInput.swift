@@ -41,7 +41,9 @@ extension ListenerCore {
     /// The sender for a browser: by its address and the name it gives.
     func webSession(_ address: SocketAddress?, name: String?, sessions list: inout [SenderSession]) -> SenderSession {
         let ip = address?.ipAddress ?? "unknown"
-        let label = TerminalText.escaped("web@\(ip)" + (name.map { "/" + $0 } ?? ""), limit: 200)
+        // the name has no control characters (BrowserMotion refuses them), so the session's
+        // escaped name is this label
+        let label = "web@\(ip)" + (name.map { "/" + $0 } ?? "")
         if let s = list.first(where: { $0.name == label }) { return s }
         if list.count >= Self.maxOSCDevicesPerSender, let last = list.last { return last }
         let s = newSession(name: label, peer: label, verbatimRecording: false)
@@ -201,6 +203,19 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
     }
 }
 
+extension ChannelInboundHandler where OutboundOut == WebSocketFrame {
+    /// Writes `frame` (a close frame) and closes the connection once it is written, or after a
+    /// second if it cannot be (a client that reads nothing).
+    func closeSoon(_ context: ChannelHandlerContext, after frame: WebSocketFrame) {
+        nonisolated(unsafe) let ctx = context
+        let timeout = context.eventLoop.scheduleTask(in: .seconds(1)) { ctx.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in
+            timeout.cancel()
+            ctx.close(promise: nil)
+        }
+    }
+}
+
 /// At most `WebLimits.batchesPerSecond` batches in any second, per connection.
 struct BatchLimiter {
     var windowStart: UInt64 = 0
@@ -216,7 +231,7 @@ struct BatchLimiter {
 /// `refused: REASON` goes back, so the page can show that readings arrive. A flood gets no
 /// flood of answers: over `WebLimits.batchesPerSecond` messages (pings included) in a second
 /// the first one over is told and the rest go unanswered, and four times as many close the
-/// socket (policy violation); a ping is answered only when the last pong has been taken.
+/// socket (policy violation); a ping is answered only when the last pong has been written out.
 final class WebSocketBatchHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
@@ -245,7 +260,6 @@ final class WebSocketBatchHandler: ChannelInboundHandler, @unchecked Sendable {
             }
             message += data.readBytes(length: data.readableBytes) ?? []
             guard frame.fin else { return }
-            guardian?.progress()
             let bytes = message
             message.removeAll(keepingCapacity: true)
             guard admit(context) else { return }
@@ -256,19 +270,20 @@ final class WebSocketBatchHandler: ChannelInboundHandler, @unchecked Sendable {
             switch bytes.withUnsafeBytes({ core.feedWeb($0, from: peer, shared: shared, received: received) }) {
             case .success(let n):
                 core.stats.web.webSocketBatches += 1
+                guardian?.progress()
                 send(context, "ok \(n)")
             case .failure(let r):
                 core.logger.warning("\(peer?.ipAddress ?? "?"): web batch refused: \(r.reason)")
                 send(context, "refused: \(r.reason)")
             }
         case .binary:
-            guardian?.progress()
             core.stats.web.refused += 1
             guard admit(context) else { return }
             send(context, "refused: batches are text")
         case .ping:
+            guard admit(context) else { return }
             guardian?.progress()
-            guard admit(context), !pongPending else { return }
+            guard !pongPending else { return }
             pongPending = true
             var d = frame.unmaskedData
             let pong = WebSocketFrame(fin: true, opcode: .pong, data: d.readSlice(length: d.readableBytes) ?? context.channel.allocator.buffer(capacity: 0))
@@ -276,7 +291,7 @@ final class WebSocketBatchHandler: ChannelInboundHandler, @unchecked Sendable {
         case .connectionClose:
             close(context, code: .normalClosure)
         default:
-            guardian?.progress()
+            break
         }
     }
 
@@ -302,9 +317,7 @@ final class WebSocketBatchHandler: ChannelInboundHandler, @unchecked Sendable {
     func close(_ context: ChannelHandlerContext, code: WebSocketErrorCode) {
         var buf = context.channel.allocator.buffer(capacity: 2)
         buf.write(webSocketErrorCode: code)
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: buf))).whenComplete { _ in
-            context.close(promise: nil)
-        }
+        closeSoon(context, after: WebSocketFrame(fin: true, opcode: .connectionClose, data: buf))
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
@@ -359,6 +372,9 @@ extension Listener {
                         },
                         upgradePipelineHandler: { channel, head in
                             channel.eventLoop.makeCompletedFuture {
+                                // the upgrade request is a whole message (a page's socket may
+                                // say nothing for a while after it)
+                                try channel.pipeline.syncOperations.handler(type: ConnectionGuard.self).progress()
                                 if head.uri.split(separator: "?").first == "/api/live" {
                                     try channel.pipeline.syncOperations.addHandler(ControlLiveHandler(core: core))
                                 } else {

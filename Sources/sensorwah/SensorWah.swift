@@ -1,6 +1,7 @@
 import ArgumentParser
 import SensorWahCore
 import SensorWahEngine
+import SensorWahIO
 
 @main
 struct SensorWah: ParsableCommand {
@@ -36,6 +37,7 @@ struct SensorWah: ParsableCommand {
         }
         do {
             var command = try parseAsRoot(config.arguments)
+            defer { TerminalLogHandler.flush() }
             try command.run()
         } catch {
             let code = exitCode(for: error)

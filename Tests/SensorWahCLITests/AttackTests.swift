@@ -85,9 +85,25 @@ final class AttackTests: XCTestCase {
         let text = stderrNow()
         XCTAssertEqual(listen.terminationStatus, 1, text)
         XCTAssertEqual(text.components(separatedBy: "every output has failed: stdout: Broken pipe").count - 1, 1, text)
-        let n = text.range(of: #"messages not delivered, every output having failed: (\d+)"#, options: .regularExpression)
+        let n = text.range(of: #"messages delivered nowhere, every output having failed: (\d+)"#, options: .regularExpression)
             .map { Int(text[$0].split(separator: " ").last!) ?? 0 } ?? 0
         XCTAssertGreaterThan(n, 400, "the summary does not count what was lost: \(text)")
+    }
+
+    /// Row I with JACK: `--midi jack` the only output and no JACK server: said once, counted,
+    /// exit 1.
+    func testJackMIDIWithNoServerIsNotASilentSuccess() throws {
+        let env = ["JACK_DEFAULT_SERVER": "sensorwah-none-\(getpid())", "JACK_NO_START_SERVER": "1"]
+        let listen = try CLI.Running(["listen", "--bind", "127.0.0.1", "--port", "0", "--no-monitor", "--midi", "jack", "--rest-after", "0"], env: env)
+        let port = try XCTUnwrap(listen.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#, seconds: 20), listen.stderrSoFar)
+        let stream = try CLI.run(["stream", CLI.recording("wrist-wah-phone.csv"), "--to", "127.0.0.1:\(port)", "--fast", "-q"])
+        XCTAssertEqual(stream.status, 0, stream.stderr)
+        XCTAssertNotNil(listen.waitForStderr("every output has failed: JACK: no server connected"), listen.stderrSoFar)
+        listen.interrupt()
+        let r = listen.wait()
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertEqual(r.stderr.components(separatedBy: "every output has failed").count - 1, 1, r.stderr)
+        XCTAssertNotNil(r.stderr.range(of: #"messages delivered nowhere, every output having failed: [1-9]\d* \(JACK: no server connected"#, options: .regularExpression), r.stderr)
     }
 
     /// Row D's line port and its sender: a sender the port has no room for is told why, and

@@ -29,18 +29,18 @@ extension ListenerTests {
     }
 
     func testBytesThatNeverMakeALineDoNotKeepAConnectionOpen() throws {
-        let h = try Harness { $0.idleTimeout = 1 }
+        let h = try Harness { $0.idleTimeout = 2 }
         // a trickle: a digit every 0.3 s, never a newline
         let slow = try tcpSend(h.tcpPort, [], close: false)
         let sender = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(3))], close: false)
         var closed = false
-        for i in 0..<10 where !closed {
+        for i in 0..<20 where !closed {
             _ = "1".withCString { send(slow, $0, 1, Int32(MSG_NOSIGNAL)) }
             // the real sender keeps sending readings
             _ = bytes(Self.rows(1, start: 101 + Double(i) * 0.1)).withUnsafeBytes { send(sender, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             closed = closedByListener(slow, within: 0.3).closed
         }
-        XCTAssertTrue(closed, "a connection sending a byte every 0.3 s but no line stayed open past --idle-timeout 1")
+        XCTAssertTrue(closed, "a connection sending a byte every 0.3 s but no line stayed open past --idle-timeout 2")
         XCTAssertFalse(closedByListener(sender, within: 0.2).closed, "the sender that sends readings was closed")
         close(slow); close(sender)
         _ = h.stop()
@@ -52,7 +52,7 @@ extension ListenerTests {
         let busy = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(3))], close: false)
         // both slots taken; after 2 s the quiet one has sent nothing and may be closed, so a
         // newcomer gets in and its readings arrive
-        usleep(2_200_000)
+        usleep(3_000_000)
         _ = bytes(Self.rows(1, start: 102)).withUnsafeBytes { send(busy, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         _ = h.events()
         let newcomer = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(5, start: 200))], close: false)
@@ -71,7 +71,7 @@ extension ListenerTests {
         let h = try Harness { $0.maxConnections = 8 }    // 4 from one address
         var fds: [Int32] = []
         for i in 0..<4 { fds.append(try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(2, start: 100 + Double(i)))], close: false, from: "127.0.0.2")) }
-        _ = h.waitFor(8)
+        _ = h.waitFor(8, seconds: 0.5)
         let fifth = try tcpSend(h.tcpPort, [], close: false, from: "127.0.0.2")
         let answer = closedByListener(fifth, within: 2)
         XCTAssertTrue(answer.text.contains("already 4 connections from 127.0.0.2, every one in use (at most 4 from one address)"), answer.text)
@@ -89,11 +89,13 @@ extension ListenerTests {
         let b = ConnectionGuard(table: table, address: "a", limits: table.limits, opened: now - 20_000_000_000)
         let c = ConnectionGuard(table: table, address: "a", limits: table.limits, opened: now - 1_000_000_000)
         b.progress(at: now)    // b has sent a message just now: busy
-        // a sent nothing for 10 s; c for 1 s, under the 2 s a connection is given
-        XCTAssertTrue(ConnectionTable.stalest([a, b, c], now: now, after: 2) === a)
-        XCTAssertNil(ConnectionTable.stalest([b, c], now: now, after: 2))
+        // a sent nothing for 10 s, c for 1 s
+        XCTAssertTrue(ConnectionTable.stalest([a, b, c], now: now, after: 2, unheard: 0.5) === a)
+        XCTAssertNil(ConnectionTable.stalest([b, c], now: now, after: 2, unheard: 1.5))
+        // c has sent nothing for 1 s: closed for a newcomer once half a second has passed
+        XCTAssertTrue(ConnectionTable.stalest([b, c], now: now, after: 2, unheard: 0.5) === c)
         // later both are idle long enough: the one that never sent a message goes first
-        XCTAssertTrue(ConnectionTable.stalest([b, c], now: now + 30_000_000_000, after: 2) === c)
+        XCTAssertTrue(ConnectionTable.stalest([b, c], now: now + 30_000_000_000, after: 2, unheard: 0.5) === c)
     }
 }
 

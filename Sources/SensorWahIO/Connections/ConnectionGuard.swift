@@ -15,8 +15,8 @@ import SensorWahRuntime
 //   a message (a slow trickle) do not keep it open;
 // - a port holds `total` connections and at most `perAddress` from one address; a newcomer
 //   that finds either full closes the connection that has gone longest without a complete
-//   message (if that is at least `evictableAfter`), and is refused only when every connection
-//   is in use.
+//   message (if that is at least `evictableAfter`, or `evictableUnheardAfter` for one that has
+//   sent none yet), and is refused only when every connection is in use.
 // The handlers above a guard tell it of each complete message (`ConnectionGuard.progress`).
 
 /// The bounds of one server port's connections.
@@ -31,8 +31,9 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// Bytes of answers a connection may leave untaken; more closes it.
     public var maxPendingOutput = 1 << 20
     /// A connection without a complete message for this many seconds may be closed to make
-    /// room for a newcomer.
+    /// room for a newcomer; one that has sent none yet, after `evictableUnheardAfter`.
     public var evictableAfter = 2.0
+    public var evictableUnheardAfter = 0.5
 
     public init(total: Int, perAddress: Int, firstMessageDeadline: Double, idle: Double) {
         self.total = total; self.perAddress = perAddress
@@ -62,7 +63,7 @@ final class ConnectionTable: @unchecked Sendable {
         let address = channel.remoteAddress?.ipAddress ?? "?"
         let now = monotonicNanos()
         if open.count >= limits.total {
-            guard let victim = Self.stalest(Array(open.values), now: now, after: limits.evictableAfter) else {
+            guard let victim = Self.stalest(Array(open.values), now: now, after: limits.evictableAfter, unheard: limits.evictableUnheardAfter) else {
                 refused += 1
                 return .failure(Refusal(text: "already \(plural(open.count)), every one in use"))
             }
@@ -70,7 +71,7 @@ final class ConnectionTable: @unchecked Sendable {
         }
         let same = open.values.filter { $0.address == address }
         if same.count >= limits.perAddress {
-            guard let victim = Self.stalest(same, now: now, after: limits.evictableAfter) else {
+            guard let victim = Self.stalest(same, now: now, after: limits.evictableAfter, unheard: limits.evictableUnheardAfter) else {
                 refused += 1
                 return .failure(Refusal(text: "already \(plural(same.count)) from \(address), every one in use (at most \(limits.perAddress) from one address)"))
             }
@@ -94,11 +95,11 @@ final class ConnectionTable: @unchecked Sendable {
         g.close()
     }
 
-    /// The connection longest without a complete message, if that is `after` seconds or more;
-    /// one that never sent one goes first.
-    static func stalest(_ list: [ConnectionGuard], now: UInt64, after: Double) -> ConnectionGuard? {
-        let limit = UInt64(after * 1e9)
-        let idle = list.filter { now &- $0.lastProgress >= limit }
+    /// The connection longest without a complete message, if that is `after` seconds or more
+    /// (`unheard` for one that has sent none yet); one that never sent one goes first.
+    static func stalest(_ list: [ConnectionGuard], now: UInt64, after: Double, unheard: Double) -> ConnectionGuard? {
+        let limit = UInt64(after * 1e9), unheardLimit = UInt64(unheard * 1e9)
+        let idle = list.filter { now &- $0.lastProgress >= ($0.messages == 0 ? unheardLimit : limit) }
         return idle.min { a, b in
             if (a.messages == 0) != (b.messages == 0) { return a.messages == 0 }
             return a.lastProgress < b.lastProgress

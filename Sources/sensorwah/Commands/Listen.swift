@@ -71,7 +71,7 @@ struct Listen: ParsableCommand {
     var pair = false
     @Option(help: ArgumentHelp("Pair with this sender's address only (implies --pair).", valueName: "ADDRESS"))
     var pairWith: String?
-    @Option(help: "Most TCP senders at once (half of them from one address; the web and push ports take four times as many). A newcomer closes a connection that has sent nothing whole for 2 s.")
+    @Option(help: "Most TCP senders at once (from one address half of them, or 4 if that is more; the web and push ports take four times as many, 16 from one address). A newcomer closes a connection that has sent nothing whole for 2 s (half a second if it never has).")
     var maxConnections = 16
     @Option(help: ArgumentHelp("Close a connection after this many seconds without a whole message: a line that gives a reading, a request, a WebSocket message (0: never).", valueName: "SECONDS"))
     var idleTimeout = 60.0
@@ -224,11 +224,16 @@ struct Listen: ParsableCommand {
                 logger.notice("Program Change (\(channel)) on \(c.programChangeInputName ?? "") selects a scene: 0 \(scenes[0].name)\(scenes.count > 1 ? ", 1 \(scenes[1].name)" : "")\(scenes.count > 2 ? ", ..." : "")")
             }
         }
-        var toldDead = false
+        var toldFailures = 0, dead = false
         while !Shutdown.isRequested {
-            if !toldDead, let why = pump.failure {
-                toldDead = true
-                logger.error("every output has failed: \(why); nothing is delivered from now on (the run goes on and ends with exit status 1; stop it with Ctrl-C)")
+            let f = pump.failures
+            if f.count > toldFailures {
+                toldFailures = f.count
+                dead = true
+                logger.error("every output has failed: \(f.text); messages go nowhere until one delivers again (the run goes on, and ends with exit status 1)")
+            } else if dead && !f.now {
+                dead = false
+                logger.notice("an output delivers again")
             }
             // with a Program Change input, look every 10 ms (a foot switch should not lag)
             var ts = timespec(tv_sec: 0, tv_nsec: controls.isEmpty ? 50_000_000 : 10_000_000)
@@ -342,12 +347,11 @@ struct Listen: ParsableCommand {
                 text += "\n  received \(stats.parser.lines) lines, \(stats.bytes / 1_000_000) MB in \((busy * 1000).rounded() / 1000) s of traffic: \(Int(Double(stats.parser.lines) / busy)) lines/s"
             }
         }
-        if let why = pump.failure {
-            text += "\n  messages not delivered, every output having failed: \(pump.undelivered) (\(why))"
+        if pump.undelivered > 0 {
+            text += "\n  messages delivered nowhere, every output having failed: \(pump.undelivered) (\(pump.failures.text))"
         }
-        TerminalLogHandler.flush()
         printError(text)
-        if pump.failure != nil { throw ExitCode(1) }
+        if pump.undelivered > 0 { throw ExitCode(1) }
     }
 
     /// One teach request (the live view's `t` key, the control page's Teach panel); returns what
