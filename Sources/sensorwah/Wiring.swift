@@ -27,18 +27,20 @@ enum Wiring {
     }
 
     /// Every output asked for. One that cannot start (no sequencer, no JACK server) logs one
-    /// error line and the others run in full. `controlIn` (listen with scenes) also opens the
-    /// Program Change inputs: the ALSA port `control in` and the JACK port `control_in`.
+    /// error line and the others run in full; when none can, the run is refused with the reason
+    /// (it would deliver nothing). `controlIn` (listen with scenes) also opens the Program
+    /// Change inputs: the ALSA port `control in` and the JACK port `control_in`.
     static func outputs(_ o: OutputOptions, mappings: [Mapping], controlIn: Bool = false, scenes: [Scene] = [], startScene: Int = 0,
                         logger: Logger) throws -> [any EventOutput] {
         var outs: [any EventOutput] = []
+        var failed: [String] = []
         for d in o.destinations {
             switch d {
             case .stdout: outs.append(JSONOutput())
             case .alsa:
                 do { outs.append(try ALSAMIDIOutput(clientName: o.alsaClient, portName: o.alsaPort, controlPort: controlIn ? "control in" : nil,
                                                   connect: o.alsaConnect, logger: logger)) }
-                catch { logger.error("\(error)") }
+                catch { failed.append("\(error)") }
             case .jack:
                 break   // below, with the wah: one JACK client serves both
             case .rtp:
@@ -48,6 +50,10 @@ enum Wiring {
         if !o.network.oscOut.isEmpty { outs.append(try oscOutput(o.network, logger: logger)) }
         outs += try jackOutputs(o.jack, midi: o.destinations.contains(.jack), controlIn: controlIn, mappings: mappings,
                                 scenes: scenes, startScene: startScene, logger: logger)
+        if outs.isEmpty && !failed.isEmpty {
+            throw RuntimeFailure(failed.joined(separator: "; ") + "\nNo output could start, so nothing would be delivered: choose one that works here (--midi stdout prints the messages; sensorwah ports lists the MIDI ports).")
+        }
+        for f in failed { logger.error("\(f)") }
         return outs
     }
 

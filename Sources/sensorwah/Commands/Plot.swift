@@ -43,6 +43,15 @@ struct Plot: ParsableCommand {
     @OptionGroup var mapping: MappingOptions
     @OptionGroup var global: GlobalOptions
 
+    func validate() throws {
+        // the picture is SVG: a name that promises another format would hold what it does not say
+        let ext = output.split(separator: "/").last.flatMap { $0.contains(".") ? $0.split(separator: ".").last : nil }.map { $0.lowercased() }
+        if let e = ext, e != "svg" {
+            let stem = output.dropLast(e.count + 1)
+            throw ValidationError("-o \(output): plot writes SVG, not \(e.uppercased()); name the file \(stem).svg (an SVG opens in any browser; to get a \(e.uppercased()), convert it, e.g. rsvg-convert \(stem).svg -o \(output))")
+        }
+    }
+
     func run() throws {
         let mappings = try mapping.mappings()
         let motion = try mapping.motionSettings()

@@ -1,0 +1,47 @@
+import Foundation
+import XCTest
+
+/// What a new user trips over in the first hour (issue #42): no silent failure, no file that
+/// is not what its name says.
+final class FirstHourTests: XCTestCase {
+    /// `--midi alsa` on a machine without a sequencer (this one: no sound in the kernel): when
+    /// ALSA is the only output, replay and learn refuse at once with the reason and exit 1,
+    /// instead of playing the take into nothing and reporting the messages as sent.
+    func testALSAAsTheOnlyOutputWithoutASequencerIsRefused() throws {
+        guard !FileManager.default.fileExists(atPath: "/dev/snd/seq") else { throw XCTSkip("this machine has an ALSA sequencer") }
+        for args in [["replay", CLI.recording("wrist-wah-phone.csv"), "--midi", "alsa", "--fast"], ["learn", "1", "--midi", "alsa"]] {
+            let r = try CLI.run(args, timeout: 20)
+            XCTAssertEqual(r.status, 1, "\(args): \(r.stderr)")
+            XCTAssertEqual(r.stderr.components(separatedBy: "no ALSA sequencer").count - 1, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains("No output could start, so nothing would be delivered"), r.stderr)
+            XCTAssertFalse(r.stderr.contains("messages sent"), r.stderr)
+            XCTAssertEqual(r.stdout, "")
+        }
+    }
+
+    /// Beside an output that works, the one that cannot start is one error line and the run
+    /// goes on in full.
+    func testAnALSAOutputThatCannotStartBesideAnotherIsOneLine() throws {
+        guard !FileManager.default.fileExists(atPath: "/dev/snd/seq") else { throw XCTSkip("this machine has an ALSA sequencer") }
+        let r = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--midi", "alsa", "--midi", "stdout", "--fast"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr.components(separatedBy: "no ALSA sequencer").count - 1, 1, r.stderr)
+        XCTAssertGreaterThan(CLI.lines(r.stdout).count, 500)
+    }
+
+    /// `plot -o take.png` would be SVG in a .png: refused before anything is read or written.
+    func testPlotRefusesAPictureNamedForAnotherFormat() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-plot-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let png = dir.appendingPathComponent("take.png").path
+        let r = try CLI.run(["plot", CLI.recording("wrist-wah-phone.csv"), "-o", png])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("plot writes SVG, not PNG; name the file \(dir.path)/take.svg"), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: png))
+        let svg = dir.appendingPathComponent("take.svg").path
+        let ok = try CLI.run(["plot", CLI.recording("wrist-wah-phone.csv"), "-o", svg])
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+        XCTAssertTrue((try String(contentsOfFile: svg, encoding: .utf8)).contains("<svg"))
+    }
+}
