@@ -37,6 +37,7 @@ struct SensorWah: ParsableCommand {
         }
         do {
             var command = try parseAsRoot(config.arguments)
+            try checkListenSettings(config)
             defer { TerminalLogHandler.flush() }
             try command.run()
         } catch {
@@ -49,6 +50,23 @@ struct SensorWah: ParsableCommand {
                 Self.exit(withError: ExitCode(code.rawValue))
             }
             Self.exit(withError: error)
+        }
+    }
+
+    /// A file's `listen:` settings are checked by every command that reads the file, as
+    /// `listen` would check them, so that `replay` or `plot` does not pass a file `listen`
+    /// refuses (a port out of range, say). Only parsed and validated, nothing started.
+    static func checkListenSettings(_ config: ConfigArguments) throws {
+        guard let file = config.file, let command = config.arguments.first, command != "listen",
+              !file.arguments(for: "listen", given: []).args.isEmpty else { return }
+        let listen = try ConfigArguments(argv: ["listen", "--config", file.path])
+        do { _ = try parseAsRoot(listen.arguments) } catch {
+            guard exitCode(for: error) != .success else { return }
+            let message = listen.attribute(fullMessage(for: error)) ?? fullMessage(for: error)
+            let text = message.replacingOccurrences(of: "Error: ", with: "").split(separator: "\n")
+                .filter { !$0.hasPrefix("Usage:") && !$0.hasPrefix("  See '") && !$0.isEmpty }.joined(separator: "\n")
+            printError("Error: \(text)\n(a listen setting: \(command) does not use it, but listen would refuse this file; fix it there)")
+            Self.exit(withError: ExitCode(78))   // EX_CONFIG
         }
     }
 }

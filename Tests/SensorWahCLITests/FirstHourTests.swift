@@ -44,4 +44,28 @@ final class FirstHourTests: XCTestCase {
         XCTAssertEqual(ok.status, 0, ok.stderr)
         XCTAssertTrue((try String(contentsOfFile: svg, encoding: .utf8)).contains("<svg"))
     }
+
+    /// A `listen:` setting `listen` would refuse is refused by every command that reads the
+    /// file, at its line; a tab in the indentation is named as such.
+    func testEveryCommandChecksTheWholeFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-cfg-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let port = dir.appendingPathComponent("port.yaml").path, tab = dir.appendingPathComponent("tab.yaml").path
+        try "mappings:\n  - tilt.x zero cc=11\nlisten:\n  port: 99999\n".write(toFile: port, atomically: true, encoding: .utf8)
+        try "listen:\n\tport: 9000\n".write(toFile: tab, atomically: true, encoding: .utf8)
+        let take = CLI.recording("wrist-wah-phone.csv")
+        for args in [["replay", take, "--fast"], ["plot", take, "-o", dir.appendingPathComponent("p.svg").path], ["learn", "1"]] {
+            let r = try CLI.run(args + ["--config", port], timeout: 20)
+            XCTAssertEqual(r.status, 78, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("\(port):4: listen.port: --port must be 0-65535"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("listen would refuse this file"), r.stderr)
+            let t = try CLI.run(args + ["--config", tab], timeout: 20)
+            XCTAssertEqual(t.status, 78, t.stderr)
+            XCTAssertTrue(t.stderr.contains("\(tab):2:1: a tab in the indentation: YAML indents with spaces only"), t.stderr)
+        }
+        let l = try CLI.run(["listen", "--config", port], timeout: 20)
+        XCTAssertNotEqual(l.status, 0)
+        XCTAssertTrue(l.stderr.contains("\(port):4: listen.port: --port must be 0-65535"), l.stderr)
+    }
 }

@@ -62,6 +62,14 @@ struct ConfigFile {
         let root: Node?
         do { root = try Yams.compose(yaml: text) } catch let e as YamlError {
             let m = Self.mistake(in: e, text: text)
+            // a tab where YAML wants spaces: libyaml's words for it do not say so
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            if let k = lines.prefix(max(m.line, 1)).firstIndex(where: { $0.prefix { $0 == " " || $0 == "\t" }.contains("\t") }) {
+                let column = lines[k].prefix { $0 == " " || $0 == "\t" }.firstIndex(of: "\t").map { lines[k].distance(from: lines[k].startIndex, to: $0) + 1 }
+                throw Problem(path: path, line: k + 1, key: nil,
+                              message: "a tab in the indentation: YAML indents with spaces only (replace the tab with spaces): `\(String(lines[k].drop { $0 == " " || $0 == "\t" }))`",
+                              column: column)
+            }
             throw Problem(path: path, line: m.line, key: nil, message: m.message, column: m.column)
         }
         guard let root else { return }   // an empty file: the built-in defaults
