@@ -30,6 +30,14 @@ struct SensorWah: ParsableCommand {
     /// Parses with the settings of `--config FILE` in front of the typed options, runs the
     /// command, and reports an error caused by a setting at its line in the file.
     static func main() {
+        // a mistyped command gets the nearest one, as a mistyped option does
+        if let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-"), first != "help" {
+            let names = configuration.subcommands.map { $0._commandName }
+            if !names.contains(first), let guess = Suggestion.closest(to: first, among: names) {
+                printError("Error: Unknown command '\(first)'. Did you mean '\(guess)'?\n  See 'sensorwah --help' for the commands.")
+                Self.exit(withError: ExitCode(64))
+            }
+        }
         let config: ConfigArguments
         do { config = try ConfigArguments(argv: Array(CommandLine.arguments.dropFirst())) } catch {
             printError("Error: \(error)")

@@ -68,4 +68,34 @@ final class FirstHourTests: XCTestCase {
         XCTAssertNotEqual(l.status, 0)
         XCTAssertTrue(l.stderr.contains("\(port):4: listen.port: --port must be 0-65535"), l.stderr)
     }
+
+    /// Mistyped words get the nearest right one: a command, a mapping's source and option; a
+    /// negative speed is named as out of range, not as a missing value.
+    func testMistakesGetTheNearestRightWord() throws {
+        let take = CLI.recording("wrist-wah-phone.csv")
+        let cases: [([String], String)] = [
+            (["replya", take], "Unknown command 'replya'. Did you mean 'replay'?"),
+            (["replay", take, "--map", "tlit.x cc=11"], "unknown source 'tlit.x' (did you mean 'tilt.x'?"),
+            (["replay", take, "--map", "tilt.x cc=11 smoth=40"], "unknown option 'smoth' in 'smoth=40' (did you mean 'smooth'?)"),
+            (["replay", take, "--speed", "-2"], "--speed must be a number from 0.01 to 1000"),
+        ]
+        for (args, want) in cases {
+            let r = try CLI.run(args)
+            XCTAssertEqual(r.status, 64, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(want), "\(args): \(r.stderr)")
+        }
+    }
+
+    /// Texts shared by several commands say what is true for each: `--solo` and `--gestures` in
+    /// render's and plot's help, and the gesture settings' pointer to the right flag.
+    func testSharedHelpTextsFitEveryCommand() throws {
+        for command in ["render", "plot", "replay", "listen"] {
+            let help = try CLI.run([command, "--help"]).stdout.replacingOccurrences(of: "\n", with: " ")
+                .replacingOccurrences(of: #" +"#, with: " ", options: .regularExpression)
+            XCTAssertFalse(help.contains("listen reloads it"), command)
+            XCTAssertFalse(help.contains("export --gestures"), command)
+            if help.contains("--gesture-setting") { XCTAssertTrue(help.contains("export --list-gestures"), command) }
+            if help.contains("--solo") { XCTAssertTrue(help.contains("with MIDI out, a DAW's MIDI learn"), command) }
+        }
+    }
 }

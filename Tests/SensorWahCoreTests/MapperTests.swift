@@ -263,3 +263,14 @@ final class MapperTests: XCTestCase {
         XCTAssertEqual(s.gapsShortened, 1)
     }
 }
+
+final class SuggestionTests: XCTestCase {
+    func testTheNearestWordWithinAThirdOfItsLetters() {
+        XCTAssertEqual(Suggestion.closest(to: "replya", among: ["replay", "render", "plot"]), "replay")
+        XCTAssertEqual(Suggestion.closest(to: "tlit.x", among: Source.names), "tilt.x")
+        XCTAssertEqual(Suggestion.closest(to: "SMOTH", among: ["smooth", "speed"]), "smooth")
+        XCTAssertNil(Suggestion.closest(to: "elbow.x", among: Source.names))
+        XCTAssertNil(Suggestion.closest(to: "x", among: ["y", "z"]), "two equally near: no guess")
+        XCTAssertNil(Suggestion.closest(to: "replay", among: ["replay"]), "the word itself is no suggestion")
+    }
+}

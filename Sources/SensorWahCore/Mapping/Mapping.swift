@@ -84,6 +84,15 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
         "gravity": .gravity, "grav": .gravity,
     ]
 
+    /// The names a source is written with (`osc:`, `gesture:` and `pose:` ones aside): what a
+    /// mistyped one is compared with.
+    public static let names: [String] = {
+        var n = ["pitch", "roll", "yaw", "quat.x", "quat.y", "quat.z", "quat.w", "tilt.pitch", "tilt.roll", "tilt.x", "tilt.y", "tilt.z",
+                 "zero.pitch", "zero.roll", "zero.x", "zero.y", "zero.z", "flick", "shake", "tap"]
+        for v in ["accel", "gyro", "rate", "user", "gravity"] { n += ["x", "y", "z", "mag"].map { v + "." + $0 } }
+        return n
+    }()
+
     /// Parses `accel.x`, `gyro.z`, `user.y`, `gravity.x`, `rate.x`, `pitch`, `roll`, `yaw`, `accel.mag`.
     public init?(parsing text: String) {
         if text.count > 4, text.prefix(4).lowercased() == "osc:" {

@@ -35,6 +35,11 @@ extension Mapping {
     Example: "accel.x cc=11 ch=1 range=-1..1 bipolar smooth=40"
     """
 
+    /// The option keys a mapping takes (what a mistyped one is compared with).
+    static let optionNames = ["cc", "cc14", "bend", "ch", "channel", "note", "toggle", "fx", "to", "length", "range", "bipolar",
+                              "unipolar", "invert", "centre", "deadzone", "curve", "smooth", "beta", "reject", "speed", "rate",
+                              "rest", "sender", "glide", "hold", "relative", "zero"]
+
     /// Parses one mapping. Every error is one line naming the word that is wrong and what is
     /// allowed; no input makes this trap.
     public init(parsing text: String) throws {
@@ -48,7 +53,8 @@ extension Mapping {
             throw fail("'\(first)': an OSC source is osc:/address or osc:/address[N] with N from 0 to 15 (no spaces, commas or #)")
         }
         guard let source = Source(parsing: first) else {
-            throw fail("unknown source '\(first)' (try accel.x, gyro.z, pitch, accel.mag; see `sensorwah mappings`)")
+            let guess = Suggestion.closest(to: first, among: Source.names)
+            throw fail("unknown source '\(first)'" + (guess.map { " (did you mean '\($0)'? see `sensorwah mappings`)" } ?? " (try accel.x, gyro.z, pitch, accel.mag; see `sensorwah mappings`)"))
         }
         /// `key=value` or a bare flag; the key is lower-cased, the value kept as written.
         var options: [(word: String, key: String, value: String?)] = []
@@ -228,7 +234,7 @@ extension Mapping {
                 }
                 self.source = z
             default:
-                throw fail("unknown option '\(key)' in '\(word)' (see `sensorwah mappings` for the options)")
+                throw fail("unknown option '\(key)' in '\(word)'" + (Suggestion.closest(to: key, among: Self.optionNames).map { " (did you mean '\($0)'?)" } ?? " (see `sensorwah mappings` for the options)"))
             }
         }
         if !centreSet { centre = (inputMin + inputMax) / 2 }

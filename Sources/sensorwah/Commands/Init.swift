@@ -119,7 +119,7 @@ struct Init: ParsableCommand {
           tilt-source: fused               # fused (our fusion of accelerometer + gyro) or device (the app's attitude)
           # zero-gesture: shake             # a gesture that captures the rest orientation for `zero` mappings
           # rest-gravity: 0,0,-1           # the rest orientation; listen saves it here when you re-zero
-          # gesture-setting: [flickAccelThreshold=2.5]   # gesture thresholds tuned on a take (export --gestures)
+          # gesture-setting: [flickAccelThreshold=2.5]   # gesture thresholds tuned on a take (export --list-gestures)
 
         wah:
           heel-hz: \(n(tone.heelHz))

@@ -35,6 +35,6 @@ extension GestureSettings {
     }
 
     static let optionHelp = ArgumentHelp(
-        "A gesture setting, NAME=VALUE (repeatable; seconds, G, rad/s): flickAccelThreshold=2.5, shakeMinDuration=1, ... (docs/gestures.md lists them; `export --gestures` shows what fires with them).",
+        "A gesture setting, NAME=VALUE (repeatable; seconds, G, rad/s): flickAccelThreshold=2.5, shakeMinDuration=1, ... (docs/gestures.md lists them; `export --list-gestures` shows what fires with them).",
         valueName: "NAME=VALUE")
 }

@@ -14,7 +14,7 @@ struct MappingOptions: ParsableArguments {
     /// option to parse (each `--map` of a long list costs the parser more than the one before).
     @Option(name: .customLong("config-mappings"), help: .private)
     var configMappings: String?
-    @Option(help: ArgumentHelp("Run only mapping N (1 = the first): a DAW's MIDI learn then sees exactly one controller.", valueName: "N"))
+    @Option(help: ArgumentHelp("Run only mapping N (1 = the first); with MIDI out, a DAW's MIDI learn then sees exactly one controller.", valueName: "N"))
     var solo: Int?
     @Option(help: ArgumentHelp("Where tilt.* comes from: fused (our fusion of the raw accelerometer and gyro) or device (the attitude the app sends, e.g. SensorLog's motionQuaternion).", valueName: "fused|device"))
     var tiltSource = "fused"
@@ -24,7 +24,7 @@ struct MappingOptions: ParsableArguments {
     var restGravity: String?
     @Option(name: .customLong("gesture-setting"), parsing: .singleValue, help: GestureSettings.optionHelp)
     var gestureSettings: [String] = []
-    @Option(name: .customLong("gestures"), help: ArgumentHelp("Gestures and poses taught by example (a file `sensorwah teach` writes), recognised in the stream: sources gesture:NAME, gesture:NAME.progress, pose:NAME. listen reloads it when it changes and teaches into it live (t in the live view, Teach on the control page; it may not exist yet).", valueName: "FILE"))
+    @Option(name: .customLong("gestures"), help: ArgumentHelp("Gestures and poses taught by example (a file `sensorwah teach` writes), recognised in the stream: sources gesture:NAME, gesture:NAME.progress, pose:NAME. With listen it is reloaded when it changes and taught into live (t in the live view, Teach on the control page), and may not exist yet.", valueName: "FILE"))
     var gesturesFile: String?
 
     /// The taught gestures and poses (`--gestures`), nil without the option. With

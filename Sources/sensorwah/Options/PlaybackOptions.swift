@@ -3,7 +3,7 @@ import SensorWahIO
 
 /// Timing of a recording played back (`replay`, `stream`).
 struct PlaybackOptions: ParsableArguments {
-    @Option(help: "Playback speed: 2 is twice as fast, 0.5 half speed.")
+    @Option(parsing: .unconditional, help: "Playback speed: 2 is twice as fast, 0.5 half speed.")
     var speed = 1.0
     @Flag(help: "Start again from the top at the end, until stopped.")
     var loop = false
