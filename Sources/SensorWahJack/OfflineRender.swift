@@ -81,10 +81,24 @@ public final class SoundFile {
 
     public var sampleFormat: SoundSampleFormat? { SoundSampleFormat(subtype: format & Int32(SF_FORMAT_SUBMASK)) }
 
+    /// Whether a file's first bytes are printable text (what a sensor log is).
+    static func looksLikeText(_ path: String) -> Bool {
+        guard let f = fopen(path, "rb") else { return false }
+        defer { fclose(f) }
+        var bytes = [UInt8](repeating: 0, count: 512)
+        let n = fread(&bytes, 1, bytes.count, f)
+        guard n > 0 else { return false }
+        return bytes[0..<n].allSatisfy { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || ($0 >= 0x20 && $0 != 0x7F) }
+    }
+
     public static func openForReading(_ path: String) throws(SoundFileError) -> SoundFile {
         var info = SF_INFO()
         guard let h = sf_open(path, Int32(SFM_READ), &info) else {
-            throw SoundFileError("cannot read '\(path)': \(String(cString: sf_strerror(nil)))")
+            let why = String(cString: sf_strerror(nil))
+            if looksLikeText(path) {
+                throw SoundFileError("'\(path)' is not a sound file: it reads as text (a sensor log?). The input is a sound (WAV, FLAC, AIFF, OGG ...); give a log with --recording LOG")
+            }
+            throw SoundFileError("cannot read '\(path)' as sound: \(why)")
         }
         guard info.channels > 0, info.samplerate > 0 else {
             sf_close(h)

@@ -98,4 +98,20 @@ final class FirstHourTests: XCTestCase {
             if help.contains("--solo") { XCTAssertTrue(help.contains("with MIDI out, a DAW's MIDI learn"), command) }
         }
     }
+
+    /// A file in the wrong place or with columns that do not fit is named for what it is.
+    func testWrongFilesAreNamedForWhatTheyAre() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-files-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let take = CLI.recording("wrist-wah-phone.csv")
+        let render = try CLI.run(["render", "--recording", take, take, dir.appendingPathComponent("out.wav").path])
+        XCTAssertNotEqual(render.status, 0)
+        XCTAssertTrue(render.stderr.contains("is not a sound file: it reads as text (a sensor log?)"), render.stderr)
+        let four = dir.appendingPathComponent("four.csv").path
+        try "1,2,3,4\n2,3,4,5\n".write(toFile: four, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["replay", four, "--columns", "time,ax,ay", "--fast"])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("--columns names 3 columns (time,ax,ay) but the rows have 4 (1,2,3,4)"), r.stderr)
+    }
 }

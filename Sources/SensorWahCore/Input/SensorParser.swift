@@ -725,6 +725,14 @@ public struct SensorParser: Sendable {
         guard options.preview != nil, refusal == nil else { return }
         refusedHeader = true
         let shown = fields.prefix(4).map { String($0.trimmingSpaces) }.joined(separator: ",") + (fields.count > 4 ? ",..." : "")
+        if let cols = options.fallbackColumns {
+            // the columns were named: say how they fit the rows
+            let named = cols.joined(separator: ",")
+            refusal = cols.count != fields.count
+                ? "--columns names \(cols.count) column\(cols.count == 1 ? "" : "s") (\(named)) but the rows have \(fields.count) (\(shown)): name every column, in order, e.g. --columns time,ax,ay,az for a time and three accelerations"
+                : "--columns \(named): not a layout SensorWah reads: a time column and three axes (time,ax,ay,az; time,gx,gy,gz; time,ax,ay,az,gx,gy,gz) or SensorLog's column names"
+            return
+        }
         refusal = "no header: the first data row has \(fields.count) column\(fields.count == 1 ? "" : "s") (\(shown)), and a file without a header is never read by guesswork. Name its columns with --columns, for example --columns time,ax,ay,az (acceleration), --columns time,gx,gy,gz (rotation rate), time,ax,ay,az,gx,gy,gz, or SensorLog's names; units and the time unit come from the names or the data. Or choose the app with --format."
     }
 
