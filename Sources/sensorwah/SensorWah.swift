@@ -13,14 +13,21 @@ struct SensorWah: ParsableCommand {
         SensorWah cleans them, maps them to MIDI Control Change and sends them out.
 
         Start here:
-          sensorwah replay Recordings/wrist-wah-phone.csv        play a recording, print the CC stream
-          sensorwah replay FILE --fast --midi stdout             as fast as possible, one JSON line per message
-          sensorwah replay FILE --wah                            the wah on JACK audio follows the recording
-          sensorwah render --recording FILE in.wav out.wav       the same wah offline, no sound card needed
-          sensorwah plot FILE -o take.svg                        what each mapping makes of it, as a picture
-          sensorwah mappings                                     how to write a mapping (--map)
+          sensorwah replay Recordings/wrist-wah-phone.csv
+              play a recording, print the CC stream
+          sensorwah replay FILE --fast --midi stdout
+              as fast as possible, one JSON line per message
+          sensorwah replay FILE --wah
+              the wah on JACK audio follows the recording
+          sensorwah render --recording FILE in.wav out.wav
+              the same wah offline, no sound card needed
+          sensorwah plot FILE -o take.svg
+              what each mapping makes of it, as a picture
+          sensorwah mappings
+              how to write a mapping (--map)
 
-        With no --map, wrist tilt on the accelerometer's X axis drives CC 11 on channel 1.
+        With no --map, the default mapping tilt.x zero cc=11 runs: the fused wrist tilt, zeroed \
+        where the wrist starts, drives CC 11 on channel 1.
         """,
         version: "sensorwah \(SensorWahCoreVersion.string)",
         subcommands: [Init.self, Replay.self, Inspect.self, Listen.self, Stream.self, Render.self, Export.self, Ports.self, Learn.self, Calibrate.self, Teach.self, Plot.self, MappingsHelp.self],

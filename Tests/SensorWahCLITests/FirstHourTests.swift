@@ -114,4 +114,42 @@ final class FirstHourTests: XCTestCase {
         XCTAssertNotEqual(r.status, 0)
         XCTAssertTrue(r.stderr.contains("--columns names 3 columns (time,ax,ay) but the rows have 4 (1,2,3,4)"), r.stderr)
     }
+
+    /// The default mapping is described one way: `--help` and the guide name `tilt.x zero
+    /// cc=11`, `init` writes it in full, and the full text plays exactly what no `--map` plays.
+    func testTheDefaultMappingIsOneThing() throws {
+        let take = CLI.recording("wrist-wah-phone.csv")
+        let help = try CLI.run(["--help"]).stdout
+        XCTAssertTrue(help.contains("tilt.x zero cc=11"), help)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-default-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rig = dir.appendingPathComponent("rig.yaml").path
+        XCTAssertEqual(try CLI.run(["init", rig]).status, 0)
+        let written = try String(contentsOfFile: rig, encoding: .utf8).components(separatedBy: "\n")
+            .first { $0.hasPrefix("  - ") }.map { String($0.dropFirst(4)) }
+        let full = "zero.x cc=11 ch=1 range=-1..1 bipolar smooth=40 beta=0.5 reject=1.5 speed=none"
+        XCTAssertEqual(written, full)
+        let guide = try String(contentsOf: CLI.repo.appendingPathComponent("docs/guide.md"), encoding: .utf8)
+        XCTAssertTrue(guide.contains("**Default:** `tilt.x zero cc=11`") && guide.contains(full))
+        let none = try CLI.run(["replay", take, "--fast", "-q", "--midi", "stdout"])
+        let given = try CLI.run(["replay", take, "--fast", "-q", "--midi", "stdout", "--map", full])
+        let short = try CLI.run(["replay", take, "--fast", "-q", "--midi", "stdout", "--map", "tilt.x zero cc=11"])
+        XCTAssertGreaterThan(CLI.lines(none.stdout).count, 500)
+        XCTAssertEqual(none.stdout, given.stdout)
+        XCTAssertEqual(none.stdout, short.stdout)
+    }
+
+    /// Every command's examples fit 80 columns (ArgumentParser's width without a terminal): a
+    /// long one goes on over lines ending in a backslash, its words whole, never wrapped into
+    /// the text.
+    func testHelpExamplesAreNeverWrappedMidCommand() throws {
+        for command in ["", "init", "replay", "inspect", "listen", "stream", "render", "export", "ports", "learn", "calibrate", "teach", "plot"] {
+            let help = try CLI.run(command.isEmpty ? ["--help"] : [command, "--help"]).stdout
+            let lines = help.components(separatedBy: "\n")
+            for (a, b) in zip(lines, lines.dropFirst()) where a.hasPrefix("  sensorwah ") || a.hasPrefix("      ") && a.hasSuffix("\\") {
+                XCTAssertTrue(b.isEmpty || b.hasPrefix(" "), "sensorwah \(command) --help wraps an example:\n\(a)\n\(b)")
+            }
+        }
+    }
 }

@@ -25,12 +25,18 @@ struct Export: ParsableCommand {
         (`sensorwah teach`): sources gesture:NAME, gesture:NAME.progress, pose:NAME.
 
         Examples:
-          sensorwah export Recordings/wrist-wah-phone.csv --sources tilt.pitch,tilt.roll,pitch,roll
-          sensorwah export take.csv --sources accel.x,tilt.x,tilt.x@40,flick,tap -o take-tilt.csv
+          sensorwah export Recordings/wrist-wah-phone.csv \\
+              --sources tilt.pitch,tilt.roll,pitch,roll
+          sensorwah export take.csv --sources accel.x,tilt.x,tilt.x@40,flick,tap -o \\
+              take-tilt.csv
           sensorwah export take.csv --list-gestures
-          sensorwah export take.csv --list-gestures --gesture-setting flickAccelThreshold=2.5
-          sensorwah export take.csv --gestures moves.yaml --sources gesture:forehand,gesture:forehand.progress
-          sensorwah export watch.csv --columns accelerometerTimestamp_sinceReboot,accelerometerAccelerationX,accelerometerAccelerationY,accelerometerAccelerationZ --list-gestures
+          sensorwah export take.csv --list-gestures \\
+              --gesture-setting flickAccelThreshold=2.5
+          sensorwah export take.csv --gestures moves.yaml \\
+              --sources gesture:forehand,gesture:forehand.progress
+          sensorwah export watch.csv \\
+              --columns accelerometerTimestamp_sinceReboot,accelerometerAccelerationX,accelerometerAccelerationY,accelerometerAccelerationZ \\
+              --list-gestures
         """
     )
 

@@ -15,8 +15,10 @@ struct Learn: ParsableCommand {
         To bind while moving the real sensor instead, run listen or replay with --solo N.
 
         Examples:
-          sensorwah learn --midi alsa                            the default mapping's CC 11
-          sensorwah learn 2 --map-file rig.maps --midi alsa      the second mapping of a file
+          sensorwah learn --midi alsa
+              the default mapping's CC 11
+          sensorwah learn 2 --map-file rig.maps --midi alsa
+              the second mapping of a file
           sensorwah listen --map-file rig.maps --solo 2 --midi alsa
         """
     )

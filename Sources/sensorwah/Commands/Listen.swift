@@ -21,11 +21,13 @@ struct Listen: ParsableCommand {
         each has its own header and its own name for sender= (app@address/device).
 
         Examples:
-          sensorwah listen                                   TCP port 56204, CC to stdout
+          sensorwah listen
+              TCP port 56204, CC to stdout
           sensorwah listen --udp 5555 --allow 192.168.1.0/24
           sensorwah listen --connect 192.168.1.20:56204 --record Recordings
           sensorwah listen --no-tcp --osc 9000 --map "accel.x cc=11"
-          sensorwah listen --no-tcp --osc 9000 --detect      list what an OSC app sends
+          sensorwah listen --no-tcp --osc 9000 --detect
+              list what an OSC app sends
           sensorwah listen --no-tcp --http 8000              Sensor Logger's HTTP push
           sensorwah listen --no-tcp --phyphox 192.168.1.20:8080
         """

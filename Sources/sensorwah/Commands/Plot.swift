@@ -21,7 +21,8 @@ struct Plot: ParsableCommand {
           sensorwah plot Recordings/wrist-wah-phone.csv -o wah.svg
           sensorwah plot take.csv --config rig.yaml -o take.svg
           sensorwah plot take.csv --map "tilt.x zero cc=11 smooth=80" -o smoother.svg
-          sensorwah plot take.csv --audio fuzzwah.wav -o fuzzwah.svg    the rendered sound's spectrogram
+          sensorwah plot take.csv --audio fuzzwah.wav -o fuzzwah.svg
+              the rendered sound's spectrogram
 
         With --audio, the picture is instead the spectrum of that sound over time (a \
         spectrogram, e.g. of `render`'s output), with the wah's centre frequency that the first \

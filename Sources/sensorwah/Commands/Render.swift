@@ -21,14 +21,21 @@ struct Render: ParsableCommand {
         at audio rate. WAV, FLAC and AIFF in and out; the output format follows its extension.
 
         Examples:
-          sensorwah render --recording Recordings/wrist-wah-phone.csv guitar.wav wah.wav
+          sensorwah render --recording Recordings/wrist-wah-phone.csv guitar.wav \\
+              wah.wav
           sensorwah render --pedal 90 guitar.flac cocked.flac
           sensorwah render --wah-mode envelope --voice crybaby guitar.wav auto.wav
-          sensorwah render --wah-mode both --pedal 20 --sensitivity 4 guitar.wav touch.wav
-          sensorwah render --recording take.csv --map "pitch cc14=1" --sample-format float in.wav out.wav
-          sensorwah render --recording take.csv --map "tilt.x zero cc=11" --wah-switch flick in.wav out.wav
-          sensorwah render --recording take.csv --fx-preset fuzz-wah guitar.wav fuzzwah.wav
-          sensorwah render --recording take.csv --fx "wah > tremolo" --map "tilt.x zero cc=11" --map "tilt.y fx=tremolo.rate to=2..9" in.wav out.wav
+          sensorwah render --wah-mode both --pedal 20 --sensitivity 4 guitar.wav \\
+              touch.wav
+          sensorwah render --recording take.csv --map "pitch cc14=1" \\
+              --sample-format float in.wav out.wav
+          sensorwah render --recording take.csv --map "tilt.x zero cc=11" \\
+              --wah-switch flick in.wav out.wav
+          sensorwah render --recording take.csv --fx-preset fuzz-wah guitar.wav \\
+              fuzzwah.wav
+          sensorwah render --recording take.csv --fx "wah > tremolo" \\
+              --map "tilt.x zero cc=11" --map "tilt.y fx=tremolo.rate to=2..9" \\
+              in.wav out.wav
         """
     )
 

@@ -18,7 +18,8 @@ struct Replay: ParsableCommand {
           sensorwah replay Recordings/wrist-wah-phone.csv
           sensorwah replay take.csv --speed 0.5 --loop
           sensorwah replay take.csv --fast --midi stdout > cc.jsonl
-          sensorwah replay "Sensor Logger export/"          one CSV per sensor, merged on time
+          sensorwah replay "Sensor Logger export/"
+              one CSV per sensor, merged on time
         """
     )
 

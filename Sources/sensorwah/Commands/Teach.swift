@@ -30,10 +30,12 @@ struct Teach: ParsableCommand {
         Examples:
           sensorwah teach moves.yaml take.csv --marks take-marks.txt
           sensorwah teach moves.yaml take.csv --poses take-poses.txt
-          sensorwah teach moves.yaml take.csv --pose "3.0 3.3 wah 1" --pose "5.8 6.1 wah 0"
+          sensorwah teach moves.yaml take.csv --pose "3.0 3.3 wah 1" \\
+              --pose "5.8 6.1 wah 0"
           sensorwah teach moves.yaml                       what the file holds
           sensorwah teach moves.yaml another-take.csv      where it recognises them
-          sensorwah replay another-take.csv --gestures moves.yaml --map "gesture:forehand note=60"
+          sensorwah replay another-take.csv --gestures moves.yaml \\
+              --map "gesture:forehand note=60"
         """
     )
 
