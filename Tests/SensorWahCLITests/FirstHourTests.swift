@@ -152,4 +152,24 @@ final class FirstHourTests: XCTestCase {
             }
         }
     }
+
+    /// Long help comes in sections, each option under the one it belongs to.
+    func testHelpIsGroupedInSections() throws {
+        let help = try CLI.run(["replay", "--help"]).stdout
+        let sections = help.components(separatedBy: "\n").filter { $0.range(of: #"^[A-Z][A-Z ]+:$"#, options: .regularExpression) != nil }
+        XCTAssertEqual(sections, ["ARGUMENTS:", "PLAYBACK:", "INPUT:", "MAPPING:", "MIDI OUT:", "JACK AND THE WAH:", "NETWORK OUTPUTS:",
+                                  "LIVE VIEW:", "GENERAL:", "OPTIONS:"], help)
+        func section(of option: String) -> String? {
+            var current: String?
+            for line in help.components(separatedBy: "\n") {
+                if line.range(of: #"^[A-Z][A-Z ]+:$"#, options: .regularExpression) != nil { current = line }
+                if line.hasPrefix("  \(option) ") || line == "  \(option)" { return current }
+            }
+            return nil
+        }
+        XCTAssertEqual(section(of: "--midi <OUTPUT>"), "MIDI OUT:")
+        XCTAssertEqual(section(of: "--wah"), "JACK AND THE WAH:")
+        XCTAssertEqual(section(of: "--osc-out <[tcp:]HOST:PORT>"), "NETWORK OUTPUTS:")
+        XCTAssertEqual(section(of: "--speed <speed>"), "PLAYBACK:")
+    }
 }

@@ -35,9 +35,9 @@ struct Calibrate: ParsableCommand {
     var restSeconds = 1.5
     @Flag(help: "Print the result without writing the configuration file.")
     var dryRun = false
-    @OptionGroup var input: InputOptions
-    @OptionGroup var mapping: MappingOptions
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Input") var input: InputOptions
+    @OptionGroup(title: "Mapping") var mapping: MappingOptions
+    @OptionGroup(title: "General") var global: GlobalOptions
 
     func validate() throws {
         guard (1...1000).contains(index) else { throw ValidationError("the mapping number counts from 1") }

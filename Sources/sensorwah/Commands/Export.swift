@@ -53,10 +53,10 @@ struct Export: ParsableCommand {
     var gestureSettings: [String] = []
     @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write the table here instead of stdout.", valueName: "FILE"))
     var output: String?
-    @OptionGroup var input: InputOptions
+    @OptionGroup(title: "Input") var input: InputOptions
     @Option(help: ArgumentHelp("Where tilt.* comes from: fused or device.", valueName: "fused|device"))
     var tiltSource = "fused"
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "General") var global: GlobalOptions
 
     func columns() throws -> [ExportColumn] {
         let specs = (sources ?? "").split(separator: ",").map { String($0) }

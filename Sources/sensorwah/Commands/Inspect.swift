@@ -20,8 +20,8 @@ struct Inspect: ParsableCommand {
 
     @Argument(help: "A sensor log.")
     var file: String
-    @OptionGroup var input: InputOptions
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Input") var input: InputOptions
+    @OptionGroup(title: "General") var global: GlobalOptions
 
     func run() throws {
         let report: FileInspection

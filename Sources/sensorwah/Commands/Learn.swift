@@ -29,9 +29,9 @@ struct Learn: ParsableCommand {
     var sweep = 4.0
     @Option(help: ArgumentHelp("Stop after this many seconds (default: run until Ctrl-C).", valueName: "SECONDS"))
     var seconds: Double?
-    @OptionGroup var mapping: MappingOptions
+    @OptionGroup(title: "Mapping") var mapping: MappingOptions
     @OptionGroup var output: OutputOptions
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "General") var global: GlobalOptions
 
     func validate() throws {
         guard (1...1000).contains(index) else { throw ValidationError("the mapping number counts from 1") }

@@ -85,11 +85,11 @@ struct Listen: ParsableCommand {
     var latency = false
     @Flag(help: "Let the output thread sleep until each line arrives. By default, while a sender's lines come at a steady rate, it wakes just before the next is due and waits for it (at most 1 ms either side), so the line finds a running CPU: its message leaves tens of µs sooner on an idle machine, for about 4 % of one core with a steady sender at 100 Hz. Irregular or interleaved senders turn this off by themselves.")
     var noAnticipate = false
-    @OptionGroup var input: InputOptions
-    @OptionGroup var mapping: MappingOptions
+    @OptionGroup(title: "Input") var input: InputOptions
+    @OptionGroup(title: "Mapping") var mapping: MappingOptions
     @OptionGroup var output: OutputOptions
-    @OptionGroup var monitor: MonitorOptions
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Live view") var monitor: MonitorOptions
+    @OptionGroup(title: "General") var global: GlobalOptions
 
     func validate() throws {
         for a in allow where a != "any" && CIDR(a) == nil { throw ValidationError("--allow '\(a)' is not an address or address block (or 'any')") }

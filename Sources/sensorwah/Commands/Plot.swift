@@ -40,9 +40,9 @@ struct Plot: ParsableCommand {
     var heelHz = WahSettings().heelFrequency
     @Option(name: .customLong("toe-hz"), help: ArgumentHelp("With --audio: the wah's centre at the toe, Hz.", valueName: "HZ"))
     var toeHz = WahSettings().toeFrequency
-    @OptionGroup var input: InputOptions
-    @OptionGroup var mapping: MappingOptions
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Input") var input: InputOptions
+    @OptionGroup(title: "Mapping") var mapping: MappingOptions
+    @OptionGroup(title: "General") var global: GlobalOptions
 
     func validate() throws {
         // the picture is SVG: a name that promises another format would hold what it does not say

@@ -53,11 +53,11 @@ struct Render: ParsableCommand {
     var input: String
     @Argument(help: "Output audio file; .wav, .flac, .aif or .aiff.")
     var output: String
-    @OptionGroup var tone: WahToneOptions
-    @OptionGroup var fx: EffectChainOptions
-    @OptionGroup var sensors: InputOptions
-    @OptionGroup var mapping: MappingOptions
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Wah tone") var tone: WahToneOptions
+    @OptionGroup(title: "Effect chain") var fx: EffectChainOptions
+    @OptionGroup(title: "Sensors") var sensors: InputOptions
+    @OptionGroup(title: "Mapping") var mapping: MappingOptions
+    @OptionGroup(title: "General") var global: GlobalOptions
 
     func validate() throws {
         switch (recording, pedal) {

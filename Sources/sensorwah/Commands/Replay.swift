@@ -25,12 +25,12 @@ struct Replay: ParsableCommand {
 
     @Argument(help: ArgumentHelp("A sensor log, or several files / a folder of one recording (Sensor Logger writes one CSV per sensor; they are merged on time).", valueName: "LOG"))
     var files: [String]
-    @OptionGroup var playback: PlaybackOptions
-    @OptionGroup var input: InputOptions
-    @OptionGroup var mapping: MappingOptions
+    @OptionGroup(title: "Playback") var playback: PlaybackOptions
+    @OptionGroup(title: "Input") var input: InputOptions
+    @OptionGroup(title: "Mapping") var mapping: MappingOptions
     @OptionGroup var output: OutputOptions
-    @OptionGroup var monitor: MonitorOptions
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Live view") var monitor: MonitorOptions
+    @OptionGroup(title: "General") var global: GlobalOptions
 
     func run() throws {
         global.bootstrapLogging()

@@ -31,8 +31,8 @@ struct Stream: ParsableCommand {
     var udp: String?
     @Flag(help: "Leave out header lines, like a stream that sends none.")
     var noHeader = false
-    @OptionGroup var playback: PlaybackOptions
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Playback") var playback: PlaybackOptions
+    @OptionGroup(title: "General") var global: GlobalOptions
 
     func validate() throws {
         let n = [to != nil, serve != nil, udp != nil].filter { $0 }.count

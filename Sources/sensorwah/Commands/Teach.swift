@@ -53,8 +53,8 @@ struct Teach: ParsableCommand {
     var poseLines: [String] = []
     @Option(help: ArgumentHelp("Where the poses' orientation comes from: fused or device.", valueName: "fused|device"))
     var tiltSource = "fused"
-    @OptionGroup var input: InputOptions
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Input") var input: InputOptions
+    @OptionGroup(title: "General") var global: GlobalOptions
 
     func validate() throws {
         if take == nil && teaches {

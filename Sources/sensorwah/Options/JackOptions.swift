@@ -18,8 +18,8 @@ struct JackOptions: ParsableArguments {
     var wahMap = 1
     @Option(name: .customLong("wah-switch"), help: ArgumentHelp("A gesture that engages and bypasses the wah, like a wah pedal's toe switch (5 ms crossfade, no click); the wah starts bypassed.", valueName: "flick|shake|tap"))
     var wahSwitch: String?
-    @OptionGroup var tone: WahToneOptions
-    @OptionGroup var fx: EffectChainOptions
+    @OptionGroup(title: "Wah tone") var tone: WahToneOptions
+    @OptionGroup(title: "Effect chain") var fx: EffectChainOptions
     @Option(name: .customLong("fx-cc"), help: ArgumentHelp(
         "A MIDI Control Change on the JACK port control_in moves an effect parameter over its whole range, e.g. 20=tremolo.rate (repeatable; needs --wah or --fx).",
         valueName: "CC=EFFECT.PARAM"))
