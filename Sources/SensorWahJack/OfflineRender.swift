@@ -179,6 +179,76 @@ public final class SoundFile {
     }
 }
 
+/// A sound's level over all its channels: the largest sample and the RMS, linear.
+public struct SoundLevel: Sendable, Equatable {
+    public var peak: Double = 0
+    public var rms: Double = 0
+    public var samples = 0
+    public init() {}
+    /// dBFS of a linear value (-inf for 0).
+    public static func dB(_ v: Double) -> Double { v > 0 ? 20 * log10(v) : -.infinity }
+}
+
+extension SoundFile {
+    /// The level of the sound file at `path`.
+    public static func level(_ path: String) throws(SoundFileError) -> SoundLevel {
+        let f = try openForReading(path)
+        var l = SoundLevel()
+        var sum = 0.0
+        let block = 8192
+        var buf = [Float](repeating: 0, count: block * f.channels)
+        while true {
+            let n = buf.withUnsafeMutableBufferPointer { f.read(into: $0.baseAddress!, frames: block) }
+            if n <= 0 { break }
+            for i in 0..<(n * f.channels) {
+                let v = Double(buf[i])
+                sum += v * v
+                if abs(v) > l.peak { l.peak = abs(v) }
+            }
+            l.samples += n * f.channels
+        }
+        l.rms = l.samples > 0 ? (sum / Double(l.samples)).squareRoot() : 0
+        return l
+    }
+
+    /// The encoding a render writes: `requested`, else the input's where the output's
+    /// container holds it (a FLAC output takes no float), else 24-bit PCM.
+    public static func renderFormat(requested: SoundSampleFormat?, input: SoundFile, output path: String) -> SoundSampleFormat {
+        var chosen = requested ?? input.sampleFormat ?? .pcm24
+        if requested == nil && chosen == .float && SoundFileContainer(path: path) == .flac { chosen = .pcm24 }
+        return chosen
+    }
+
+    /// Copies the sound at `source` into a new file `path` in `sampleFormat`, every sample times
+    /// `gain`; returns the copy's level (before any clipping) and, for an integer encoding, how
+    /// many samples went past full scale and were clipped.
+    public static func copyScaled(from source: String, to path: String, sampleFormat: SoundSampleFormat,
+                                  gain: Double) throws(SoundFileError) -> (level: SoundLevel, clipped: Int) {
+        let f = try openForReading(source)
+        let out = try create(path, sampleRate: f.sampleRate, channels: f.channels, sampleFormat: sampleFormat)
+        var l = SoundLevel()
+        var clipped = 0, sum = 0.0
+        let block = 8192
+        var buf = [Float](repeating: 0, count: block * f.channels)
+        let g = Float(gain)
+        while true {
+            let n = buf.withUnsafeMutableBufferPointer { f.read(into: $0.baseAddress!, frames: block) }
+            if n <= 0 { break }
+            for i in 0..<(n * f.channels) {
+                buf[i] *= g
+                let v = Double(buf[i])
+                sum += v * v
+                if abs(v) > l.peak { l.peak = abs(v) }
+                if abs(v) > 1 { clipped += 1 }
+            }
+            l.samples += n * f.channels
+            try buf.withUnsafeBufferPointer { (b) throws(SoundFileError) in try out.write(b.baseAddress!, frames: n) }
+        }
+        l.rms = l.samples > 0 ? (sum / Double(l.samples)).squareRoot() : 0
+        return (l, sampleFormat == .float ? 0 : clipped)
+    }
+}
+
 public struct OfflineRenderResult: Sendable {
     public var frames = 0
     public var channels = 0
@@ -191,6 +261,8 @@ public struct OfflineRenderResult: Sendable {
     public var effectChanges = 0
     public var elapsedSeconds = 0.0
     public var outputFormat: SoundSampleFormat = .pcm24
+    /// Frames rendered after the input ended (a delay's repeats dying away).
+    public var tailFrames = 0
     public var audioSeconds: Double { sampleRate > 0 ? Double(frames) / Double(sampleRate) : 0 }
     public var realTimeFactor: Double { elapsedSeconds > 0 ? audioSeconds / elapsedSeconds : .infinity }
 }
@@ -315,7 +387,7 @@ public final class EffectAutomationOutput: EventOutput {
 /// chain smooths them as it does in real time. As `renderWah` otherwise.
 public func renderChain(input: SoundFile, output path: String, chain spec: EffectChainSpec, settings: WahSettings,
                         automation: PedalAutomation, effects: [EffectBreakpoint] = [],
-                        sampleFormat: SoundSampleFormat? = nil, blockFrames: Int = 4096,
+                        sampleFormat: SoundSampleFormat? = nil, blockFrames: Int = 4096, maxTailSeconds: Double = 0,
                         progress: ((Double) -> Void)? = nil) throws(SoundFileError) -> OfflineRenderResult {
     let start = monotonicSeconds()
     let channels = input.channels
@@ -356,9 +428,19 @@ public func renderChain(input: SoundFile, output path: String, chain spec: Effec
     result.sampleRate = input.sampleRate
     result.outputFormat = chosen
     let total = Double(max(input.frames, 1))
+    // after the input: silence in, while the chain still sounds (a delay's repeats), up to
+    // `maxTailSeconds`, ending once a tenth of a second has stayed under -90 dBFS
+    let tailLimit = Int(maxTailSeconds * Double(input.sampleRate))
+    var tail = 0, quiet = 0
+    let quietFrames = input.sampleRate / 10
     while true {
-        let n = input.read(into: interleaved, frames: block)
-        if n <= 0 { break }
+        var n = input.read(into: interleaved, frames: block)
+        let inTail = n <= 0
+        if inTail {
+            guard tail < tailLimit, tail == 0 || quiet < quietFrames else { break }
+            n = min(block, tailLimit - tail)
+            for i in 0..<(n * channels) { interleaved[i] = 0 }
+        }
         progress?(Double(position) / total)
         for c in 0..<channels {
             let dst = planar + c * block
@@ -392,6 +474,14 @@ public func renderChain(input: SoundFile, output path: String, chain spec: Effec
         for c in 0..<channels {
             let src = planar + c * block
             for i in 0..<n { interleaved[i * channels + c] = src[i] }
+        }
+        if inTail {
+            // frames since the last one above -90 dBFS; the tail is cut after the last loud one
+            var lastLoud = -1
+            for i in 0..<(n * channels) where abs(interleaved[i]) > 3.2e-5 { lastLoud = i / channels }
+            quiet = lastLoud < 0 ? quiet + n : n - 1 - lastLoud
+            tail += n
+            result.tailFrames += n
         }
         try output.write(interleaved, frames: n)
         position += n

@@ -172,4 +172,73 @@ final class FirstHourTests: XCTestCase {
         XCTAssertEqual(section(of: "--osc-out <[tcp:]HOST:PORT>"), "NETWORK OUTPUTS:")
         XCTAssertEqual(section(of: "--speed <speed>"), "PLAYBACK:")
     }
+
+    /// A guitar at full scale, 2 s, 16-bit, with `peak` its largest sample (a chord of six
+    /// harmonics of 110 Hz plucked every half second).
+    static func hotGuitar(_ path: String, seconds: Double = 2, peak: Double = 1) throws {
+        let rate = 48_000, n = Int(Double(rate) * seconds)
+        var d = Data()
+        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
+        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
+        d.append(contentsOf: Array("RIFF".utf8)); u32(UInt32(36 + n * 2)); d.append(contentsOf: Array("WAVE".utf8))
+        d.append(contentsOf: Array("fmt ".utf8)); u32(16); u16(1); u16(1); u32(UInt32(rate)); u32(UInt32(rate * 2)); u16(2); u16(16)
+        d.append(contentsOf: Array("data".utf8)); u32(UInt32(n * 2))
+        var raw = [Double](repeating: 0, count: n)
+        for i in 0..<n {
+            let t = Double(i) / Double(rate)
+            var s = 0.0
+            for h in 1...6 { s += sin(2 * Double.pi * 110 * Double(h) * t) / Double(h) }
+            raw[i] = s * exp(-3 * t.truncatingRemainder(dividingBy: 0.5))
+        }
+        let top = raw.map(abs).max() ?? 1
+        for v in raw { withUnsafeBytes(of: Int16(v / top * peak * 32767).littleEndian) { d.append(contentsOf: $0) } }
+        try d.write(to: URL(fileURLWithPath: path))
+    }
+
+    static func number(_ text: String, after label: String) -> Double? {
+        guard let r = text.range(of: label + #" (-?[0-9.]+|-inf)"#, options: .regularExpression) else { return nil }
+        return Double(text[r].split(separator: " ").last!)
+    }
+
+    /// render never writes a clipped file without saying so, says the level against the input,
+    /// can match it, and keeps a delay's tail.
+    func testRenderSaysWhatItClipsAndKeepsTheTail() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-render-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let hot = dir.appendingPathComponent("hot.wav").path
+        try Self.hotGuitar(hot)
+        let take = CLI.recording("wrist-wah-phone.csv")
+        let out = dir.appendingPathComponent("cry.wav").path
+        // the crybaby's boost takes the full-scale guitar past full scale: clipped, and said
+        let cry = try CLI.run(["render", "--recording", take, "--voice", "crybaby", hot, out])
+        XCTAssertEqual(cry.status, 0, cry.stderr)
+        let peak = try XCTUnwrap(Self.number(cry.stderr, after: "output peak"), cry.stderr)
+        XCTAssertGreaterThan(peak, 0, cry.stderr)
+        XCTAssertNotNil(cry.stderr.range(of: #"warning: [1-9][0-9]* samples \([0-9.]+ %\) went past full scale and were clipped in the pcm16 output"#,
+                                         options: .regularExpression), cry.stderr)
+        // the gain it names leaves nothing clipped
+        let down = try XCTUnwrap(cry.stderr.range(of: #"--gain -[0-9]+"#, options: .regularExpression).map { String(cry.stderr[$0].dropFirst(7)) })
+        let lower = try CLI.run(["render", "--recording", take, "--voice", "crybaby", "--gain", down, hot, out])
+        XCTAssertFalse(lower.stderr.contains("clipped"), lower.stderr)
+        XCTAssertLessThanOrEqual(try XCTUnwrap(Self.number(lower.stderr, after: "output peak")), 0, lower.stderr)
+        // level matched to the input (RMS), within a tenth of a dB
+        let matched = try CLI.run(["render", "--recording", take, "--match-level", "--sample-format", "float", hot,
+                                   dir.appendingPathComponent("m.wav").path])
+        XCTAssertEqual(matched.status, 0, matched.stderr)
+        let against = try XCTUnwrap(matched.stderr.range(of: #"\((-?[0-9.]+) dB against the input\)"#, options: .regularExpression)
+            .map { Double(matched.stderr[$0].dropFirst().split(separator: " ").first!) ?? 99 }, matched.stderr)
+        XCTAssertLessThan(abs(against), 0.1, matched.stderr)
+        // half a second in, a 0.4 s delay: its repeats go on after the input
+        let short = dir.appendingPathComponent("short.wav").path
+        try Self.hotGuitar(short, seconds: 0.5, peak: 0.5)
+        let d = try CLI.run(["render", "--pedal", "64", "--fx", "delay time=0.4", short, dir.appendingPathComponent("d.wav").path])
+        XCTAssertEqual(d.status, 0, d.stderr)
+        let seconds = try XCTUnwrap(d.stderr.range(of: #"= [0-9.]+ s of audio"#, options: .regularExpression)
+            .map { Double(d.stderr[$0].split(separator: " ")[1]) ?? 0 })
+        XCTAssertGreaterThan(seconds, 1.3, d.stderr)
+        XCTAssertTrue(d.stderr.contains("after the input: the delay's repeats dying away"), d.stderr)
+        let cut = try CLI.run(["render", "--pedal", "64", "--fx", "delay time=0.4", "--tail", "0", short, dir.appendingPathComponent("c.wav").path])
+        XCTAssertTrue(cut.stderr.contains("= 0.500 s of audio"), cut.stderr)
+    }
 }

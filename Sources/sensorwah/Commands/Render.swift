@@ -49,6 +49,12 @@ struct Render: ParsableCommand {
     var wahSwitch: String?
     @Option(help: ArgumentHelp("Output encoding: pcm16, pcm24 or float (default: as the input when the output format holds it, else pcm24).", valueName: "FORMAT"))
     var sampleFormat: SoundSampleFormat?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Output gain in dB (e.g. -6 when the summary says samples were clipped).", valueName: "DB"))
+    var gain = 0.0
+    @Flag(help: "Scale the output to the input's level (RMS), as a level-matched pedal against bypass; --gain adds to it.")
+    var matchLevel = false
+    @Option(help: ArgumentHelp("With a delay in --fx: at most this many seconds rendered after the input ends, while the repeats die away (0: cut at the input's end).", valueName: "SECONDS"))
+    var tail = 10.0
     @Argument(help: "Input audio file (WAV, FLAC, AIFF).")
     var input: String
     @Argument(help: "Output audio file; .wav, .flac, .aif or .aiff.")
@@ -75,6 +81,8 @@ struct Render: ParsableCommand {
             throw ValidationError("'\(output)': the output format comes from the extension: .wav, .flac, .aif or .aiff")
         }
         guard input != output else { throw ValidationError("input and output are the same file") }
+        guard gain.isFinite, (-60...40).contains(gain) else { throw ValidationError("--gain must be -60 to 40 dB") }
+        guard tail.isFinite, (0...600).contains(tail) else { throw ValidationError("--tail must be 0 to 600 seconds") }
     }
 
     func run() throws {
@@ -128,17 +136,34 @@ struct Render: ParsableCommand {
             }
         }
 
-        let result: OfflineRenderResult
+        // rendered first in float beside the output, then written in its encoding at the
+        // gain asked for, measuring the level and what had to be clipped
+        let format = SoundFile.renderFormat(requested: sampleFormat, input: source, output: output)
+        let slash = output.lastIndex(of: "/")
+        let folder = slash.map { String(output[...$0]) } ?? ""
+        let temp = folder + ".\(slash.map { String(output[output.index(after: $0)...]) } ?? output).\(UInt32.random(in: 0...UInt32.max)).render.wav"
+        defer { unlink(temp) }
+        let hasDelay = chain.stages.contains { $0.kind == .delay }
+        var result: OfflineRenderResult
+        let inLevel: SoundLevel, outLevel: SoundLevel, clipped: Int, applied: Double
         do {
             let bar = ProgressLine("render")
             defer { bar.finish() }
             if usesChain {
-                result = try renderChain(input: source, output: output, chain: chain, settings: tone.settings(), automation: automation,
-                                         effects: effects, sampleFormat: sampleFormat, progress: bar.enabled ? bar.update : nil)
+                result = try renderChain(input: source, output: temp, chain: chain, settings: tone.settings(), automation: automation,
+                                         effects: effects, sampleFormat: .float, maxTailSeconds: hasDelay ? tail : 0,
+                                         progress: bar.enabled ? bar.update : nil)
             } else {
-                result = try renderWah(input: source, output: output, settings: tone.settings(), automation: automation,
-                                       sampleFormat: sampleFormat, progress: bar.enabled ? bar.update : nil)
+                result = try renderWah(input: source, output: temp, settings: tone.settings(), automation: automation,
+                                       sampleFormat: .float, progress: bar.enabled ? bar.update : nil)
             }
+            inLevel = try SoundFile.level(input)
+            let rendered = try SoundFile.level(temp)
+            var g = gain
+            if matchLevel, rendered.rms > 0, inLevel.rms > 0 { g += SoundLevel.dB(inLevel.rms / rendered.rms) }
+            applied = g
+            (outLevel, clipped) = try SoundFile.copyScaled(from: temp, to: output, sampleFormat: format, gain: pow(10, g / 20))
+            result.outputFormat = format
         } catch {
             throw RuntimeFailure(error.message)
         }
@@ -150,8 +175,20 @@ struct Render: ParsableCommand {
         if !effects.isEmpty { text += "; \(result.effectChanges) effect parameter change\(result.effectChanges == 1 ? "" : "s")" }
         if usesChain { text += "\n  effects: \(chain)" }
         text += "\n  wah: \(tone.summary)\n"
-        text += "  rendered in \(fmt(result.elapsedSeconds, 3)) s = \(fmt(result.realTimeFactor, 0))x real time"
+        if result.tailFrames > 0 { text += "  \(fmt(Double(result.tailFrames) / Double(result.sampleRate), 2)) s after the input: the delay's repeats dying away (--tail)\n" }
+        func db(_ v: Double) -> String { v > 0 ? fmt(SoundLevel.dB(v) + 0, 1).replacingOccurrences(of: "-0.0", with: "0.0") : "-inf" }
+        text += "  level: input peak \(db(inLevel.peak)) dBFS, RMS \(db(inLevel.rms)) dBFS; output peak \(db(outLevel.peak)) dBFS, RMS \(db(outLevel.rms)) dBFS"
+        if inLevel.rms > 0 && outLevel.rms > 0 { text += " (\(fmt(SoundLevel.dB(outLevel.rms / inLevel.rms), 1)) dB against the input)" }
+        if applied != 0 { text += ", gain \(fmt(applied, 1)) dB applied" + (matchLevel ? " (--match-level)" : "") }
+        text += "\n  rendered in \(fmt(result.elapsedSeconds, 3)) s = \(fmt(result.realTimeFactor, 0))x real time"
         printError(text)
+        if clipped > 0 {
+            let share = Double(clipped) / Double(max(outLevel.samples, 1)) * 100
+            let down = max(1, (SoundLevel.dB(outLevel.peak) + 0.5).rounded(.up))
+            printError("sensorwah render: warning: \(clipped) samples (\(fmt(share, share < 0.1 ? 3 : 1)) %) went past full scale and were clipped in the \(format.rawValue) output (it would peak at +\(fmt(SoundLevel.dB(outLevel.peak), 1)) dBFS): render again \(fmt(down, 0)) dB lower (--gain \(fmt(gain - down, 0))\(matchLevel ? " with --match-level" : "")), or with --sample-format float to keep the peaks")
+        } else if format == .float && outLevel.peak > 1 {
+            printError("sensorwah render: note: the float output peaks at +\(fmt(SoundLevel.dB(outLevel.peak), 1)) dBFS: kept in the file, but a player or a converter to PCM clips it (--gain -\(fmt(max(1, (SoundLevel.dB(outLevel.peak) + 0.5).rounded(.up)), 0)) avoids that)")
+        }
     }
 }
 
