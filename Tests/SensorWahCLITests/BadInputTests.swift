@@ -89,7 +89,7 @@ final class BadInputTests: XCTestCase {
             // render
             (["render", "--pedal", "128", "a.wav", "b.wav"], "--pedal"),
             (["render", "--pedal", "-1", "a.wav", "b.wav"], "--pedal"),
-            (["render", "--recording", r, "--pedal-map", "0", "a.wav", "b.wav"], "--pedal-map"),
+            (["render", "--recording", r, "--pedal-map", "0", "a.wav", "b.wav"], "--wah-map counts from 1"),
             (["render", "--recording", r, "--max-line", "0", "a.wav", "b.wav"], "--max-line"),
         ]
     }

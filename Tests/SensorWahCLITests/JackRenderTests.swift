@@ -126,7 +126,7 @@ final class JackRenderTests: XCTestCase {
             (["render", "--pedal", "128", input, out], "0...127"),
             (["render", "--pedal", "1", input, dir.appendingPathComponent("o.mp3").path], ".wav, .flac, .aif"),
             (["render", "--pedal", "1", dir.appendingPathComponent("missing.wav").path, out], "cannot read"),
-            (["render", "--recording", "Recordings/wrist-wah-phone.csv", "--pedal-map", "2", input, out], "--pedal-map 2"),
+            (["render", "--recording", "Recordings/wrist-wah-phone.csv", "--wah-map", "2", input, out], "--wah-map 2"),
             (["render", "--pedal", "1", "--sample-format", "float", input, dir.appendingPathComponent("o.flac").path], "FLAC"),
             (["render", "--pedal", "1", "--wah-switch", "flick", input, out], "--wah-switch needs --recording"),
             (["render", "--recording", "Recordings/wrist-wah-phone.csv", "--wah-switch", "wink", input, out], "flick, shake or tap"),

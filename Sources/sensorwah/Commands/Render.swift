@@ -43,7 +43,7 @@ struct Render: ParsableCommand {
     var recording: String?
     @Option(help: ArgumentHelp("Hold the pedal at N (0 = heel, 127 = toe) instead.", valueName: "N"))
     var pedal: Int?
-    @Option(name: .customLong("pedal-map"), help: ArgumentHelp("Which --map drives the pedal, 1 = the first.", valueName: "INDEX"))
+    @Option(name: [.customLong("wah-map"), .customLong("pedal-map")], help: ArgumentHelp("Which --map drives the wah pedal, 1 = the first (as replay's and listen's --wah-map; --pedal-map is the same).", valueName: "INDEX"))
     var pedalMap = 1
     @Option(name: .customLong("wah-switch"), help: ArgumentHelp("A gesture in the recording that engages and bypasses the wah, like a wah pedal's toe switch (5 ms crossfade, no click); the wah starts bypassed.", valueName: "flick|shake|tap"))
     var wahSwitch: String?
@@ -76,7 +76,7 @@ struct Render: ParsableCommand {
             guard Gesture(name: w) != nil else { throw ValidationError("--wah-switch '\(w)': flick, shake or tap") }
             guard recording != nil else { throw ValidationError("--wah-switch needs --recording LOG (the gesture comes from the log)") }
         }
-        guard (1...1000).contains(pedalMap) else { throw ValidationError("--pedal-map counts from 1") }
+        guard (1...1000).contains(pedalMap) else { throw ValidationError("--wah-map counts from 1") }
         guard SoundFileContainer(path: output) != nil else {
             throw ValidationError("'\(output)': the output format comes from the extension: .wav, .flac, .aif or .aiff")
         }
@@ -106,14 +106,14 @@ struct Render: ParsableCommand {
             let mappings = try fx.resolve(try mapping.mappings(), chain: chain)
             if !Mapping.effectAddresses(in: mappings).isEmpty { usesChain = true }
             guard pedalMap <= mappings.count else {
-                throw ValidationError("--pedal-map \(pedalMap): there \(mappings.count == 1 ? "is 1 mapping" : "are \(mappings.count) mappings")")
+                throw ValidationError("--wah-map \(pedalMap): there \(mappings.count == 1 ? "is 1 mapping" : "are \(mappings.count) mappings")")
             }
             let m = mappings[pedalMap - 1]
             var start = PedalAutomation(mapping: m, sampleRate: rate)
             if m.target.isEffect { start.initialPedal = 0 }   // no mapping moves the wahs' pedal
             start.initialBypassed = wahSwitch != nil
             let collect = EffectAutomationOutput(start, chain: chain)
-            // the switch's mapping goes after the user's, as with JACK (--pedal-map counts are unchanged)
+            // the switch's mapping goes after the user's, as with JACK (--wah-map counts are unchanged)
             var pipeline = Pipeline(mappings: mappings + wahSwitchMappings(wahSwitch), outputs: [collect])
             guard let paths = FileReplay.expand(recording!), !paths.isEmpty else {
                 throw RuntimeFailure("cannot read '\(recording!)': no such file, or a folder without .csv files")

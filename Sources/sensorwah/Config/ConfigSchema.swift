@@ -70,7 +70,7 @@ enum ConfigSchema {
         Section(name: "jack", keys: [
             Key("wah", .flag, only: jackCommands), Key("channels", .number, only: jackCommands),
             Key("jack-connect", .list, only: jackCommands), Key("jack-server", .text, only: jackCommands),
-            Key("wah-map", .number, only: jackCommands), Key("wah-switch", .text),
+            Key("wah-map", .number, only: jackCommands.union(["render"])), Key("wah-switch", .text),
         ], commands: ["replay", "listen", "learn", "render"]),
         Section(name: "motion", keys: [
             Key("tilt-source", .text), Key("zero-gesture", .text, only: ["replay", "listen", "render", "calibrate", "plot"]),
