@@ -34,6 +34,8 @@ public struct FileReplay {
         public var elapsed = 0.0
         /// Lines for the summary: files left out, header notes, timing notes, rate warnings.
         public var notes: [String] = []
+        /// Several files: how many takes they made (1: merged on their shared clock).
+        public var takes = 1
     }
 
     public enum Failure: Error, CustomStringConvertible {
@@ -233,6 +235,7 @@ public struct FileReplay {
     private func runMerged(into pipeline: inout Pipeline) throws -> Result {
         var result = Result()
         var sources: [(frames: [SensorFrame], origin: Double)] = []
+        var names: [String] = []
         for path in paths {
             let name = path.split(separator: "/").last.map(String.init) ?? path
             var options = parserOptions
@@ -274,12 +277,17 @@ public struct FileReplay {
             }
             result.parser.add(parser.stats)
             result.format = parser.detectedFormat
-            if !frames.isEmpty { sources.append((frames, parser.timeOrigin ?? 0)) }
+            if !frames.isEmpty { sources.append((frames, parser.timeOrigin ?? 0)); names.append(name) }
         }
         guard !sources.isEmpty else {
             throw Failure.nothingToPlay("no sensor frames in \(paths.count) files" + result.notes.map { "\n  " + $0 }.joined())
         }
-        let merged = FrameMerger.merge(sources)
+        let (merged, takes) = FrameMerger.mergeTakes(sources)
+        result.takes = takes.count
+        if takes.count > 1 {
+            let list = takes.map { $0.map { names[$0] }.joined(separator: " + ") }.joined(separator: "; then ")
+            result.notes.append("\(takes.count) takes (files whose times do not overlap) played one after another, half a second apart: \(list)")
+        }
         var schedule = timing.schedule()
         let start = monotonicSeconds()
         var offset = 0.0

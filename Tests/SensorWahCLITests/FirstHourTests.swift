@@ -241,4 +241,21 @@ final class FirstHourTests: XCTestCase {
         let cut = try CLI.run(["render", "--pedal", "64", "--fx", "delay time=0.4", "--tail", "0", short, dir.appendingPathComponent("c.wav").path])
         XCTAssertTrue(cut.stderr.contains("= 0.500 s of audio"), cut.stderr)
     }
+
+    /// A folder of unrelated takes, or two takes named on the command line, play one after
+    /// another in the order given, the time going on from one to the next (never a jump to
+    /// the other's clock).
+    func testUnrelatedTakesPlayOneAfterAnother() throws {
+        let a = CLI.recording("wrist-wah-phone.csv"), b = CLI.recording("watch-sweeps.csv")
+        let r = try CLI.run(["replay", a, b, "--fast", "--midi", "stdout"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("2 takes (files whose times do not overlap) played one after another, half a second apart: wrist-wah-phone.csv; then watch-sweeps.csv"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("merged on their time column"), r.stderr)
+        let times = CLI.lines(r.stdout).compactMap { l in l.range(of: #""t":[0-9.]+"#, options: .regularExpression).map { Double(l[$0].dropFirst(4)) ?? -1 } }
+        XCTAssertEqual(times, times.sorted())
+        XCTAssertLessThan(times.max() ?? 1e9, 200, "the time jumped to the other take's clock")
+        let folder = try CLI.run(["replay", CLI.repo.appendingPathComponent("Recordings").path, "--fast"])
+        XCTAssertEqual(folder.status, 0, folder.stderr)
+        XCTAssertTrue(folder.stderr.contains("4 takes (files whose times do not overlap) played one after another"), folder.stderr)
+    }
 }

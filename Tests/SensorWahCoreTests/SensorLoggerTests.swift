@@ -161,3 +161,27 @@ final class SensorLoggerTests: XCTestCase {
         XCTAssertTrue(m.isFinished)
     }
 }
+
+final class TakesTests: XCTestCase {
+    func frames(_ times: [Double]) -> [SensorFrame] {
+        times.map { t in var f = SensorFrame(); f.newGroups = SensorGroup.accelerometer.bit; f.times[0] = t; return f }
+    }
+
+    /// Files of one recording overlap in time and merge; files that do not are takes, played
+    /// one after another half a second apart, in the order given.
+    func testTakesThatDoNotOverlapPlayOneAfterAnother() {
+        let a = (frames: frames([0, 1, 2]), origin: 1000.0)
+        let b = (frames: frames([0.5, 1.5]), origin: 1000.0)          // overlaps a: one recording
+        let c = (frames: frames([0, 1]), origin: 900.0)               // long before: another take
+        XCTAssertEqual(FrameMerger.takes([a, b, c]), [[0, 1], [2]])
+        let (out, takes) = FrameMerger.mergeTakes([a, b, c])
+        XCTAssertEqual(takes.count, 2)
+        XCTAssertEqual(out.count, 7)
+        let t = out.map(\.latestTime)
+        XCTAssertEqual(t, t.sorted(), "one timeline")
+        // the second take starts half a second after the first ends
+        XCTAssertEqual(t[5] - t[4], 0.5, accuracy: 1e-9)
+        XCTAssertLessThan(t.last!, 5)
+        XCTAssertEqual(FrameMerger.takes([a, b]), [[0, 1]])
+    }
+}

@@ -150,4 +150,52 @@ public struct FrameMerger: Sendable {
         }
         return out
     }
+
+    /// Sources of one recording are merged on their shared clock (Sensor Logger's one file per
+    /// sensor); sources whose times do not overlap (two takes) are played one after another
+    /// instead. Returns the indices of each take's sources, takes in the order of their first
+    /// source: a take holds the sources that overlap in time (within a second) on the shared
+    /// clock.
+    public static func takes(_ sources: [(frames: [SensorFrame], origin: Double)]) -> [[Int]] {
+        struct Span { var index: Int; var start: Double; var end: Double }
+        var spans: [Span] = []
+        for (i, s) in sources.enumerated() {
+            guard let first = s.frames.first, let last = s.frames.last else { continue }
+            spans.append(Span(index: i, start: s.origin + first.latestTime, end: s.origin + last.latestTime))
+        }
+        spans.sort { $0.start != $1.start ? $0.start < $1.start : $0.index < $1.index }
+        var takes: [(members: [Int], start: Double, end: Double)] = []
+        for sp in spans {
+            if let k = takes.indices.last, sp.start <= takes[k].end + 1, sp.end >= takes[k].start - 1 {
+                takes[k].members.append(sp.index)
+                takes[k].end = max(takes[k].end, sp.end)
+            } else {
+                takes.append(([sp.index], sp.start, sp.end))
+            }
+        }
+        // in the order the sources were given (a folder's files by name)
+        return takes.map { $0.members.sorted() }.sorted { $0[0] < $1[0] }
+    }
+
+    /// `takes(sources)`, each merged, one after another on one timeline: a take starts half a
+    /// second after the one before it ends.
+    public static func mergeTakes(_ sources: [(frames: [SensorFrame], origin: Double)], coalesceWindow: Double = 0.0005)
+        -> (frames: [SensorFrame], takes: [[Int]]) {
+        let groups = takes(sources)
+        guard groups.count > 1 else { return (merge(sources, coalesceWindow: coalesceWindow), groups) }
+        var out: [SensorFrame] = []
+        var end = 0.0
+        for (k, members) in groups.enumerated() {
+            let frames = merge(members.map { sources[$0] }, coalesceWindow: coalesceWindow)
+            guard let first = frames.first else { continue }
+            let offset = k == 0 ? 0 : end + 0.5 - first.latestTime
+            for var f in frames {
+                if offset != 0 { for g in 0..<3 { f.times[g] += offset } }
+                end = max(end, f.latestTime)
+                out.append(f)
+            }
+        }
+        return (out, groups)
+    }
 }
+

@@ -23,7 +23,7 @@ struct Replay: ParsableCommand {
         """
     )
 
-    @Argument(help: ArgumentHelp("A sensor log, or several files / a folder of one recording (Sensor Logger writes one CSV per sensor; they are merged on time).", valueName: "LOG"))
+    @Argument(help: ArgumentHelp("A sensor log, or several files or a folder: files whose times overlap are one recording and are merged on time (Sensor Logger writes one CSV per sensor); the others are takes, played one after another in the order given.", valueName: "LOG"))
     var files: [String]
     @OptionGroup(title: "Playback") var playback: PlaybackOptions
     @OptionGroup(title: "Input") var input: InputOptions
@@ -63,7 +63,7 @@ struct Replay: ParsableCommand {
         pipeline.finish()
         var summary = Summary(source: files.joined(separator: " "), format: result.format, parser: result.parser, mapper: pipeline.mapper.stats,
                               gapsShortened: result.gapsShortened, elapsed: result.elapsed)
-        if paths.count > 1 { summary.notes.append("\(paths.count) files merged on their time column") }
+        if paths.count > 1 && result.takes == 1 { summary.notes.append("\(paths.count) files merged on their time column") }
         summary.notes += result.notes
         printError(summary.text)
     }
