@@ -258,4 +258,13 @@ final class FirstHourTests: XCTestCase {
         XCTAssertEqual(folder.status, 0, folder.stderr)
         XCTAssertTrue(folder.stderr.contains("4 takes (files whose times do not overlap) played one after another"), folder.stderr)
     }
+
+    /// The README's flick demo is heard: every flick's note has a velocity of 40 or more.
+    func testTheFlickDemoIsHeard() throws {
+        let r = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--map", "flick note=60", "--fast", "--midi", "stdout"])
+        let velocities = CLI.lines(r.stdout).filter { $0.contains("note_on") }
+            .compactMap { l in l.range(of: #""velocity":\d+"#, options: .regularExpression).map { Int(l[$0].split(separator: ":")[1]) ?? 0 } }
+        XCTAssertEqual(velocities.count, 2, r.stdout)
+        XCTAssertTrue(velocities.allSatisfy { $0 >= 40 }, "\(velocities)")
+    }
 }

@@ -29,8 +29,11 @@ final class GestureTargetTests: XCTestCase {
         let e = try run("flick note=60 ch=2 length=100", frames)
         XCTAssertEqual(e.map(\.kind), [.noteOn, .noteOff, .noteOn, .noteOff])
         XCTAssertEqual(e[0].controller, 60); XCTAssertEqual(e[0].channel, 1)
-        // range 10..30 rad/s -> 1..127: 20 rad/s is the middle, 40 is the top
-        XCTAssertEqual(e[0].value, 64); XCTAssertEqual(e[2].value, 127)
+        // range 10..30 rad/s -> velocity 40..127: 20 rad/s is the middle, 40 is the top
+        XCTAssertEqual(e[0].value, 84); XCTAssertEqual(e[2].value, 127)
+        // a flick just over its threshold is still heard
+        let soft = try run("flick note=60", [frame(0, flick: 10.5), frame(0.5)])
+        XCTAssertEqual(soft.first?.value, 42)
         XCTAssertEqual(e[1].time, 0.3, accuracy: 1e-9)   // 0.2 + 100 ms, stamped when due
         XCTAssertEqual(e[3].time, 1.3, accuracy: 1e-9)
     }

@@ -234,6 +234,17 @@ public struct Mapper: Sendable {
         return false
     }
 
+    /// The softest velocity a gesture plays: a gesture that fired at all is heard.
+    public static let softestVelocity = 40
+
+    /// A gesture's note velocity from its strength's place in the mapping's range (0-127):
+    /// `softestVelocity` at the bottom of the range (a gesture just over its threshold), 127
+    /// at the top.
+    @inlinable
+    static func noteVelocity(_ position: Int) -> Int {
+        softestVelocity + (max(0, min(127, position)) * (127 - softestVelocity) + 63) / 127
+    }
+
     /// A gesture source fired (strength > 0): a note, a toggle or the wah switch.
     @usableFromInline
     mutating func trigger(_ i: Int, _ m: Mapping, strength x: Double, time t: Double, emit: (MIDIEvent) -> Void) {
@@ -243,7 +254,7 @@ public struct Mapper: Sendable {
         switch m.target {
         case .note(_, _, let length):
             if !states[i].noteOffDue.isNaN { endNote(i, m, at: t, emit: emit) }   // retrigger: the old note ends first
-            let velocity = max(1, Self.normalise(x, m))
+            let velocity = Self.noteVelocity(Self.normalise(x, m))
             states[i].noteOffDue = t + length
             states[i].lastSent = velocity
             states[i].lastSentTime = t

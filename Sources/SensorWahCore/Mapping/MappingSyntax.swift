@@ -17,7 +17,7 @@ extension Mapping {
                gesture:NAME.progress  0-1 while it unfolds   pose:NAME  a taught pose's value
       cc=N     7-bit Control Change N (0-127)          cc14=N  14-bit CC, MSB N (0-31), LSB N+32
       bend     pitch bend                              ch=N    MIDI channel 1-16 (default 1)
-      note=N   a note per gesture (velocity from its strength), length=MS (default 150)
+      note=N   a note per gesture (velocity 40-127 from its strength in range=), length=MS (default 150)
       toggle=N a gesture flips CC N between 127 and 0
       fx=EFFECT.PARAM  a parameter of the effect chain (--fx), e.g. fx=tremolo.rate, fx=delay.bypass
                to=LO..HI  where the output lands, in the parameter's units (default: its whole range)
