@@ -14,16 +14,37 @@ import Glibc
 enum Wiring {
     /// The files of one recording, as `replay`, `plot` and `render` take them: each argument a
     /// file or a folder of CSV files (Sensor Logger's per-sensor export), expanded in order.
+    /// A bundled recording named as in the docs (`Recordings/wrist-wah-phone.csv`) that is not
+    /// in the working folder is taken from where the command is installed
+    /// (`PREFIX/share/sensorwah/Recordings`), so the examples run from any folder.
     static func recordingPaths(_ files: [String]) throws -> [String] {
         var paths: [String] = []
         for f in files {
-            guard let p = FileReplay.expand(f) else {
-                throw RuntimeFailure("cannot open '\(f)': \(String(cString: strerror(errno)))")
+            var expanded = FileReplay.expand(f)
+            let cause = errno
+            if expanded == nil, f.hasPrefix("Recordings/") || f == "Recordings", let installed = installedData(f) {
+                expanded = FileReplay.expand(installed)
+            }
+            guard let p = expanded else {
+                throw RuntimeFailure("cannot open '\(f)': \(String(cString: strerror(cause)))")
             }
             if p.isEmpty { throw RuntimeFailure("'\(f)' is a folder with no .csv files") }
             paths += p
         }
         return paths
+    }
+
+    /// `relative` under the installed data folder (`BIN/../share/sensorwah`), if it is there.
+    static func installedData(_ relative: String) -> String? {
+        var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buf, buf.count - 1)
+        guard n > 0 else { return nil }
+        let exe = String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = exe.lastIndex(of: "/") else { return nil }
+        let bin = exe[..<slash]
+        guard let up = bin.lastIndex(of: "/") else { return nil }
+        let path = String(bin[..<up]) + "/share/sensorwah/" + relative
+        return access(path, R_OK) == 0 ? path : nil
     }
 
     /// Every output asked for. One that cannot start (no sequencer, no JACK server) logs one

@@ -267,4 +267,28 @@ final class FirstHourTests: XCTestCase {
         XCTAssertEqual(velocities.count, 2, r.stdout)
         XCTAssertTrue(velocities.allSatisfy { $0 >= 40 }, "\(velocities)")
     }
+
+    /// Installed, the command finds the bundled recordings from any folder, as the docs'
+    /// examples name them (`Recordings/wrist-wah-phone.csv`).
+    func testTheInstalledCommandFindsTheBundledRecordings() throws {
+        let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("sw-prefix-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: prefix) }
+        let bin = prefix.appendingPathComponent("bin"), data = prefix.appendingPathComponent("share/sensorwah/Recordings")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: CLI.binary, to: bin.appendingPathComponent("sensorwah"))
+        try FileManager.default.copyItem(atPath: CLI.recording("wrist-wah-phone.csv"), toPath: data.appendingPathComponent("wrist-wah-phone.csv").path)
+        let p = Process()
+        p.executableURL = bin.appendingPathComponent("sensorwah")
+        p.arguments = ["replay", "Recordings/wrist-wah-phone.csv", "--fast", "--midi", "stdout"]
+        p.currentDirectoryURL = URL(fileURLWithPath: "/")
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        XCTAssertGreaterThan(CLI.lines(text).filter { $0.contains(#""type":"cc""#) }.count, 500)
+    }
 }

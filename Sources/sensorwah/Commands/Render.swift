@@ -115,9 +115,7 @@ struct Render: ParsableCommand {
             let collect = EffectAutomationOutput(start, chain: chain)
             // the switch's mapping goes after the user's, as with JACK (--wah-map counts are unchanged)
             var pipeline = Pipeline(mappings: mappings + wahSwitchMappings(wahSwitch), outputs: [collect])
-            guard let paths = FileReplay.expand(recording!), !paths.isEmpty else {
-                throw RuntimeFailure("cannot read '\(recording!)': no such file, or a folder without .csv files")
-            }
+            let paths = try Wiring.recordingPaths([recording!])
             let replay = FileReplay(paths: paths, parserOptions: sensors.parserOptions(), maxLineLength: sensors.maxLine,
                                     timing: PlaybackTiming(fast: true), motion: try mapping.motionSettings())
             let read: FileReplay.Result
