@@ -96,4 +96,21 @@ enum CLI {
     }
 
     static func lines(_ s: String) -> [String] { s.split(separator: "\n").map(String.init) }
+
+    /// One of the repository's tools (`tools/NAME`) run to its end: its exit status and what it
+    /// printed (stdout and stderr together), also printed into the test's log.
+    static func tool(_ name: String, _ args: [String]) throws -> (status: Int32, text: String) {
+        let p = Process()
+        p.executableURL = repo.appendingPathComponent("tools/\(name)")
+        p.arguments = args
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        print(text)
+        return (p.terminationStatus, text)
+    }
 }

@@ -80,19 +80,26 @@ final class DocExamplesTests: XCTestCase {
     }
 
     /// Two seconds of a decaying 110 Hz note with harmonics, 48 kHz mono 16-bit WAV.
-    static func writeGuitar(_ url: URL) throws {
-        let rate = 48_000, n = rate * 2
+    /// A 16-bit mono guitar at 48 kHz: six harmonics of 110 Hz plucked every half second, at
+    /// 0.3 of full scale, or with its largest sample at `peak` (1: full scale).
+    static func writeGuitar(_ url: URL, seconds: Double = 2, peak: Double? = nil) throws {
+        let rate = 48_000, n = Int(Double(rate) * seconds)
         var d = Data()
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
         func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
         d.append(contentsOf: Array("RIFF".utf8)); u32(UInt32(36 + n * 2)); d.append(contentsOf: Array("WAVE".utf8))
         d.append(contentsOf: Array("fmt ".utf8)); u32(16); u16(1); u16(1); u32(UInt32(rate)); u32(UInt32(rate * 2)); u16(2); u16(16)
         d.append(contentsOf: Array("data".utf8)); u32(UInt32(n * 2))
+        var raw = [Double](repeating: 0, count: n)
         for i in 0..<n {
             let t = Double(i) / Double(rate)
             var s = 0.0
             for h in 1...6 { s += sin(2 * Double.pi * 110 * Double(h) * t) / Double(h) }
-            let v = Int16(max(-32767, min(32767, 0.3 * s * exp(-1.5 * t.truncatingRemainder(dividingBy: 0.5)) * 32767)))
+            raw[i] = s * exp(-1.5 * t.truncatingRemainder(dividingBy: 0.5))
+        }
+        let scale = peak.map { $0 / max(raw.map(abs).max() ?? 1, 1e-9) } ?? 0.3
+        for x in raw {
+            let v = Int16(max(-32767, min(32767, scale * x * 32767)))
             withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) }
         }
         try d.write(to: url)

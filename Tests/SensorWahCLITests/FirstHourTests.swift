@@ -173,28 +173,6 @@ final class FirstHourTests: XCTestCase {
         XCTAssertEqual(section(of: "--speed <speed>"), "PLAYBACK:")
     }
 
-    /// A guitar at full scale, 2 s, 16-bit, with `peak` its largest sample (a chord of six
-    /// harmonics of 110 Hz plucked every half second).
-    static func hotGuitar(_ path: String, seconds: Double = 2, peak: Double = 1) throws {
-        let rate = 48_000, n = Int(Double(rate) * seconds)
-        var d = Data()
-        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
-        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
-        d.append(contentsOf: Array("RIFF".utf8)); u32(UInt32(36 + n * 2)); d.append(contentsOf: Array("WAVE".utf8))
-        d.append(contentsOf: Array("fmt ".utf8)); u32(16); u16(1); u16(1); u32(UInt32(rate)); u32(UInt32(rate * 2)); u16(2); u16(16)
-        d.append(contentsOf: Array("data".utf8)); u32(UInt32(n * 2))
-        var raw = [Double](repeating: 0, count: n)
-        for i in 0..<n {
-            let t = Double(i) / Double(rate)
-            var s = 0.0
-            for h in 1...6 { s += sin(2 * Double.pi * 110 * Double(h) * t) / Double(h) }
-            raw[i] = s * exp(-3 * t.truncatingRemainder(dividingBy: 0.5))
-        }
-        let top = raw.map(abs).max() ?? 1
-        for v in raw { withUnsafeBytes(of: Int16(v / top * peak * 32767).littleEndian) { d.append(contentsOf: $0) } }
-        try d.write(to: URL(fileURLWithPath: path))
-    }
-
     static func number(_ text: String, after label: String) -> Double? {
         guard let r = text.range(of: label + #" (-?[0-9.]+|-inf)"#, options: .regularExpression) else { return nil }
         return Double(text[r].split(separator: " ").last!)
@@ -207,7 +185,7 @@ final class FirstHourTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let hot = dir.appendingPathComponent("hot.wav").path
-        try Self.hotGuitar(hot)
+        try DocExamplesTests.writeGuitar(URL(fileURLWithPath: hot), peak: 1)
         let take = CLI.recording("wrist-wah-phone.csv")
         let out = dir.appendingPathComponent("cry.wav").path
         // the crybaby's boost takes the full-scale guitar past full scale: clipped, and said
@@ -231,7 +209,7 @@ final class FirstHourTests: XCTestCase {
         XCTAssertLessThan(abs(against), 0.1, matched.stderr)
         // half a second in, a 0.4 s delay: its repeats go on after the input
         let short = dir.appendingPathComponent("short.wav").path
-        try Self.hotGuitar(short, seconds: 0.5, peak: 0.5)
+        try DocExamplesTests.writeGuitar(URL(fileURLWithPath: short), seconds: 0.5, peak: 0.5)
         let d = try CLI.run(["render", "--pedal", "64", "--fx", "delay time=0.4", short, dir.appendingPathComponent("d.wav").path])
         XCTAssertEqual(d.status, 0, d.stderr)
         let seconds = try XCTUnwrap(d.stderr.range(of: #"= [0-9.]+ s of audio"#, options: .regularExpression)

@@ -9,18 +9,9 @@ import XCTest
 final class FloodTests: XCTestCase {
     func testPerformerBesideAFloodIsUntouched() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { throw XCTSkip("no python3") }
-        let p = Process()
-        p.executableURL = CLI.repo.appendingPathComponent("tools/flood")
-        p.arguments = ["--seconds", "10", "--senders", "6", "--binary", CLI.binary.path] + (CLI.memoryBoundsHold ? ["--max-rss-mb", "128"] : [])
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        print(text)
-        XCTAssertEqual(p.terminationStatus, 0, text)
+        let (status, text) = try CLI.tool("flood", ["--seconds", "10", "--senders", "6", "--binary", CLI.binary.path]
+                                                    + (CLI.memoryBoundsHold ? ["--max-rss-mb", "128"] : []))
+        XCTAssertEqual(status, 0, text)
         XCTAssertTrue(text.contains("identical to `replay` of its file"), text)
         // the performer's own latency is reported apart from the crowd's (tools/flood fails when
         // its count is not the messages the performer's lines caused)
