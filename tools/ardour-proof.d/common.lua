@@ -27,7 +27,7 @@ end
 -- proofs connect what they need themselves. Ardour 7.3's auto-connect thread otherwise talks to
 -- jackd while the Lua thread registers the new track's ports, and the two threads' requests and
 -- replies on libjack's one socket (jackd 1.9.21) get crossed: "JackSocketClientChannel read
--- fail", "JACK HALTED" (rarer with this; tools/ardour-proof retries such a start).
+-- fail", "JACK HALTED" (rarer with this, not gone; tools/ardour-proof retries such a start).
 function open_session(dir, name)
   local config = ARDOUR.config()
   config:set_auto_connect_standard_busses(false)
