@@ -29,7 +29,14 @@ final class ArdourProofTests: XCTestCase {
         let expected = CLI.lines(reference.out).filter { $0.contains("\"type\":\"cc\"") }.count
         XCTAssertGreaterThan(expected, 100, reference.out)
 
-        let (status, text) = try CLI.tool("ardour-proof", ["--binary", binary, "--plugin", plugin])
+        // Ardour itself now and then misses the messages of one JACK period while recording (the
+        // jack_midi_dump witness on the same port has them all: docs/guide.md); as with the
+        // benchmarks, a miss gets one more run, and two in a row fail the test
+        var (status, text) = try CLI.tool("ardour-proof", ["--binary", binary, "--plugin", plugin])
+        if status != 0 {
+            print("ardour-proof failed once; running it once more. Its output:\n\(text)")
+            (status, text) = try CLI.tool("ardour-proof", ["--binary", binary, "--plugin", plugin])
+        }
         XCTAssertEqual(status, 0, text)
         XCTAssertTrue(text.contains("MIDI into Ardour: PASS"), text)
         XCTAssertTrue(text.contains("LV2 plugin in Ardour: PASS"), text)
