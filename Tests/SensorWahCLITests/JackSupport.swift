@@ -59,6 +59,14 @@ enum JackTest {
         return repo.appendingPathComponent(".build/release/sensorwah").path
     }
 
+    /// The binary a user installs: SENSORWAH_SHIPPED_BINARY, else the static build tools/setup
+    /// and tools/package make (.build-static, no -enable-testing), else the release binary.
+    static var shippedBinary: String {
+        if let b = ProcessInfo.processInfo.environment["SENSORWAH_SHIPPED_BINARY"] { return b }
+        let staticBuild = repo.appendingPathComponent(".build-static/release/sensorwah").path
+        return FileManager.default.isExecutableFile(atPath: staticBuild) ? staticBuild : releaseBinary
+    }
+
     /// `sensorwah-jack-check` (test machinery, not installed) beside the debug binary, or beside
     /// the release binary with `release: true` (real-time claims hold for the release build only).
     static func checkTool(release: Bool) -> String {
