@@ -33,10 +33,10 @@ public final class LiveView: @unchecked Sendable {
         /// The output thread's latency p50/p99 in µs (nil: not measured, as in replay).
         public var latency: (() -> (p50: Int, p99: Int))?
         public var keys = true
-        /// The `c` key asks for a range calibration (`MonitorControl.calibrate`); someone
+        /// The `c` key asks for a range calibration (`LiveCommand.calibrate`); someone
         /// (`listen --config`) answers it.
         public var calibrateKey = false
-        /// The `t` key teaches a gesture or pose (`MonitorControl.teach`); someone (`listen
+        /// The `t` key teaches a gesture or pose (`LiveCommand.teach`); someone (`listen
         /// --gestures FILE`) answers it.
         public var teachKey = false
         public init(title: String, mode: Mode, labels: [[String]], maxima: [[Int]]) {
@@ -71,7 +71,11 @@ public final class LiveView: @unchecked Sendable {
     private var lastGestureText = ""
     private var lastGestureClock = 0.0
 
-    public init(board: MonitorBoard, configuration: Configuration) {
+    /// Where the keys post what they ask, and whose solo they move.
+    public let control: LiveControl
+
+    public init(board: MonitorBoard, configuration: Configuration, control: LiveControl) {
+        self.control = control
         self.board = board
         self.config = configuration
         shown = (configuration.labels, configuration.maxima, configuration.sceneNames, "")
@@ -192,10 +196,10 @@ public final class LiveView: @unchecked Sendable {
 
     /// Down, Right or Page Down marks while teaching; other sequences change nothing.
     func escapeSequence(_ s: [UInt8]) {
-        guard config.teachKey, typing == nil, MonitorControl.teach.active != nil, let last = s.last else { return }
+        guard config.teachKey, typing == nil, control.teachingLabel != nil, let last = s.last else { return }
         let pageDown = s.count >= 4 && s[2] == UInt8(ascii: "6") && last == UInt8(ascii: "~")
         if pageDown || last == UInt8(ascii: "B") || last == UInt8(ascii: "C") {
-            MonitorControl.teach.post(.mark(nanos: monotonicNanos()))
+            control.post(.teach(.mark(nanos: monotonicNanos())))
         }
     }
 
@@ -205,7 +209,6 @@ public final class LiveView: @unchecked Sendable {
     /// A key while teaching: typing the name after `t`, or marking / finishing / cancelling
     /// what is being taught. True when the key was taken.
     func teachKey(_ b: UInt8) -> Bool {
-        let teach = MonitorControl.teach
         if var text = typing {
             switch b {
             case 13, 10:
@@ -223,7 +226,7 @@ public final class LiveView: @unchecked Sendable {
                     }
                     value = v
                 }
-                teach.post(.start(name: name, value: value))
+                control.post(.teach(.start(name: name, value: value)))
             case 27:
                 typing = nil
                 setMessage("")
@@ -240,11 +243,11 @@ public final class LiveView: @unchecked Sendable {
             }
             return true
         }
-        if teach.active != nil {
+        if control.teachingLabel != nil {
             switch b {
-            case UInt8(ascii: " "): teach.post(.mark(nanos: monotonicNanos()))   // (and Down, Right, Page Down)
-            case 13, 10: teach.post(.finish)
-            case 27: teach.post(.cancel)
+            case UInt8(ascii: " "): control.post(.teach(.mark(nanos: monotonicNanos())))   // (and Down, Right, Page Down)
+            case 13, 10: control.post(.teach(.finish))
+            case 27: control.post(.teach(.cancel))
             default: return false
             }
             return true
@@ -268,19 +271,19 @@ public final class LiveView: @unchecked Sendable {
         case UInt8(ascii: "z"), UInt8(ascii: "Z"): Shutdown.requestRezero()
         case UInt8(ascii: "s"), UInt8(ascii: "S"):
             let count = max(MonitorRecord(p: copy).mappingCount, 1)
-            let now = MonitorControl.solo.load(ordering: .relaxed)
-            MonitorControl.solo.store(now + 1 >= count ? 0 : now + 1, ordering: .relaxed)
-        case UInt8(ascii: "a"), UInt8(ascii: "A"): MonitorControl.solo.store(-1, ordering: .relaxed)
-        case UInt8(ascii: "n"), UInt8(ascii: "N"): Shutdown.nextSceneRequested.store(true, ordering: .relaxed)
+            let now = control.solo.load(ordering: .relaxed)
+            control.solo.store(now + 1 >= count ? 0 : now + 1, ordering: .relaxed)
+        case UInt8(ascii: "a"), UInt8(ascii: "A"): control.solo.store(-1, ordering: .relaxed)
+        case UInt8(ascii: "n"), UInt8(ascii: "N"): control.post(.nextScene)
         case UInt8(ascii: "q"), UInt8(ascii: "Q"): Shutdown.requested.store(true, ordering: .relaxed)
         case UInt8(ascii: "c"), UInt8(ascii: "C"):
             guard config.calibrateKey else { break }
             let r = MonitorRecord(p: copy)
-            let solo = MonitorControl.solo.load(ordering: .relaxed)   // an `s` just before counts
+            let solo = control.solo.load(ordering: .relaxed)   // an `s` just before counts
             if solo >= 0 && solo < r.mappingCount {
-                MonitorControl.calibrate.store(solo + 1, ordering: .relaxed)
+                control.post(.calibrate(mapping: solo + 1))
             } else if r.mappingCount == 1 {
-                MonitorControl.calibrate.store(1, ordering: .relaxed)
+                control.post(.calibrate(mapping: 1))
             } else {
                 setMessage("calibrate: choose the mapping first with s (solo), then press c")
             }

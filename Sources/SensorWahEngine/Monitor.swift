@@ -3,49 +3,6 @@ import Foundation
 import SensorWahCore
 import SensorWahRuntime
 
-/// What the live view asks of the data path, process-wide like `Shutdown`: the solo mapping
-/// (-1: every mapping sends). The pipeline reads it with one relaxed load per frame.
-public enum MonitorControl {
-    public static let solo = ManagedAtomic<Int>(-1)
-    /// The `c` key: calibrate this mapping (1 = the first; 0: nothing asked). Taken by the
-    /// main thread of `listen --config`.
-    public static let calibrate = ManagedAtomic<Int>(0)
-    /// The live view's `t` key and the control page's Teach panel: what they ask, taken by the
-    /// main thread of `listen --gestures FILE`.
-    public static let teach = TeachMailbox()
-}
-
-/// A request to teach live.
-public enum TeachRequest: Sendable, Equatable {
-    /// Begin: a gesture `name`, or a pose `name` with `value`.
-    case start(name: String, value: Double?)
-    /// "That was one" (a gesture) or "this pose" (a pose), at this monotonic time.
-    case mark(nanos: UInt64)
-    case finish
-    case cancel
-}
-
-/// Teach requests from the view's and the page's threads to the main thread, and what is being
-/// taught (for the view's keys). Not on the data path.
-public final class TeachMailbox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var requests: [TeachRequest] = []
-    private var teaching: String?
-
-    public init() {}
-
-    public func post(_ r: TeachRequest) { lock.withLock { if requests.count < 64 { requests.append(r) } } }
-
-    /// Every request since the last call, oldest first.
-    public func take() -> [TeachRequest] { lock.withLock { defer { requests.removeAll() }; return requests } }
-
-    /// What is being taught (`swing`, `wah=1`), nil when nothing; set by the main thread.
-    public var active: String? {
-        get { lock.withLock { teaching } }
-        set { lock.withLock { teaching = newValue } }
-    }
-}
-
 /// The fixed layout of one published picture of the data path, in 8-byte words.
 public enum MonitorLayout {
     public static let maxMappings = 12

@@ -7,19 +7,24 @@ import SensorWahCore
 public struct Pipeline {
     public var mapper: Mapper
     public let outputs: [any EventOutput]
+    /// The run's control plane, whose solo the mapper follows (nil: every mapping sends).
+    public let control: LiveControl?
 
-    public init(mappings: [Mapping], outputs: [any EventOutput]) {
+    public init(mappings: [Mapping], outputs: [any EventOutput], control: LiveControl? = nil) {
         self.mapper = Mapper(mappings: mappings)
         self.outputs = outputs
+        self.control = control
     }
 
     /// Maps one frame and sends what changed to every output.
     @inline(__always)
     public mutating func process(_ frame: borrowing SensorFrame, sender: String? = nil) {
         let outs = outputs
-        // the live view's solo; one beyond the mappings (after a reload or a scene change) is none
-        let solo = MonitorControl.solo.load(ordering: .relaxed)
-        mapper.solo = solo < mapper.mappings.count ? solo : -1
+        // the solo asked for; one beyond the mappings (after a reload or a scene change) is none
+        if let c = control {
+            let solo = c.solo.load(ordering: .relaxed)
+            mapper.solo = solo < mapper.mappings.count ? solo : -1
+        }
         mapper.process(frame, sender: sender) { e in
             for o in outs { o.send(e) }
         }

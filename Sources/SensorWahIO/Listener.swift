@@ -52,6 +52,8 @@ public struct ListenerConfiguration: Sendable {
     public var webCertificates: WebCertificates?
     /// The control page and its API on the `--web` port (`/control`, `/api/...`); nil: none.
     public var control: ControlHooks?
+    /// The run's control plane (the solo the pipeline follows); nil: every mapping sends.
+    public var live: LiveControl?
     /// The mappings' texts as given (`--map` syntax) for the control API, and each scene's;
     /// where missing, a mapping is shown in its full syntax.
     public var mappingTexts: [String] = []
@@ -236,9 +238,9 @@ final class ListenerCore: @unchecked Sendable {
         self.scenes = zip(config.scenes, sets.dropFirst()).map { Scene(name: $0.0.name, mappings: $0.1, chain: $0.0.chain) }
         if !scenes.isEmpty {
             sceneIndex = min(max(config.startScene, 0), scenes.count - 1)
-            self.pipeline = Pipeline(mappings: scenes[sceneIndex].mappings, outputs: [handoff])
+            self.pipeline = Pipeline(mappings: scenes[sceneIndex].mappings, outputs: [handoff], control: config.live)
         } else {
-            self.pipeline = Pipeline(mappings: sets[0], outputs: [handoff])
+            self.pipeline = Pipeline(mappings: sets[0], outputs: [handoff], control: config.live)
         }
         self.wake = wake
         self.arriving = arriving

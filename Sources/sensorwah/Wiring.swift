@@ -185,8 +185,9 @@ enum Wiring {
     }
 
     /// What `listen` (and `calibrate`) open: ports, senders allowed, scenes, parsing, motion.
-    static func listenerConfiguration(_ l: Listen, scenes: [Scene], startScene: Int) throws -> ListenerConfiguration {
+    static func listenerConfiguration(_ l: Listen, scenes: [Scene], startScene: Int, live: LiveControl) throws -> ListenerConfiguration {
         var config = ListenerConfiguration()
+        config.live = live
         config.bindHost = l.bind
         config.tcpPort = l.noTcp ? nil : l.port
         config.connect = l.connect.compactMap { Endpoint(parsing: $0) }
@@ -228,7 +229,7 @@ enum Wiring {
                     try ConfigEditor.setMappings(in: path, scene: scene, texts: texts)
                     return path
                 }
-            })
+            }, control: live)
             config.control?.teaches = l.mapping.gesturesFile != nil
         }
         return config
@@ -282,7 +283,7 @@ enum Wiring {
     /// client's lines when the outputs have one, the output thread's latency when there is one.
     static func liveView(_ o: MonitorOptions, title: String, output: OutputOptions, scenes: [[Mapping]],
                          sceneNames: [String] = [], outputs: [any EventOutput], pump: OutputPump? = nil,
-                         calibrateKey: Bool = false, teachKey: Bool = false) -> LiveView? {
+                         calibrateKey: Bool = false, teachKey: Bool = false, control: LiveControl) -> LiveView? {
         guard let mode = o.mode(midiToStdout: output.destinations.contains(.stdout)) else { return nil }
         var c = LiveView.Configuration(title: "sensorwah \(title)", mode: mode,
                                        labels: scenes.map { $0.map(LiveView.label) },
@@ -290,13 +291,11 @@ enum Wiring {
         c.sceneNames = sceneNames
         c.calibrateKey = calibrateKey
         c.teachKey = teachKey
-        MonitorControl.calibrate.store(0, ordering: .relaxed)
         c.extraLines = outputLines(outputs)
         if let pump {
             pump.publishLatency = true
             c.latency = { (pump.latencyP50.load(ordering: .relaxed), pump.latencyP99.load(ordering: .relaxed)) }
         }
-        MonitorControl.solo.store(-1, ordering: .relaxed)
-        return LiveView(board: MonitorBoard(), configuration: c)
+        return LiveView(board: MonitorBoard(), configuration: c, control: control)
     }
 }

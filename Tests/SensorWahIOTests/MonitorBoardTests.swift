@@ -75,10 +75,10 @@ final class MonitorBoardTests: XCTestCase {
     /// The view's solo reaches the pipeline; a solo beyond the mappings now running (the view
     /// soloed mapping 3, then a reload left two) lets every mapping send instead of none.
     func testASoloBeyondTheMappingsIsNone() throws {
-        defer { MonitorControl.solo.store(-1, ordering: .relaxed) }
         let maps = [try Mapping(parsing: "accel.x cc=11 speed=none smooth=0"), try Mapping(parsing: "accel.y cc=12 speed=none smooth=0")]
         let sent = PlotTrace(mappings: maps)
-        var pipeline = Pipeline(mappings: maps, outputs: [sent])
+        let control = LiveControl()
+        var pipeline = Pipeline(mappings: maps, outputs: [sent], control: control)
         func frame(_ t: Double, _ v: Double) -> SensorFrame {
             var f = SensorFrame()
             f.newGroups = SensorGroup.accelerometer.bit
@@ -87,10 +87,10 @@ final class MonitorBoardTests: XCTestCase {
             f[.accelY] = v
             return f
         }
-        MonitorControl.solo.store(1, ordering: .relaxed)
+        control.solo.store(1, ordering: .relaxed)
         pipeline.process(frame(0, 0.5))
         XCTAssertEqual(sent.lanes.map(\.sent.count), [0, 1])
-        MonitorControl.solo.store(2, ordering: .relaxed)
+        control.solo.store(2, ordering: .relaxed)
         pipeline.process(frame(0.01, -0.5))
         XCTAssertEqual(sent.lanes.map(\.sent.count), [1, 2])
     }

@@ -170,7 +170,8 @@ struct Listen: ParsableCommand {
         for m in mappings { logger.info("mapping: \(m.summary)") }
         Shutdown.installRezeroSignal()
 
-        var config = try Wiring.listenerConfiguration(self, scenes: scenes, startScene: startScene)
+        let live = LiveControl()
+        var config = try Wiring.listenerConfiguration(self, scenes: scenes, startScene: startScene, live: live)
         if config.control != nil {
             config.mappingTexts = scenes.isEmpty ? try mapping.texts() + output.jack.switchMappings().map(\.syntax) : []
             config.sceneTexts = sceneTexts(scenes)
@@ -179,14 +180,11 @@ struct Listen: ParsableCommand {
         let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 16)
         let pump = OutputPump(queue: queue, outputs: detect ? [] : try Wiring.outputs(output, mappings: mappings, controlIn: !scenes.isEmpty,
                                                                                  scenes: scenes, startScene: startScene, logger: logger))
-        let controls = Wiring.programChangeInputs(pump.outputs)
         config.control?.outputLines = Wiring.outputLines(pump.outputs, pump: pump)
-        // the chains the engine prepared (nil: no audio engine runs)
-        let runningChains = JackSession.engine(in: pump.outputs).flatMap { $0.wah ? $0.engine.chainSpecs : nil }
         let view = detect ? nil : Wiring.liveView(monitor, title: "listen", output: output,
                                                   scenes: scenes.isEmpty ? [mappings] : config.scenes.map(\.mappings),
                                                   sceneNames: scenes.map(\.name), outputs: pump.outputs, pump: pump,
-                                                  calibrateKey: global.config != nil, teachKey: mapping.gesturesFile != nil)
+                                                  calibrateKey: global.config != nil, teachKey: mapping.gesturesFile != nil, control: live)
         pump.latencyBySender = latency
         pump.anticipate = !noAnticipate
         pump.start()
@@ -206,210 +204,15 @@ struct Listen: ParsableCommand {
         }
         if web { Wiring.announceWebPage(listener, certificates: config.webCertificates, control: config.control, view: view) }
         view?.start()
-        var watch = global.config.map { ConfigWatch(path: $0) }
-        var running = (mappings: mappings, scenes: !scenes.isEmpty)   // whether scenes run (the calibrate key)
-        var calibration: KeyCalibration?
-        // the gestures file: reloaded when it changes, taught into live (t, the page's Teach)
-        var modelWatch = mapping.gesturesFile.map { ConfigWatch(path: $0) }
-        var teaching: LiveTeach?
-        _ = MonitorControl.teach.take()
-        MonitorControl.teach.active = nil
-        if let path = mapping.gesturesFile, !FileManager.default.fileExists(atPath: path) {
-            logger.notice("\(path) does not exist yet: teach gestures and poses live (t in the live view, Teach on the control page) and it is made")
-        }
-        var savedRestVersion = 0
-        if !scenes.isEmpty {
-            Shutdown.installSceneSignal()
-            logger.notice("scene '\(scenes[startScene].name)' of \(scenes.map(\.name).joined(separator: ", ")); next scene: kill -USR2 \(getpid())\(sceneGesture.map { " or a \($0)" } ?? "")")
-            for c in controls {
-                let channel = sceneChannel.map { "channel \($0)" } ?? "any channel"
-                logger.notice("Program Change (\(channel)) on \(c.programChangeInputName ?? "") selects a scene: 0 \(scenes[0].name)\(scenes.count > 1 ? ", 1 \(scenes[1].name)" : "")\(scenes.count > 2 ? ", ..." : "")")
-            }
-        }
-        var toldFailures = 0, dead = false
-        while !Shutdown.isRequested {
-            let f = pump.failures
-            if f.count > toldFailures {
-                toldFailures = f.count
-                dead = true
-                logger.error("every output has failed: \(f.text); messages go nowhere until one delivers again (the run goes on, and ends with exit status 1)")
-            } else if dead && !f.now {
-                dead = false
-                logger.notice("an output delivers again")
-            }
-            // with a Program Change input, look every 10 ms (a foot switch should not lag)
-            var ts = timespec(tv_sec: 0, tv_nsec: controls.isEmpty ? 50_000_000 : 10_000_000)
-            nanosleep(&ts, nil)
-            if Shutdown.nextSceneRequested.exchange(false, ordering: .relaxed) { listener.nextScene() }
-            // the live view's c key, the control page's Calibrate button
-            if view != nil || config.control != nil {
-                let asked = MonitorControl.calibrate.exchange(0, ordering: .relaxed)
-                if asked > 0, calibration == nil, let t = teaching {
-                    let text = "calibrate: finish teaching \(t.label) first (Enter, or Esc to drop it)"
-                    view?.setMessage(text)
-                    listener.setControlMessage(text)
-                } else if asked > 0, calibration == nil {
-                    let say = { (text: String) in
-                        view?.setMessage(text)
-                        listener.setControlMessage(text)
-                    }
-                    // what runs now (the control page may have changed it since the start)
-                    calibration = KeyCalibration.start(asked, running: listener.runningMappings(), scenes: running.scenes,
-                                                       path: global.config, listener: listener, say: say, logger: logger,
-                                                       baseTap: sourceTap)
-                }
-                if let c = calibration, !c.step() { calibration = nil }
-                let say = { (text: String) in
-                    view?.setMessage(text)
-                    listener.setControlMessage(text)
-                }
-                for request in MonitorControl.teach.take() {
-                    teaching = teach(request, teaching, calibrating: calibration != nil, listener: listener, baseTap: sourceTap, say: say, logger: logger)
-                    if teaching == nil, case .finish = request { modelWatch?.accept() }   // written and put to work already
-                }
-                MonitorControl.teach.active = teaching?.label
-            }
-            if modelWatch?.poll() == true, let path = mapping.gesturesFile { reloadModel(path, into: listener, view: view, logger: logger) }
-            for c in controls {
-                c.takeProgramChanges { channel, program in
-                    if let want = sceneChannel, want != Int(channel) + 1 {
-                        logger.debug("Program Change \(program) on channel \(Int(channel) + 1) ignored (--scene-channel \(want))")
-                        return
-                    }
-                    listener.selectScene(program: Int(program), channel: Int(channel) + 1)
-                }
-            }
-            let rest = listener.capturedRest
-            if rest.version != savedRestVersion {
-                savedRestVersion = rest.version
-                saveRest(rest.gravity, logger: logger)
-            }
-            guard let changed = watch?.poll(), changed || Shutdown.reloadRequested.exchange(false, ordering: .relaxed) else { continue }
-            if let now = reload(into: listener, view: view, runningChains: runningChains, logger: logger) { running = now }
-        }
-        calibration?.cancel()
-        teaching?.cancel()
+        let rig = LiveRig(listen: self, listener: listener, pump: pump, control: live, view: view, controlPage: config.control != nil,
+                          scenes: scenes, startScene: startScene, sourceTap: sourceTap, logger: logger)
+        rig.run()
         view?.stop()
         logger.notice("stopping\(Shutdown.stopSignalName.map { " on \($0)" } ?? ""): sending rest values and note-offs, flushing recordings")
         let stats = listener.stop()
         pump.stop()
-        var s = Summary(source: "listen", format: input.format, parser: stats.parser, mapper: stats.mapper, elapsed: 0)
-        s.showElapsed = false
-        var text = s.text
-        let o = stats.osc
-        if o.packets > 0 || o.malformed > 0 || o.tooLong > 0 {
-            text += "\n  OSC packets \(o.packets), messages \(o.messages), frames \(o.frames)"
-            text += ", refused as malformed \(o.malformed)"
-            if o.tooLong > 0 { text += ", over the size limit \(o.tooLong)" }
-            if o.unused > 0 { text += ", messages with no built-in meaning or osc: mapping \(o.unused)" }
-        }
-        let p = stats.push
-        if p.batches > 0 || p.refused > 0 || p.tooLarge > 0 {
-            text += "\n  HTTP push batches \(p.batches), frames \(p.frames), refused (400) \(p.refused), too large (413) \(p.tooLarge)"
-            if p.late > 0 { text += ", late samples dropped \(p.late)" }
-            if p.otherSensors > 0 { text += ", entries of other sensors \(p.otherSensors)" }
-        }
-        let w = stats.web
-        if web {
-            text += "\n  web: pages served \(w.pages), batches \(w.batches) (WebSocket \(w.webSocketBatches), HTTPS POST \(w.postBatches)), frames \(w.frames), refused \(w.refused)"
-            if w.rateLimited > 0 { text += ", over the rate limit \(w.rateLimited)" }
-            if w.late > 0 { text += ", late samples dropped \(w.late)" }
-        }
-        let ph = stats.phyphox
-        if !phyphox.isEmpty {
-            text += "\n  phyphox: experiments read \(ph.connects), polls \(ph.polls), frames \(ph.frames), failed requests \(ph.errors)"
-        }
-        text += "\n  senders accepted \(stats.accepted), refused \(stats.refused)"
-        if stats.pairRefused > 0 { text += " (\(stats.pairRefused) by --pair)" }
-        if stats.cutOff > 0 { text += ", cut off for a line over --max-line \(stats.cutOff)" }
-        if stats.partialLinesLost > 0 { text += ", lines lost to a closed connection \(stats.partialLinesLost)" }
-        if stats.queueDrops > 0 { text += "\n  messages dropped because the outputs fell behind: \(stats.queueDrops)" }
-        if !stats.senderNames.isEmpty { text += "\n  senders: " + stats.senderNames.joined(separator: ", ") }
-        for r in stats.recordings { text += "\n  recorded \(r)" }
-        if latency {
-            let q = stats.handoff
-            text += "\n  latency socket->queued (network thread): p50 \(q.percentile(0.5)) us, p99 \(q.percentile(0.99)) us, max \(q.maxNanos / 1000) us over \(q.total) lines with messages"
-            let w = pump.wakeLatency
-            text += "\n  latency queued->taken by the output thread: p50 \(w.percentile(0.5)) us, p99 \(w.percentile(0.99)) us, max \(w.maxNanos / 1000) us"
-            if pump.spins > 0 {
-                text += "\n  output thread busy waits for an expected message: \(pump.spins), \(pump.spinNanos / 1000) us in all"
-            }
-            if pump.watches > 0 {
-                text += "\n  output thread awake before a due line: \(pump.watches) times, \(pump.watchNanos / 1000) us in all"
-            }
-            let h = pump.latency
-            text += "\n  latency socket->output: p50 \(h.percentile(0.5)) us, p99 \(h.percentile(0.99)) us, max \(h.maxNanos / 1000) us over \(h.total) messages"
-            // each sender's own, so one performer's figure is not hidden among a crowd's
-            for (i, name) in stats.latencySlots.enumerated() where i < pump.senderLatency.count {
-                guard let l = pump.senderLatency[i], l.total > 0 else { continue }
-                text += "\n  latency socket->output from \(name): p50 \(l.percentile(0.5)) us, p99 \(l.percentile(0.99)) us, max \(l.maxNanos / 1000) us over \(l.total) messages"
-            }
-            let busy = Double(stats.lastDataNanos &- stats.firstDataNanos) / 1e9
-            if busy > 0 {
-                text += "\n  received \(stats.parser.lines) lines, \(stats.bytes / 1_000_000) MB in \((busy * 1000).rounded() / 1000) s of traffic: \(Int(Double(stats.parser.lines) / busy)) lines/s"
-            }
-        }
-        if pump.undelivered > 0 {
-            text += "\n  messages delivered nowhere, every output having failed: \(pump.undelivered) (\(pump.failures.text))"
-        }
-        printError(text)
+        printError(summary(stats, pump: pump))
         if pump.undelivered > 0 { throw ExitCode(1) }
-    }
-
-    /// One teach request (the live view's `t` key, the control page's Teach panel); returns what
-    /// is being taught afterwards.
-    func teach(_ request: TeachRequest, _ now: LiveTeach?, calibrating: Bool, listener: Listener,
-               baseTap: ((String, SensorFrame) -> Void)?, say: @escaping (String) -> Void, logger: Logger) -> LiveTeach? {
-        switch request {
-        case .start(let name, let value):
-            guard let path = mapping.gesturesFile else {
-                say("teach: start listen with --gestures FILE (it may not exist yet): what is taught is written there")
-                return now
-            }
-            if let t = now {
-                say("teach: \(t.label) is being taught: Enter to finish it or Esc to drop it first")
-                return t
-            }
-            if calibrating { say("teach: wait until the calibration ends"); return nil }
-            return LiveTeach(name: name, value: value, path: path, listener: listener, say: say, logger: logger, baseTap: baseTap)
-        case .mark(let nanos):
-            guard let t = now else { say("teach: nothing is being taught (t in the live view, or Teach on the control page, first)"); return nil }
-            t.mark(at: nanos)
-            return t
-        case .finish:
-            guard let t = now else { return nil }
-            if let model = t.finish() {
-                if let e = listener.replaceLearned(model, file: t.path) {
-                    say("teach \(t.label): written, but the running mappings do not fit it: \(e)")
-                    logger.error("\(t.path): \(e); the running gestures are kept")
-                }
-            }
-            return nil
-        case .cancel:
-            guard let t = now else { return nil }
-            t.cancel()
-            say("teach \(t.label): dropped, nothing written")
-            return nil
-        }
-    }
-
-    /// The gestures file changed on disk: its gestures and poses go to work in every sender.
-    func reloadModel(_ path: String, into listener: Listener, view: LiveView?, logger: Logger) {
-        guard FileManager.default.fileExists(atPath: path) else { return }
-        let model: LearnedModel
-        do { model = try GestureModelFile.read(path) } catch {
-            logger.error("\(error); the running gestures are kept")
-            return
-        }
-        if let e = model.validate() { logger.error("\(path): \(e); the running gestures are kept"); return }
-        if let e = listener.replaceLearned(model, file: path) {
-            logger.error("\(e); the running gestures are kept")
-            return
-        }
-        let line = "\(path): reloaded, \(model.gestures.classes.count) gesture\(model.gestures.classes.count == 1 ? "" : "s"), \(model.poses.count) pose\(model.poses.count == 1 ? "" : "s")"
-        view?.setMessage(line)
-        listener.setControlMessage(line)
-        logger.notice("\(line)")
     }
 
     /// Each scene's mapping texts as the configuration file gives them (the wah switch's, which
@@ -418,124 +221,5 @@ struct Listen: ParsableCommand {
         guard !scenes.isEmpty, let path = global.config, let file = try? ConfigFile(path: path) else { return [] }
         let extra = output.jack.switchMappings().map(\.syntax)
         return scenes.map { s in (file.scenes.first { $0.name == s.name }?.mappings.map(\.text) ?? []) + extra }
-    }
-
-    /// A re-zero captured a rest orientation: with a configuration file, it is saved there
-    /// (`motion: rest-gravity`) so the next start begins with it.
-    func saveRest(_ g: SIMD3<Double>, logger: Logger) {
-        func r(_ v: Double) -> String { String((v * 10_000).rounded() / 10_000) }
-        let value = "\(r(g.x)),\(r(g.y)),\(r(g.z))"
-        guard let path = global.config else {
-            logger.notice("rest orientation captured (gravity \(value)); give --rest-gravity \(value), or use --config, to keep it")
-            return
-        }
-        do {
-            try ConfigEditor.setValue(in: path, section: "motion", key: "rest-gravity", value: value, comment: "saved by re-zero")
-            logger.notice("rest orientation captured and saved to \(path) (motion: rest-gravity: \(value))")
-        } catch {
-            logger.error("rest orientation captured (gravity \(value)) but not saved: \(error)")
-        }
-    }
-
-    /// The configuration file changed (or SIGHUP): its mappings take over without dropping a
-    /// connection, and the live view shows them; a broken edit is reported and the running
-    /// configuration kept. Returns the mappings now running (nil: unchanged).
-    func reload(into listener: Listener, view: LiveView?, runningChains: [EffectChainSpec]?, logger: Logger) -> (mappings: [Mapping], scenes: Bool)? {
-        let path = global.config ?? ""
-        let config: ConfigArguments
-        do { config = try ConfigArguments(argv: Array(CommandLine.arguments.dropFirst())) } catch {
-            logger.error("\(error); the running configuration is kept")
-            return nil
-        }
-        do {
-            let again = try Listen.parse(Array(config.arguments.dropFirst()))
-            let (scenes, _) = try again.loadScenes()
-            // the engine's chains were prepared at the start: fx= targets resolved against other
-            // chains would move the wrong parameters, so a changed chain waits for a restart
-            if let before = runningChains {
-                let after = try Wiring.chainSets(again.output.jack, scenes: scenes).sets
-                if before != after {
-                    logger.error("\(path): the effect chains changed (\(after.map(\.description).joined(separator: "; "))); chains are prepared at the start, so restart to use them; the running configuration is kept")
-                    return nil
-                }
-            }
-            if !scenes.isEmpty {
-                listener.replaceScenes(scenes, texts: again.sceneTexts(scenes))
-                view?.setScenes(scenes.map(\.mappings), names: scenes.map(\.name))
-                logger.notice("\(path): reloaded, scenes \(scenes.map(\.name).joined(separator: ", "))")
-                return ([], true)
-            }
-            let mappings = try again.output.jack.resolve(again.mapping.mappings() + again.output.jack.switchMappings())
-            listener.replaceMappings(mappings, texts: (try? again.mapping.texts()).map { $0 + again.output.jack.switchMappings().map(\.syntax) } ?? [])
-            view?.setScenes([mappings], names: [])
-            logger.notice("\(path): reloaded, \(mappings.count) mapping\(mappings.count == 1 ? "" : "s") now active (other settings take effect at the next start)")
-            for m in mappings { logger.info("mapping: \(m.summary)") }
-            return (mappings, false)
-        } catch {
-            let message = (error as? ConfigFile.Problem).map { "\($0)" } ?? Listen.message(for: error)
-            logger.error("\(config.attribute(message) ?? message); the running configuration is kept")
-            return nil
-        }
-    }
-}
-
-/// Notices when a file is written, once the writing is over: its identity (device and inode),
-/// size and times changed since what was last reported, and then held still for `settleNanos`
-/// across the looks in between (a file rewritten in place by a shell redirection is reported
-/// when the writer is done, not while it is half written). Looking is a stat, never an open:
-/// whatever is put in the file's place, a look never blocks.
-struct ConfigWatch {
-    struct Stamp: Equatable {
-        var device: UInt64, inode: UInt64, size: Int64
-        var mtime: (Int, Int), ctime: (Int, Int)
-        static func == (a: Stamp, b: Stamp) -> Bool {
-            a.device == b.device && a.inode == b.inode && a.size == b.size && a.mtime == b.mtime && a.ctime == b.ctime
-        }
-    }
-
-    /// How long a change must hold still before it is reported.
-    static let settleNanos: UInt64 = 250_000_000
-
-    let path: String
-    /// What was last reported (at the start: the file as it was read).
-    private var reported: Stamp?
-    /// The last look, and since when it has looked so.
-    private var seen: Stamp?
-    private var seenSince: UInt64 = 0
-
-    init(path: String) {
-        self.path = path
-        reported = Self.stamp(path)
-        seen = reported
-    }
-
-    static func stamp(_ path: String) -> Stamp? {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return nil }
-        return Stamp(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
-                     mtime: (st.st_mtim.tv_sec, st.st_mtim.tv_nsec), ctime: (st.st_ctim.tv_sec, st.st_ctim.tv_nsec))
-    }
-
-    /// True once when the file changed since the last report and has not changed for
-    /// `settleNanos` since (a deleted file counts once too).
-    mutating func poll(now: UInt64 = monotonicNanos()) -> Bool {
-        let current = Self.stamp(path)
-        if current != seen {
-            seen = current
-            seenSince = now
-            return false
-        }
-        guard current != reported, now &- seenSince >= Self.settleNanos else { return false }
-        reported = current
-        return true
-    }
-
-    /// Whether a change is seen and not yet reported (it is waiting to hold still).
-    var pending: Bool { seen != reported }
-
-    /// The file as it is now counts as reported (this program wrote it and uses it already).
-    mutating func accept() {
-        reported = Self.stamp(path)
-        seen = reported
     }
 }

@@ -42,8 +42,9 @@ struct Replay: ParsableCommand {
         Shutdown.installRezeroSignal()
         for m in mappings { logger.info("mapping: \(m.summary)") }
         let outs = try Wiring.outputs(output, mappings: mappings, logger: logger)
-        var pipeline = Pipeline(mappings: mappings, outputs: outs)
-        let view = Wiring.liveView(monitor, title: "replay", output: output, scenes: [mappings], outputs: outs)
+        let live = LiveControl()   // the live view's solo
+        var pipeline = Pipeline(mappings: mappings, outputs: outs, control: live)
+        let view = Wiring.liveView(monitor, title: "replay", output: output, scenes: [mappings], outputs: outs, control: live)
         var replay = FileReplay(paths: paths, parserOptions: input.parserOptions(), maxLineLength: input.maxLine,
                                 timing: playback.timing, motion: motion)
         // --fast on a terminal: a progress line (not when the JSON stream goes to the same terminal)
