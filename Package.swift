@@ -132,6 +132,7 @@ let package = Package(
             "SensorWahCore", "CWahReference", "CEffectReference",
             .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
         ], exclude: ["Golden", "Reference"]),
+        .testTarget(name: "SensorWahEngineTests", dependencies: ["SensorWahCore", "SensorWahEngine"]),
         .testTarget(name: "SensorWahIOTests", dependencies: [
             "SensorWahCore", "SensorWahRuntime", "SensorWahEngine", "SensorWahIO",
             .product(name: "NIOCore", package: "swift-nio"),
