@@ -51,9 +51,10 @@ public enum WahVoice: String, Sendable, CaseIterable {
     /// on them (a band-pass keeps only part of a broadband spectrum) and the crybaby +7.0 to
     /// +8.5 dB (the circuit's resonant boost). The make-up gain is minus the middle of that span,
     /// so every material lands within +-0.75 dB of bypass (docs/effects.md has the table;
-    /// `WahLevelTests` checks +-1.5 dB on plucked strings of its own). The gain is fixed: it
-    /// does not follow the heel/toe, Q or level-law settings, and the crybaby's distortion,
-    /// which comes before it, still depends on the input's level in volts.
+    /// `FirstHourTests` runs the tool and holds each cell to +-1.5 dB). The gain is fixed: it
+    /// does not follow the heel/toe, Q or level-law settings or the material (a guitar with
+    /// less of its sound between heel and toe comes out quieter, one with more louder), and the
+    /// crybaby's distortion, which comes before it, still depends on the input's level in volts.
     public var makeUpGainDB: Double {
         switch self {
         case .svf: return 9.55
