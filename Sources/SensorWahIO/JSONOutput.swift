@@ -12,6 +12,9 @@ public final class JSONOutput: EventOutput {
     private var used = 0
     public private(set) var failed = false
     public private(set) var failure: String?
+    public var failureIsFinal: Bool { failed }
+    /// Lines of the write that failed that did not go out (a line cut short counts as lost).
+    public private(set) var lostInFailure = 0
 
     public init(fd: Int32 = 1) {
         self.fd = fd
@@ -29,10 +32,21 @@ public final class JSONOutput: EventOutput {
 
     public func flush() {
         guard used > 0 else { return }
-        if !failed && !writeAll(fd, buffer, used) {   // a closed pipe: stop writing, keep running
-            let e = errno
-            failed = true
-            failure = e == EPIPE ? "stdout: \(String(cString: strerror(e))) (nothing reads it any more)" : "stdout: \(String(cString: strerror(e)))"
+        if !failed {   // a closed pipe: stop writing, keep running
+            var off = 0
+            while off < used {
+                let n = write(fd, buffer + off, used - off)
+                if n < 0 { if errno == EINTR { continue }; break }
+                off += n
+            }
+            if off < used {
+                let e = errno
+                failed = true
+                failure = e == EPIPE ? "stdout: \(String(cString: strerror(e))) (nothing reads it any more)" : "stdout: \(String(cString: strerror(e)))"
+                var lost = 0
+                for i in off..<used where buffer[i] == 0x0A { lost += 1 }
+                lostInFailure = lost
+            }
         }
         used = 0
     }

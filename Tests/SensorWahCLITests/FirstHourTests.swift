@@ -272,6 +272,72 @@ final class FirstHourTests: XCTestCase {
         print("render against the input: " + report.joined(separator: ", "))
     }
 
+    /// `replay LOG --midi stdout | head -n 1`: the only output's reader goes away in the middle
+    /// of the run. replay says so once, stops there (nothing could be delivered any more),
+    /// counts what went nowhere and exits 1, instead of playing the rest of the take into a
+    /// closed pipe and calling it a success.
+    func testReplaySaysWhenItsOnlyOutputDiesMidRun() throws {
+        let take = CLI.recording("wrist-wah-phone.csv")
+        let reference = try CLI.run(["replay", take, "--fast", "--midi", "stdout"])
+        let total = CLI.lines(reference.stdout).count
+        XCTAssertGreaterThan(total, 400)
+        let replay = Process()
+        replay.executableURL = CLI.binary
+        replay.arguments = ["replay", take, "--midi", "stdout"]   // the take's own timing: 12 s
+        let out = Pipe(), err = Pipe()
+        replay.standardOutput = out
+        replay.standardError = err
+        replay.standardInput = FileHandle.nullDevice
+        let started = Date()
+        try replay.run()
+        // the reader takes the first line and goes, as `head -n 1` does
+        var got = Data()
+        while !got.contains(0x0A) {
+            let d = out.fileHandleForReading.availableData
+            if d.isEmpty { break }
+            got += d
+        }
+        try out.fileHandleForReading.close()
+        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        replay.waitUntilExit()
+        let seconds = Date().timeIntervalSince(started)
+        let text = String(decoding: stderrData, as: UTF8.self)
+        let read = String(decoding: got, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true).count
+        XCTAssertGreaterThanOrEqual(read, 1, text)
+        XCTAssertEqual(replay.terminationStatus, 1, text)
+        XCTAssertEqual(text.components(separatedBy: "every output has failed: stdout: Broken pipe").count - 1, 1, text)
+        XCTAssertTrue(text.contains("nothing can be delivered any more, so the replay stops"), text)
+        let n = try XCTUnwrap(text.range(of: #"messages delivered nowhere, every output having failed: (\d+)"#, options: .regularExpression)
+            .map { Int(text[$0].split(separator: " ").last!) ?? 0 }, text)
+        XCTAssertGreaterThan(n, 0, text)
+        XCTAssertLessThanOrEqual(n, total - read, "more counted as lost than the take has left: \(text)")
+        XCTAssertTrue(text.contains("the replay stopped there"), text)
+        XCTAssertLessThan(seconds, 8, "it played on into the closed pipe: \(text)")
+    }
+
+    /// `replay LOG --midi jack` and the JACK server dies in the middle (SIGKILL): replay says so
+    /// once, goes on (the client reconnects when a server returns, as listen does), and ends
+    /// with exit status 1 and the count of messages delivered nowhere.
+    func testReplaySaysWhenTheJackServerDiesMidRun() throws {
+        try JackTest.requireJackTools()
+        let server = try JackTest.Server(period: 1024)
+        let sw = try server.run(CLI.binary.path, ["replay", CLI.recording("wrist-wah-phone.csv"), "--midi", "jack"])
+        XCTAssertTrue(sw.waitForStderr("JACK: connected to server", seconds: 10), sw.stderr)
+        usleep(2_000_000)
+        server.kill()
+        XCTAssertTrue(sw.waitForStderr("every output has failed: JACK: no server connected", seconds: 5), sw.stderr)
+        XCTAssertTrue(sw.isRunning, "replay stopped with the server: \(sw.stderr)")
+        let status = sw.wait(timeout: 60)
+        let text = sw.stderr
+        XCTAssertFalse(status.timedOut, text)
+        XCTAssertEqual(status.status, 1, text)
+        XCTAssertEqual(text.components(separatedBy: "every output has failed").count - 1, 1, text)
+        XCTAssertTrue(text.contains("the replay goes on, and ends with exit status 1"), text)
+        XCTAssertNotNil(text.range(of: #"messages delivered nowhere, every output having failed: [1-9]\d* \(JACK: no server connected"#,
+                                   options: .regularExpression), text)
+        XCTAssertFalse(text.contains("the replay stopped there"), text)
+    }
+
     /// A folder of unrelated takes, or two takes named on the command line, play one after
     /// another in the order given, the time going on from one to the next (never a jump to
     /// the other's clock).
