@@ -1,78 +1,98 @@
-import SensorWahCore
-
-/// The outputs of a run that has no output thread (`replay` drives its pipeline itself): hands
-/// every event to each of them and notices, after each send and flush, when every one has
-/// failed (`EventOutput.failure`), as `OutputPump` does for `listen`. One thread.
-public final class DeliveryWatch: EventOutput {
+/// Whether the outputs of a run that has no output thread (`replay` drives its pipeline
+/// itself) still deliver: looked at now and then (`check`, or every 16th `shouldStop`), it
+/// notices when every one has failed (`EventOutput.failure`), as `OutputPump` does for
+/// `listen`, and counts the messages that went nowhere from the outputs' own counts
+/// (`EventOutput.undelivered`). The messages themselves go straight to the outputs: a
+/// `replay --fast` that hands over a million of them pays nothing per message. One thread.
+public final class DeliveryWatch {
     public let outputs: [any EventOutput]
-    /// Messages delivered nowhere: those handed over while every output had failed, and those
-    /// the last output to fail lost in the write that failed (its `lostInFailure`). With one
-    /// output, exactly what it did not deliver.
-    public private(set) var undelivered = 0
+
+    struct State {
+        var undelivered = 0
+        var failures = 0
+        var failedNow = false
+        var final = false
+        var calls = 0
+        var failureText = ""
+    }
+    /// Behind a pointer: `shouldStop`, asked for every line, makes no exclusivity checks.
+    private let state: UnsafeMutablePointer<State>
+    /// Each output's `undelivered` at the last check.
+    private let seen: UnsafeMutableBufferPointer<Int>
+
+    /// Messages delivered nowhere: what the outputs did not deliver while every one of them had
+    /// failed (with several outputs, the least any of them lost over each look: an estimate
+    /// from below; with one, exactly what it did not deliver).
+    public var undelivered: Int { state.pointee.undelivered }
     /// How many times every output has failed at once.
-    public private(set) var failures = 0
-    /// Whether every output has failed now.
-    public private(set) var failedNow = false
+    public var failures: Int { state.pointee.failures }
     /// What the outputs said the last time they all failed.
-    public private(set) var failureText = ""
-    /// Called each time every output has failed (once per failure, not per message).
+    public var failureText: String { state.pointee.failureText }
+    /// Every output has failed for good (`EventOutput.failureIsFinal`: none can deliver
+    /// again, a reader gone), as of the last check: going on would only play into nothing.
+    public var failedForGood: Bool { state.pointee.final }
+    /// Called each time every output has failed (once per failure, not per message), with what
+    /// they said and whether the failure is for good.
     public var onFailure: ((_ text: String, _ final: Bool) -> Void)?
     /// Called when an output delivers again after every one had failed.
     public var onRecovery: (() -> Void)?
-    private var failedBefore: [Bool]
 
     public init(_ outputs: [any EventOutput]) {
         self.outputs = outputs
-        failedBefore = Array(repeating: false, count: outputs.count)
+        state = .allocate(capacity: 1)
+        state.initialize(to: State())
+        seen = .allocate(capacity: max(outputs.count, 1))
+        seen.initialize(repeating: 0)
     }
 
-    public var name: String { outputs.map(\.name).joined(separator: "+") }
-
-    public func send(_ e: MIDIEvent) {
-        for o in outputs { o.send(e) }
-        check(sent: 1)
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
+        seen.deallocate()
     }
 
-    public func flush() {
-        for o in outputs { o.flush() }
-        check(sent: 0)
+    /// For a loop that asks before each step: checks every 16th call (a replay's lines come
+    /// 10 ms or less apart, so a failure is seen within a few frames) and says whether every
+    /// output has failed for good.
+    @inline(__always)
+    public func shouldStop() -> Bool {
+        state.pointee.calls &+= 1
+        if state.pointee.calls & 15 == 0 { check() }
+        return state.pointee.final
     }
 
-    /// Flushes and checks, then closes: closing is no failure (a JACK output that closes is
-    /// disconnected by then).
-    public func close() {
-        for o in outputs { o.flush() }
-        check(sent: 0)
-        for o in outputs { o.close() }
-    }
-
-    public var failure: String? { failedNow ? failureText : nil }
-
-    /// Every output has failed for good: none of them can deliver again (a reader gone), so
-    /// going on would only play into nothing.
-    public var failureIsFinal: Bool { failedNow && outputs.allSatisfy(\.failureIsFinal) }
-
-    private func check(sent: Int) {
+    /// Looks at the outputs now (after a flush sees what the flush did; before closing, since a
+    /// closed JACK output is disconnected, which is no failure).
+    public func check() {
         guard !outputs.isEmpty else { return }
-        var dead = true, lost = 0
-        for (i, o) in outputs.enumerated() {
-            let failed = o.failure != nil
-            if failed && !failedBefore[i] { lost = max(lost, o.lostInFailure) }
-            failedBefore[i] = failed
-            if !failed { dead = false }
+        var dead = true, some = false
+        for o in outputs {
+            if o.failure == nil { dead = false } else { some = true }
         }
-        if dead {
-            if failedNow {
-                undelivered += sent
-                return
+        if some || state.pointee.failedNow {
+            // what each output lost since the last look; while all have failed, the least of it
+            // went nowhere (an output's count only grows while it fails, so looking less often
+            // while all deliver misses nothing)
+            var least = Int.max
+            for (i, o) in outputs.enumerated() {
+                let n = o.undelivered
+                least = min(least, n - seen[i])
+                seen[i] = n
             }
-            failedNow = true
-            failures += 1
-            undelivered += sent + lost
-            failureText = outputs.compactMap(\.failure).joined(separator: "; ")
-            onFailure?(failureText, failureIsFinal)
-        } else if failedNow {
-            failedNow = false
+            if dead { state.pointee.undelivered += max(least, 0) }
+        }
+        if dead && !state.pointee.failedNow {
+            state.pointee.failedNow = true
+            state.pointee.failures += 1
+            var final = true
+            for o in outputs where !o.failureIsFinal { final = false }
+            state.pointee.final = final
+            let text = outputs.compactMap(\.failure).joined(separator: "; ")
+            state.pointee.failureText = text
+            onFailure?(text, final)
+        } else if !dead && state.pointee.failedNow {
+            state.pointee.failedNow = false
+            state.pointee.final = false
             onRecovery?()
         }
     }

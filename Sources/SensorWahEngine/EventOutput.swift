@@ -20,13 +20,14 @@ public protocol EventOutput: AnyObject {
     /// reader has gone), as opposed to one that may heal (a JACK client reconnects when a
     /// server returns). False while it delivers.
     var failureIsFinal: Bool { get }
-    /// Messages the output had accepted and lost when it failed (what a buffered write held when
-    /// it found its reader gone; 0 for an output that hands each message on as it comes).
-    var lostInFailure: Int { get }
+    /// Messages the output accepted and did not deliver: lost in a write that failed, or
+    /// dropped while it had failed (0 for an output that never loses any). Read on the thread
+    /// that calls `send`.
+    var undelivered: Int { get }
 }
 
 extension EventOutput {
     public var failure: String? { nil }
     public var failureIsFinal: Bool { false }
-    public var lostInFailure: Int { 0 }
+    public var undelivered: Int { 0 }
 }

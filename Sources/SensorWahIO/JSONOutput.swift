@@ -13,8 +13,9 @@ public final class JSONOutput: EventOutput {
     public private(set) var failed = false
     public private(set) var failure: String?
     public var failureIsFinal: Bool { failed }
-    /// Lines of the write that failed that did not go out (a line cut short counts as lost).
-    public private(set) var lostInFailure = 0
+    /// Lines that did not go out: the rest of the write that failed (a line cut short counts)
+    /// and every line after it, counted when a flush drops them.
+    public private(set) var undelivered = 0
 
     public init(fd: Int32 = 1) {
         self.fd = fd
@@ -43,12 +44,19 @@ public final class JSONOutput: EventOutput {
                 let e = errno
                 failed = true
                 failure = e == EPIPE ? "stdout: \(String(cString: strerror(e))) (nothing reads it any more)" : "stdout: \(String(cString: strerror(e)))"
-                var lost = 0
-                for i in off..<used where buffer[i] == 0x0A { lost += 1 }
-                lostInFailure = lost
+                undelivered += lines(from: off)
             }
+        } else {
+            undelivered += lines(from: 0)
         }
         used = 0
+    }
+
+    /// Lines in the buffer from `start` (a failed output's only extra work).
+    private func lines(from start: Int) -> Int {
+        var n = 0
+        for i in start..<used where buffer[i] == 0x0A { n += 1 }
+        return n
     }
 
     public func close() { flush() }

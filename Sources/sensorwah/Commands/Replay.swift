@@ -57,7 +57,7 @@ struct Replay: ParsableCommand {
             }
         }
         watch.onRecovery = { logger.notice("an output delivers again") }
-        var pipeline = Pipeline(mappings: mappings, outputs: [watch])
+        var pipeline = Pipeline(mappings: mappings, outputs: outs)
         let view = Wiring.liveView(monitor, title: "replay", output: output, scenes: [mappings], outputs: outs)
         var replay = FileReplay(paths: paths, parserOptions: input.parserOptions(), maxLineLength: input.maxLine,
                                 timing: playback.timing, motion: motion)
@@ -66,7 +66,7 @@ struct Replay: ParsableCommand {
                                     && !(isatty(1) == 1 && output.destinations.contains(.stdout)))
         if progress.enabled { replay.progress = progress.update }
         if let v = view { replay.monitor = MonitorFeed(board: v.board); v.start() }
-        replay.shouldStop = { watch.failureIsFinal }
+        replay.shouldStop = { watch.shouldStop() }
         if let sources = try Wiring.oscSources(output.network) {
             // one file: its name is the sender; merged files play as one sender, "replay"
             let name = paths.count == 1 ? (paths[0].split(separator: "/").last.map(String.init) ?? paths[0]) : "replay"
@@ -76,8 +76,8 @@ struct Replay: ParsableCommand {
         do { result = try replay.run(into: &pipeline) } catch { view?.stop(); progress.finish(); throw RuntimeFailure("\(error)") }
         view?.stop()
         progress.finish()
-        let stopped = watch.failureIsFinal
-        pipeline.finish()
+        let stopped = watch.failedForGood
+        pipeline.finish(beforeClosing: { watch.check() })
         var summary = Summary(source: files.joined(separator: " "), format: result.format, parser: result.parser, mapper: pipeline.mapper.stats,
                               gapsShortened: result.gapsShortened, elapsed: result.elapsed)
         if paths.count > 1 && result.takes == 1 { summary.notes.append("\(paths.count) files merged on their time column") }
