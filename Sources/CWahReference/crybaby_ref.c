@@ -13,6 +13,8 @@
 #define A3 (-0.00260259)
 #define HEEL_SLOPE 0.9294779
 #define HEADROOM 4.4
+/* WahVoice.crybaby.makeUpGainDB: the voice's make-up gain (see Wah.swift for how it is chosen). */
+#define MAKE_UP_DB (-7.75)
 
 static inline double log2_frequency(double p) {
     return 8.6704348899e+00 + p * (2.3222015926e+00 + p * (-9.8858452204e-01 + p * (3.0139140040e+00
@@ -126,7 +128,7 @@ void crybaby_ref_prepare(crybaby_ref_state *st, double fs, double mix, double ga
     st->high = 1 / wz3;
     st->band = 1 + wz2 / wz3;
     st->low = wz2;
-    st->wet_gain = mix * gain;
+    st->wet_gain = mix * gain * pow(10.0, MAKE_UP_DB / 20.0);
     st->dry_gain = (1.0 - mix) * gain;
     st->smoothing = stage > 0.0 ? -expm1(-1.0 / (stage * fs)) : 1.0;
     st->crossfade_step = 1.0 / (0.005 * fs);

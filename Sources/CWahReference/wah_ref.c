@@ -2,6 +2,9 @@
 #include "wah_ref.h"
 #include "wah_common.h"
 
+/* WahVoice.svf.makeUpGainDB: the voice's make-up gain (see Wah.swift for how it is chosen). */
+#define SVF_MAKE_UP_DB 9.55
+
 void wah_ref_default_settings(wah_ref_settings *s) {
     s->heel_frequency = 450.0;
     s->toe_frequency = 2200.0;
@@ -44,7 +47,7 @@ void wah_ref_update_settings(wah_ref_state *st, const wah_ref_settings *s) {
     st->k_span = log2(heel_q / toe_q);
     qg = sqrt(heel_q * toe_q);
     exponent = 1.0 - 0.5 * level;
-    st->wet_heel = mix * gain * pow(qg, -0.5 * level) * pow(st->k_heel, exponent);
+    st->wet_heel = mix * gain * pow(10.0, SVF_MAKE_UP_DB / 20.0) * pow(qg, -0.5 * level) * pow(st->k_heel, exponent);
     st->wet_span = st->k_span * exponent;
     st->dry_gain = (1.0 - mix) * gain;
     stage_time = 0.5 * smoothing_time;

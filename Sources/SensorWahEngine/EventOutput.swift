@@ -16,8 +16,18 @@ public protocol EventOutput: AnyObject {
     /// Why the output delivers nothing now (its reader has gone, its server is not
     /// connected), or nil while it delivers. Read on the thread that calls `send`.
     var failure: String? { get }
+    /// Whether the failure is for good: the output will never deliver again (a pipe whose
+    /// reader has gone), as opposed to one that may heal (a JACK client reconnects when a
+    /// server returns). False while it delivers.
+    var failureIsFinal: Bool { get }
+    /// Messages the output accepted and did not deliver: lost in a write that failed, or
+    /// dropped while it had failed (0 for an output that never loses any). Read on the thread
+    /// that calls `send`.
+    var undelivered: Int { get }
 }
 
 extension EventOutput {
     public var failure: String? { nil }
+    public var failureIsFinal: Bool { false }
+    public var undelivered: Int { 0 }
 }

@@ -71,10 +71,16 @@ public struct Pipeline {
     }
 
     /// End of the stream: held-back changes go out, then every controller its rest value, then
-    /// the outputs are closed.
-    public mutating func finish() {
+    /// the outputs are closed. `beforeClosing`: called after the outputs were flushed, before
+    /// they are closed (`replay` looks at their failures there: a closed JACK output is
+    /// disconnected, which is no failure).
+    public mutating func finish(beforeClosing: (() -> Void)? = nil) {
         drain()
         rest(at: mapper.latestTime)
+        if let b = beforeClosing {
+            flushOutputs()
+            b()
+        }
         for o in outputs { o.close() }
     }
 }

@@ -75,6 +75,12 @@ public struct FileReplay {
     /// Called after the pipeline has mapped each frame, with the frame and the mapper (its
     /// probe): `sensorwah plot` draws what the pipeline computed from this.
     public var afterFrame: ((borrowing SensorFrame, borrowing Mapper) -> Void)?
+    /// Asked before each line (each frame of merged files): true ends the replay there, as a
+    /// stop request does (`replay`: every output has failed for good).
+    public var shouldStop: (() -> Bool)?
+
+    /// A stop request, or `shouldStop`.
+    private var stopping: Bool { Shutdown.isRequested || (shouldStop?() ?? false) }
 
     public init(path: String, parserOptions: ParserOptions, maxLineLength: Int, timing: PlaybackTiming,
                 motion: MotionSettings = .init()) {
@@ -111,7 +117,7 @@ public struct FileReplay {
     }
 
     /// Plays the files into `pipeline` (which is not finished here: the caller decides whether
-    /// the end of the file rests the controllers). Stops early on `Shutdown`.
+    /// the end of the file rests the controllers). Stops early on `Shutdown` or `shouldStop`.
     public func run(into pipeline: inout Pipeline) throws -> Result {
         paths.count == 1 ? try runStreaming(paths[0], into: &pipeline) : try runMerged(into: &pipeline)
     }
@@ -164,7 +170,7 @@ public struct FileReplay {
                 total > 0 ? { [progress] read in progress?(Double(read) / Double(total)) } : nil
             }
             let ok = reader.forEachLine(chunk: report) { line in
-                if Shutdown.isRequested { return false }
+                if stopping { return false }
                 switch line {
                 case .tooLong: parser.noteTooLong()
                 case .line(let bytes):
@@ -213,10 +219,10 @@ public struct FileReplay {
                 if parser.stats.firstSkipReason == .binary { throw Failure.nothingUsable(path: path, message: Self.whatWasSeen(parser)) }
                 throw Failure.notUnderstood(path: path, message: why)
             }
-            if firstPass && parser.stats.lines == parser.stats.blank && !Shutdown.isRequested {
+            if firstPass && parser.stats.lines == parser.stats.blank && !stopping {
                 throw Failure.empty(path: path, bytes: reader.bytesRead)
             }
-            if firstPass && parser.stats.frames == 0 && !Shutdown.isRequested {
+            if firstPass && parser.stats.frames == 0 && !stopping {
                 throw Failure.nothingUsable(path: path, message: Self.whatWasSeen(parser))
             }
             if firstPass { try review(parser, path: path, into: &result, label: "") }
@@ -225,7 +231,7 @@ public struct FileReplay {
             result.format = parser.detectedFormat
             offset = latest + 0.01
             if parser.stats.frames == 0 { break }   // nothing to loop over
-        } while timing.loop && !Shutdown.isRequested
+        } while timing.loop && !stopping
         result.gapsShortened = schedule.gapsShortened
         result.elapsed = monotonicSeconds() - start
         return result
@@ -297,7 +303,7 @@ public struct FileReplay {
         repeat {
             var latest = 0.0
             for var f in merged {
-                if Shutdown.isRequested { break }
+                if stopping { break }
                 if offset != 0 { for g in 0..<3 { f.times[g] += offset } }
                 if motionOn {
                     if Shutdown.takeRezeroRequest() { stage.captureRest() }
@@ -328,7 +334,7 @@ public struct FileReplay {
                 }
             }
             offset = latest + 0.01
-        } while timing.loop && !Shutdown.isRequested
+        } while timing.loop && !stopping
         result.gapsShortened = schedule.gapsShortened
         result.elapsed = monotonicSeconds() - start
         return result

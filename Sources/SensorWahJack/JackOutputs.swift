@@ -62,6 +62,8 @@ public final class JackMIDIOutput: EventOutput, ProgramChangeInput {
         }
     }
     public var failure: String? { session.engine.isConnected ? nil : "JACK: no server connected (MIDI out is dropped until one is)" }
+    /// The messages the engine dropped while no server was connected.
+    public var undelivered: Int { session.engine.droppedOffline.load(ordering: .relaxed) }
     public func flush() {}
     public func close() {
         guard !closed else { return }
@@ -84,6 +86,7 @@ public final class WahPedalOutput: EventOutput {
     /// The set the running scene uses (the one `fx=` values go to).
     private var set = 0
     private var closed = false
+    private var dropped = 0
     init(session: JackSession, target: Target, sceneChains: [Int] = []) {
         self.session = session
         self.target = target
@@ -95,6 +98,7 @@ public final class WahPedalOutput: EventOutput {
     }
     public var name: String { "wah" }
     public func send(_ e: MIDIEvent) {
+        if !session.engine.isConnected { dropped += 1 }
         switch e.kind {
         case .wahSwitch: session.engine.setBypass(e.value == 0)
         case .effect:
@@ -111,6 +115,8 @@ public final class WahPedalOutput: EventOutput {
         }
     }
     public var failure: String? { session.engine.isConnected ? nil : "JACK: no server connected (the wah is silent until one is)" }
+    /// The messages handed over while no server was connected (the wah was not there to hear them).
+    public var undelivered: Int { dropped }
     public func flush() {}
     public func close() {
         guard !closed else { return }

@@ -187,17 +187,20 @@ final class FirstHourTests: XCTestCase {
         let hot = dir.appendingPathComponent("hot.wav").path
         try DocExamplesTests.writeGuitar(URL(fileURLWithPath: hot), peak: 1)
         let take = CLI.recording("wrist-wah-phone.csv")
-        let out = dir.appendingPathComponent("cry.wav").path
-        // the crybaby's boost takes the full-scale guitar past full scale: clipped, and said
-        let cry = try CLI.run(["render", "--recording", take, "--voice", "crybaby", hot, out])
-        XCTAssertEqual(cry.status, 0, cry.stderr)
-        let peak = try XCTUnwrap(Self.number(cry.stderr, after: "output peak"), cry.stderr)
-        XCTAssertGreaterThan(peak, 0, cry.stderr)
-        XCTAssertNotNil(cry.stderr.range(of: #"warning: [1-9][0-9]* samples \([0-9.]+ %\) went past full scale and were clipped in the pcm16 output"#,
-                                         options: .regularExpression), cry.stderr)
+        // a full-scale tone at the heel's centre (450 Hz), where the svf voice's make-up gain and
+        // level law lift it by 12.5 dB: past full scale in a 16-bit output, clipped, and said
+        let tone = dir.appendingPathComponent("tone.wav").path
+        try JackTest.writeWAV(tone, rate: 48_000, channels: [(0..<48_000).map { Float(sin(2 * Double.pi * 450 * Double($0) / 48_000)) }])
+        let out = dir.appendingPathComponent("heel.wav").path
+        let heel = try CLI.run(["render", "--pedal", "0", "--sample-format", "pcm16", tone, out])
+        XCTAssertEqual(heel.status, 0, heel.stderr)
+        let peak = try XCTUnwrap(Self.number(heel.stderr, after: "output peak"), heel.stderr)
+        XCTAssertGreaterThan(peak, 10, heel.stderr)
+        XCTAssertNotNil(heel.stderr.range(of: #"warning: [1-9][0-9]* samples \([0-9.]+ %\) went past full scale and were clipped in the pcm16 output"#,
+                                          options: .regularExpression), heel.stderr)
         // the gain it names leaves nothing clipped
-        let down = try XCTUnwrap(cry.stderr.range(of: #"--gain -[0-9]+"#, options: .regularExpression).map { String(cry.stderr[$0].dropFirst(7)) })
-        let lower = try CLI.run(["render", "--recording", take, "--voice", "crybaby", "--gain", down, hot, out])
+        let down = try XCTUnwrap(heel.stderr.range(of: #"--gain -[0-9]+"#, options: .regularExpression).map { String(heel.stderr[$0].dropFirst(7)) })
+        let lower = try CLI.run(["render", "--pedal", "0", "--sample-format", "pcm16", "--gain", down, tone, out])
         XCTAssertFalse(lower.stderr.contains("clipped"), lower.stderr)
         XCTAssertLessThanOrEqual(try XCTUnwrap(Self.number(lower.stderr, after: "output peak")), 0, lower.stderr)
         // level matched to the input (RMS), within a tenth of a dB
@@ -218,6 +221,121 @@ final class FirstHourTests: XCTestCase {
         XCTAssertTrue(d.stderr.contains("after the input: the delay's repeats dying away"), d.stderr)
         let cut = try CLI.run(["render", "--pedal", "64", "--fx", "delay time=0.4", "--tail", "0", short, dir.appendingPathComponent("c.wav").path])
         XCTAssertTrue(cut.stderr.contains("= 0.500 s of audio"), cut.stderr)
+    }
+
+    /// Each voice is as loud as bypass on plucked strings across the neck: tools/wah-level
+    /// (sox's plucked notes E2 to E5, low, high, bright, dark and a chord, through full pedal
+    /// sweeps and the wrist recording; the table in docs/effects.md) run on the built binary
+    /// finds every voice's RMS within 1.5 dB of the input's on every material.
+    func testEveryVoiceIsAsLoudAsBypassOnPluckedStrings() throws {
+        guard JackTest.have("sox") else { throw XCTSkip("no sox (tools/install-deps installs it)") }
+        let r = try JackTest.sh(CLI.repo.appendingPathComponent("tools/wah-level").path, ["--binary", CLI.binary.path], timeout: 300)
+        XCTAssertEqual(r.status, 0, r.err)
+        print(r.out)
+        let rows = CLI.lines(r.out)
+        let header = try XCTUnwrap(rows.first { $0.hasPrefix("voice ") }, r.out).split(separator: " ").map(String.init)
+        XCTAssertEqual(header, ["voice", "low", "high", "range", "bright", "dark", "chord", "spread", "wrist"], r.out)
+        for voice in ["svf", "crybaby"] {
+            let cells = try XCTUnwrap(rows.first { $0.hasPrefix(voice + " ") }, r.out).split(separator: " ").dropFirst().map { Double($0) }
+            XCTAssertEqual(cells.count, header.count - 1, r.out)
+            for (name, value) in zip(header.dropFirst(), cells) where name != "spread" {
+                let db = try XCTUnwrap(value, "\(voice) \(name): \(r.out)")
+                XCTAssertLessThanOrEqual(abs(db), 1.5, "\(voice) on \(name): \(db) dB against bypass\n\(r.out)")
+            }
+        }
+    }
+
+    /// The wah is as loud as bypass without --match-level, in the docs' own example: `render`
+    /// of the wrist recording over the riff tools/setup plays (sox's plucked E2 B2 E3 G3 every
+    /// 0.4 s, -3 dBFS peak) reports each voice's RMS within 1.5 dB of the input's, in the
+    /// input's 16-bit encoding, nothing clipped.
+    func testTheWahIsAsLoudAsBypass() throws {
+        guard JackTest.have("sox") else { throw XCTSkip("no sox (tools/install-deps installs it)") }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-level-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let riff = dir.appendingPathComponent("guitar.wav").path
+        let sox = try JackTest.sh("sox", ["-q", "-V1", "-n", "-r", "48000", "-c", "1", "-b", "16", riff, "synth", "0.4", "pluck", "E2", "pluck", "B2",
+                                         "pluck", "E3", "pluck", "G3", "repeat", "31", "fade", "0", "12.6", "0.2", "norm", "-3"])
+        XCTAssertEqual(sox.status, 0, sox.err)
+        var report: [String] = []
+        for voice in [nil, "svf", "crybaby"] {
+            let r = try CLI.run(["render", "--recording", CLI.recording("wrist-wah-phone.csv")] + (voice.map { ["--voice", $0] } ?? [])
+                                + [riff, dir.appendingPathComponent("out.wav").path])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertFalse(r.stderr.contains("clipped"), r.stderr)
+            let against = try XCTUnwrap(r.stderr.range(of: #"\((-?[0-9.]+) dB against the input\)"#, options: .regularExpression)
+                .map { Double(r.stderr[$0].dropFirst().split(separator: " ").first!) ?? 99 }, r.stderr)
+            report.append("\(voice ?? "default") \(against) dB")
+            XCTAssertLessThanOrEqual(abs(against), 1.5, "\(voice ?? "the default voice"): \(r.stderr)")
+        }
+        print("render against the input: " + report.joined(separator: ", "))
+    }
+
+    /// `replay LOG --midi stdout | head -n 1`: the only output's reader goes away in the middle
+    /// of the run. replay says so once, stops there (nothing could be delivered any more),
+    /// counts what went nowhere and exits 1, instead of playing the rest of the take into a
+    /// closed pipe and calling it a success.
+    func testReplaySaysWhenItsOnlyOutputDiesMidRun() throws {
+        let take = CLI.recording("wrist-wah-phone.csv")
+        let reference = try CLI.run(["replay", take, "--fast", "--midi", "stdout"])
+        let total = CLI.lines(reference.stdout).count
+        XCTAssertGreaterThan(total, 400)
+        let replay = Process()
+        replay.executableURL = CLI.binary
+        replay.arguments = ["replay", take, "--midi", "stdout"]   // the take's own timing: 12 s
+        let out = Pipe(), err = Pipe()
+        replay.standardOutput = out
+        replay.standardError = err
+        replay.standardInput = FileHandle.nullDevice
+        let started = Date()
+        try replay.run()
+        // the reader takes the first line and goes, as `head -n 1` does
+        var got = Data()
+        while !got.contains(0x0A) {
+            let d = out.fileHandleForReading.availableData
+            if d.isEmpty { break }
+            got += d
+        }
+        try out.fileHandleForReading.close()
+        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        replay.waitUntilExit()
+        let seconds = Date().timeIntervalSince(started)
+        let text = String(decoding: stderrData, as: UTF8.self)
+        let read = String(decoding: got, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true).count
+        XCTAssertGreaterThanOrEqual(read, 1, text)
+        XCTAssertEqual(replay.terminationStatus, 1, text)
+        XCTAssertEqual(text.components(separatedBy: "every output has failed: stdout: Broken pipe").count - 1, 1, text)
+        XCTAssertTrue(text.contains("nothing can be delivered any more, so the replay stops"), text)
+        let n = try XCTUnwrap(text.range(of: #"messages delivered nowhere, every output having failed: (\d+)"#, options: .regularExpression)
+            .map { Int(text[$0].split(separator: " ").last!) ?? 0 }, text)
+        XCTAssertGreaterThan(n, 0, text)
+        XCTAssertLessThanOrEqual(n, total - read, "more counted as lost than the take has left: \(text)")
+        XCTAssertTrue(text.contains("the replay stopped there"), text)
+        XCTAssertLessThan(seconds, 8, "it played on into the closed pipe: \(text)")
+    }
+
+    /// `replay LOG --midi jack` and the JACK server dies in the middle (SIGKILL): replay says so
+    /// once, goes on (the client reconnects when a server returns, as listen does), and ends
+    /// with exit status 1 and the count of messages delivered nowhere.
+    func testReplaySaysWhenTheJackServerDiesMidRun() throws {
+        try JackTest.requireJackTools()
+        let server = try JackTest.Server(period: 1024)
+        let sw = try server.run(CLI.binary.path, ["replay", CLI.recording("wrist-wah-phone.csv"), "--midi", "jack"])
+        XCTAssertTrue(sw.waitForStderr("JACK: connected to server", seconds: 10), sw.stderr)
+        usleep(2_000_000)
+        server.kill()
+        XCTAssertTrue(sw.waitForStderr("every output has failed: JACK: no server connected", seconds: 5), sw.stderr)
+        XCTAssertTrue(sw.isRunning, "replay stopped with the server: \(sw.stderr)")
+        let status = sw.wait(timeout: 60)
+        let text = sw.stderr
+        XCTAssertFalse(status.timedOut, text)
+        XCTAssertEqual(status.status, 1, text)
+        XCTAssertEqual(text.components(separatedBy: "every output has failed").count - 1, 1, text)
+        XCTAssertTrue(text.contains("the replay goes on, and ends with exit status 1"), text)
+        XCTAssertNotNil(text.range(of: #"messages delivered nowhere, every output having failed: [1-9]\d* \(JACK: no server connected"#,
+                                   options: .regularExpression), text)
+        XCTAssertFalse(text.contains("the replay stopped there"), text)
     }
 
     /// A folder of unrelated takes, or two takes named on the command line, play one after

@@ -1,8 +1,8 @@
 /* crybaby_ref.h - plain C reference of the crybaby voice of SensorWahCore's WahProcessor
  * (Sources/SensorWahCore/DSP/Crybaby.swift): the same equations, operation for operation, in the
  * same order (pedal smoother, laws recomputed when the smoothed pedal moved, input network,
- * TPT resonator and its two distortion copies, headroom limits, output coupling, mix, bypass
- * crossfade). Double state, float I/O. Used by the tests (agreement with Swift) and the
+ * TPT resonator and its two distortion copies, headroom limits, output coupling, the voice's
+ * make-up gain (WahVoice.crybaby.makeUpGainDB), mix, bypass crossfade). Double state, float I/O. Used by the tests (agreement with Swift) and the
  * benchmark (Swift/C cost). Sensor mode only (no envelope follower).
  */
 #ifndef CRYBABY_REF_H

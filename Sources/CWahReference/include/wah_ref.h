@@ -4,9 +4,10 @@
  * algorithm, operation for operation, and the same loop structure (chunks of 8 samples:
  * smoother pass, coefficient pass, filter pass): pedal smoother (two one-poles in the pedal
  * domain), exponential laws via a polynomial exp2, tan via Taylor sin/cos, TPT state-variable
- * band-pass, mix/gain, 5 ms bypass crossfade. Compiled without -ffast-math and without FMA
- * contraction (the x86-64 baseline has no FMA), it produces the same output as the Swift code
- * bit for bit; with FMA contraction (e.g. clang on arm64) they agree to ~1e-15 relative.
+ * band-pass, the voice's make-up gain (WahVoice.svf.makeUpGainDB), mix/gain, 5 ms bypass
+ * crossfade. Compiled without -ffast-math and without FMA contraction (the x86-64 baseline has
+ * no FMA), it produces the same output as the Swift code bit for bit; with FMA contraction
+ * (e.g. clang on arm64) they agree to ~1e-15 relative.
  * Used by tests and by the benchmark.
  */
 #ifndef WAH_REF_H

@@ -22,7 +22,10 @@
 // more, and the cubic term) through another copy; the sum is soft-limited to the collector's
 // headroom (about 4.4 V either way from its 4.56 V bias). a2 rises toward the heel
 // (a2 * 2^(c (1 - p))). a2, a3 and c are scaled to ngspice's transient harmonics at 1 V peak.
-// Samples are volts: 1.0 in the buffer is a 1 V signal from the guitar.
+// Samples are volts: 1.0 in the buffer is a 1 V signal from the guitar. What the voice outputs
+// is the circuit's output times the voice's make-up gain (`WahVoice.crybaby.makeUpGainDB`,
+// -7.75 dB), which brings a plucked guitar swept through it back to the level of bypass; the
+// tests divide it out to compare the model with SPICE.
 //
 // Per sample: +, -, *, / and sqrt only; no library calls, no allocation.
 
@@ -156,8 +159,8 @@ extension WahProcessor {
         return v / (1.0 + r2 * r2).squareRoot().squareRoot()
     }
 
-    /// One sample of the crybaby voice (filter, transistor stage, output coupling), then mix,
-    /// gain and bypass crossfade as the svf voice does. Non-finite state resets to 0; tiny
+    /// One sample of the crybaby voice (filter, transistor stage, output coupling), then the
+    /// make-up gain, mix, gain and bypass crossfade as the svf voice does. Non-finite state resets to 0; tiny
     /// states flush to 0.
     @inlinable @inline(__always)
     static func crybabySample(_ input: Float, _ l: CrybabyLaws, _ st: inout State, _ co: Coefficients) -> Float {

@@ -30,13 +30,40 @@ public enum WahMode: String, Sendable, CaseIterable {
 /// The wah's voice: the filter at its heart.
 public enum WahVoice: String, Sendable, CaseIterable {
     /// A trapezoidal state-variable band-pass with designed laws (heel/toe frequency and Q,
-    /// level law). Unity gain at the peak. The default.
+    /// level law), unity gain at the peak, then the voice's make-up gain. The default.
     case svf
     /// A model of the Dunlop GCB-95 Cry Baby circuit (Crybaby.swift): its input and output
-    /// networks, the pot's audio taper, the resonance and its boost (up to about 19 dB), and the
-    /// transistor stage's soft clipping. Samples are volts. Ignores the heel/toe frequency and
-    /// Q settings and the level law.
+    /// networks, the pot's audio taper, the resonance and its boost (up to about 19 dB over the
+    /// circuit's own low-frequency gain), and the transistor stage's soft clipping, then the
+    /// voice's make-up gain. Samples are volts. Ignores the heel/toe frequency and Q settings and
+    /// the level law.
     case crybaby
+
+    /// The voice's make-up gain in dB: the wet signal's last gain, so that the wah at its default
+    /// settings is as loud as bypass on a guitar. Every path gets it (JACK, `render`, the effect
+    /// chain, the LV2 plugin), and so does each voice's C reference (Sources/CWahReference).
+    ///
+    /// How it is chosen: `tools/wah-level` renders six plucked-string materials (sox `synth
+    /// pluck`, -6 dBFS peak, about 20 s each: the low strings E2 A2 D3; the high notes G3 to E5;
+    /// E2 to E5 with sox's default, a bright and a dark tone; a four-note chord every 0.4 s)
+    /// through a full pedal sweep, heel to toe and back every 4.3 s, and reads the RMS of the
+    /// output against the input's. With no make-up gain the svf voice measures -10.3 to -8.8 dB
+    /// on them (a band-pass keeps only part of a broadband spectrum) and the crybaby +7.0 to
+    /// +8.5 dB (the circuit's resonant boost). The make-up gain is minus the middle of that span,
+    /// so every material lands within +-0.75 dB of bypass (docs/effects.md has the table;
+    /// `FirstHourTests` runs the tool and holds each cell to +-1.5 dB). The gain is fixed: it
+    /// does not follow the heel/toe, Q or level-law settings or the material (a guitar with
+    /// less of its sound between heel and toe comes out quieter, one with more louder), and the
+    /// crybaby's distortion, which comes before it, still depends on the input's level in volts.
+    public var makeUpGainDB: Double {
+        switch self {
+        case .svf: return 9.55
+        case .crybaby: return -7.75
+        }
+    }
+
+    /// `makeUpGainDB` as a linear factor, `10^(dB/20)` (libm's `pow`, as the C references).
+    public var makeUpGain: Double { pow(10, makeUpGainDB / 20) }
 }
 
 /// Parameters of the wah. Plain value; changing it never allocates.
@@ -60,7 +87,8 @@ public struct WahSettings: Sendable, Equatable {
     /// power in proportion to the relative bandwidth `1/Q` of the filter: the narrow heel
     /// (Q 8) would sound about 6 dB quieter than the wide toe (Q 2). The level law multiplies
     /// the wet signal by `(Q(p) / Qg)^(levelCompensation / 2)`, with `Qg = sqrt(heelQ * toeQ)`
-    /// the geometric-mean Q, i.e. the wet gain at the centre frequency is:
+    /// the geometric-mean Q, i.e. the wet gain at the centre frequency, before the voice's
+    /// make-up gain (`WahVoice.makeUpGainDB`, +9.55 dB for the svf voice), is:
     ///
     /// - `levelCompensation == 0`: 0 dB everywhere (plain unity-peak band-pass);
     /// - `levelCompensation == 1` (default): `sqrt(Q / Qg)`, which makes the output power
@@ -175,7 +203,8 @@ public struct WahProcessor: Sendable {
         /// `1 / heelQ`: damping is `kHeel * 2^(p * kSpan)`.
         @usableFromInline var kHeel: Double = 0
         @usableFromInline var kSpan: Double = 0
-        /// Wet gain (k, level law, mix and output gain together) is `wetHeel * 2^(p * wetSpan)`.
+        /// Wet gain (k, level law, mix, output gain and the voice's make-up gain together) is
+        /// `wetHeel * 2^(p * wetSpan)`.
         @usableFromInline var wetHeel: Double = 0
         @usableFromInline var wetSpan: Double = 0
         /// `(1 - mix) * outputGain`.
@@ -199,7 +228,7 @@ public struct WahProcessor: Sendable {
         @usableFromInline var cbHigh: Double = 0
         @usableFromInline var cbBand: Double = 0
         @usableFromInline var cbLow: Double = 0
-        /// `mix * outputGain`.
+        /// `mix * outputGain * WahVoice.crybaby.makeUpGain`.
         @usableFromInline var cbWetGain: Double = 0
         // envelope follower
         @usableFromInline var following = false
@@ -553,10 +582,11 @@ public struct WahProcessor: Sendable {
         c.angleSpan = log2(toe / heel)
         c.kHeel = 1.0 / heelQ
         c.kSpan = log2(heelQ / toeQ)
-        // wet = mix * gain * k * (Q/Qg)^(level/2) = mix*gain*Qg^(-level/2) * k^(1 - level/2)
+        // wet = mix * gain * makeUp * k * (Q/Qg)^(level/2)
+        //     = mix * gain * makeUp * Qg^(-level/2) * k^(1 - level/2)
         let qg = sqrt(heelQ * toeQ)
         let exponent = 1.0 - 0.5 * level
-        c.wetHeel = mix * gain * pow(qg, -0.5 * level) * pow(c.kHeel, exponent)
+        c.wetHeel = mix * gain * WahVoice.svf.makeUpGain * pow(qg, -0.5 * level) * pow(c.kHeel, exponent)
         c.wetSpan = c.kSpan * exponent
         c.dryGain = (1.0 - mix) * gain
         let stageTime = 0.5 * smoothingTime
@@ -576,7 +606,7 @@ public struct WahProcessor: Sendable {
         c.cbHigh = 1 / wz3
         c.cbBand = 1 + wz2 / wz3
         c.cbLow = wz2
-        c.cbWetGain = mix * gain
+        c.cbWetGain = mix * gain * WahVoice.crybaby.makeUpGain
         c.following = s.mode != .sensor
         c.envelopeOnly = s.mode == .envelope
         let attack = Self.sanitize(s.attackTime, 0, 10, 0.005)

@@ -42,6 +42,21 @@ struct Replay: ParsableCommand {
         Shutdown.installRezeroSignal()
         for m in mappings { logger.info("mapping: \(m.summary)") }
         let outs = try Wiring.outputs(output, mappings: mappings, logger: logger)
+        // every output failing in the middle of the run (stdout's reader gone, the JACK server
+        // gone) is said once per failure and counted. A failure for good (a closed pipe: what
+        // `replay LOG --midi stdout | head` does) ends the replay there, as it ends any command
+        // writing into a pipeline, instead of playing the rest of the file into nothing; one
+        // that can heal (JACK reconnects when a server returns) lets it go on, as listen does.
+        // Either way the exit status is 1.
+        let watch = DeliveryWatch(outs)
+        watch.onFailure = { text, final in
+            if final {
+                logger.error("every output has failed: \(text); nothing can be delivered any more, so the replay stops (exit status 1)")
+            } else {
+                logger.error("every output has failed: \(text); messages go nowhere until one delivers again (the replay goes on, and ends with exit status 1)")
+            }
+        }
+        watch.onRecovery = { logger.notice("an output delivers again") }
         let live = LiveControl()   // the live view's solo
         var pipeline = Pipeline(mappings: mappings, outputs: outs, control: live)
         let view = Wiring.liveView(monitor, title: "replay", output: output, scenes: [mappings], outputs: outs, control: live)
@@ -52,6 +67,7 @@ struct Replay: ParsableCommand {
                                     && !(isatty(1) == 1 && output.destinations.contains(.stdout)))
         if progress.enabled { replay.progress = progress.update }
         if let v = view { replay.monitor = MonitorFeed(board: v.board); v.start() }
+        replay.shouldStop = { watch.shouldStop() }
         if let sources = try Wiring.oscSources(output.network) {
             // one file: its name is the sender; merged files play as one sender, "replay"
             let name = paths.count == 1 ? (paths[0].split(separator: "/").last.map(String.init) ?? paths[0]) : "replay"
@@ -61,11 +77,18 @@ struct Replay: ParsableCommand {
         do { result = try replay.run(into: &pipeline) } catch { view?.stop(); progress.finish(); throw RuntimeFailure("\(error)") }
         view?.stop()
         progress.finish()
-        pipeline.finish()
+        let stopped = watch.failedForGood
+        pipeline.finish(beforeClosing: { watch.check() })
         var summary = Summary(source: files.joined(separator: " "), format: result.format, parser: result.parser, mapper: pipeline.mapper.stats,
                               gapsShortened: result.gapsShortened, elapsed: result.elapsed)
         if paths.count > 1 && result.takes == 1 { summary.notes.append("\(paths.count) files merged on their time column") }
         summary.notes += result.notes
-        printError(summary.text)
+        var text = summary.text
+        if watch.undelivered > 0 || watch.failures > 0 {
+            text += "\n  messages delivered nowhere, every output having failed: \(watch.undelivered) (\(watch.failureText))"
+            if stopped { text += "; the replay stopped there" }
+        }
+        printError(text)
+        if watch.failures > 0 { throw ExitCode(1) }
     }
 }
