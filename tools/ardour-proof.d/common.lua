@@ -85,3 +85,19 @@ function regions_of(track)
   for r in track:playlist():region_list():iter() do out[#out + 1] = r end
   return out
 end
+
+-- Says the track's input port, records on it until the shell writes ARDOUR_PROOF_DONE (at most
+-- ARDOUR_PROOF_WAIT seconds; `what` names what the shell plays, for the failure), then stops
+-- and says Ardour's xruns while recording.
+function record_until_done(track, what)
+  say("INPUT", "ardour:" .. track:input():nth(0):name())
+  record_roll({ track })
+  local xruns_before = Session:get_xrun_count()
+  say("RECORDING", "armed", track:rec_enable_control():get_value())
+  if not wait_for_file(env("ARDOUR_PROOF_DONE"), tonumber(env("ARDOUR_PROOF_WAIT"))) then
+    stop_recording()
+    fail("the shell never said the " .. what .. " was over")
+  end
+  stop_recording()
+  say("XRUNS", Session:get_xrun_count() - xruns_before)
+end

@@ -20,17 +20,7 @@ local tl = Session:new_audio_track(1, 1, nil, 1, "Guitar", ARDOUR.PresentationIn
   ARDOUR.TrackMode.Normal, false)
 if tl:size() ~= 1 then fail("could not create the audio track") end
 local track = tl:front()
-say("INPUT", "ardour:" .. track:input():nth(0):name())
-
-record_roll({ track })
-local xruns_before = Session:get_xrun_count()
-say("RECORDING", "armed", track:rec_enable_control():get_value())
-if not wait_for_file(env("ARDOUR_PROOF_DONE"), tonumber(env("ARDOUR_PROOF_WAIT"))) then
-  stop_recording()
-  fail("the shell never said the playback was over")
-end
-stop_recording()
-say("XRUNS", Session:get_xrun_count() - xruns_before)
+record_until_done(track, "playback")
 track:rec_enable_control():set_value(0, PBD.GroupControlDisposition.NoGroup)
 
 local regions = regions_of(track)

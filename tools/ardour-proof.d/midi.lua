@@ -18,18 +18,7 @@ local tl = Session:new_midi_track(ARDOUR.ChanCount(ARDOUR.DataType("midi"), 1),
   "SensorWah", ARDOUR.PresentationInfo.max_order, ARDOUR.TrackMode.Normal, false, false)
 if tl:size() ~= 1 then fail("could not create the MIDI track") end
 local track = tl:front()
-say("INPUT", "ardour:" .. track:input():nth(0):name())
-
-record_roll({ track })
-local xruns_before = Session:get_xrun_count()
-say("RECORDING", "armed", track:rec_enable_control():get_value())
-
-if not wait_for_file(env("ARDOUR_PROOF_DONE"), tonumber(env("ARDOUR_PROOF_WAIT"))) then
-  stop_recording()
-  fail("the shell never said the replay was over")
-end
-stop_recording()
-say("XRUNS", Session:get_xrun_count() - xruns_before)
+record_until_done(track, "replay")
 
 local regions = regions_of(track)
 if #regions ~= 1 then fail("expected one recorded region, found " .. #regions) end
