@@ -30,12 +30,9 @@ public struct ControlHooks: @unchecked Sendable {
     public var outputLines: (() -> [String])?
     /// Whether gestures and poses can be taught live (`--gestures FILE` was given).
     public var teaches = false
-    /// The run's control plane: the solo set here, calibrate and teach posted to the rig.
-    public var control: LiveControl
     public init(token: String, parse: @escaping (String) throws -> Mapping,
-                save: ((_ scene: String?, _ texts: [String]) throws -> String)? = nil, outputLines: (() -> [String])? = nil,
-                control: LiveControl = LiveControl()) {
-        self.token = token; self.parse = parse; self.save = save; self.outputLines = outputLines; self.control = control
+                save: ((_ scene: String?, _ texts: [String]) throws -> String)? = nil, outputLines: (() -> [String])? = nil) {
+        self.token = token; self.parse = parse; self.save = save; self.outputLines = outputLines
     }
 }
 
@@ -145,7 +142,7 @@ extension ListenerCore {
         // what is taught (gesture:NAME, pose:NAME sources) and what is being taught now
         state["taught"] = ["gestures": learned?.gestures.classes.map(\.name) ?? [], "poses": learned?.poses.map(\.name) ?? [],
                            "canTeach": config.control?.teaches ?? false]
-        state["teach"] = config.control?.control.teachingLabel ?? NSNull()
+        state["teach"] = config.live?.teachingLabel ?? NSNull()
         return state
     }
 
@@ -298,13 +295,13 @@ extension ListenerCore {
             return .init(status: .ok, json: controlState())
         case (.POST, "solo", 3):
             guard let n = Int(parts[2]), (0...list.count).contains(n) else { return .error(.notFound, "solo takes 0 (every mapping) to \(list.count)") }
-            hooks.control.solo.store(n - 1, ordering: .relaxed)
+            config.live?.solo.store(n - 1, ordering: .relaxed)
             logger.notice(n == 0 ? "control: every mapping sends" : "control: only mapping \(n) sends (solo)")
             return .init(status: .ok, json: ["solo": n])
         case (.POST, "calibrate", 3):
             guard let n = index(parts[2], count: list.count) else { return .error(.notFound, "calibrate takes a mapping, 1 to \(list.count)") }
             guard hooks.save != nil else { return .error(.conflict, "calibrate writes the range into the configuration file: start listen with --config FILE") }
-            hooks.control.post(.calibrate(mapping: n))
+            config.live?.post(.calibrate(mapping: n))
             return .init(status: .accepted, json: ["calibrate": n, "steps": "hold your rest pose 1.5 s, then move through your comfortable range; the state's message says how it goes"])
         case (.POST, "teach", 2):
             guard hooks.teaches else { return .error(.conflict, "teaching writes into a gestures file: start listen with --gestures FILE (it may not exist yet)") }
@@ -317,16 +314,16 @@ extension ListenerCore {
                 guard let n = v as? Double, n.isFinite else { return .error(.badRequest, "a pose's \"value\" must be a number") }
                 value = n
             }
-            hooks.control.post(.teach(.start(name: name, value: value)))
+            config.live?.post(.teach(.start(name: name, value: value)))
             return .init(status: .accepted, json: ["teach": name, "steps": value == nil
                 ? "perform it and call /api/teach/mark during or just after each one, then /api/teach/finish; the state's message says how it goes"
                 : "hold the pose and call /api/teach/mark, then /api/teach/finish"])
         case (.POST, "teach", 3):
             guard hooks.teaches else { return .error(.conflict, "teaching writes into a gestures file: start listen with --gestures FILE (it may not exist yet)") }
             switch parts[2] {
-            case "mark": hooks.control.post(.teach(.mark(nanos: monotonicNanos())))
-            case "finish": hooks.control.post(.teach(.finish))
-            case "cancel": hooks.control.post(.teach(.cancel))
+            case "mark": config.live?.post(.teach(.mark(nanos: monotonicNanos())))
+            case "finish": config.live?.post(.teach(.finish))
+            case "cancel": config.live?.post(.teach(.cancel))
             default: return .error(.notFound, "teach takes mark, finish or cancel, not '\(parts[2])'")
             }
             return .init(status: .accepted, json: ["teach": parts[2]])

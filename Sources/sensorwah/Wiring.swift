@@ -229,7 +229,7 @@ enum Wiring {
                     try ConfigEditor.setMappings(in: path, scene: scene, texts: texts)
                     return path
                 }
-            }, control: live)
+            })
             config.control?.teaches = l.mapping.gesturesFile != nil
         }
         return config

@@ -29,6 +29,7 @@ enum ListenWithPage {
         config.control = ControlHooks(token: try ControlToken.load(), parse: { try Mapping(parsing: $0) },
                                       outputLines: Self.lines(pump))
         config.mappingTexts = [mapping.syntax]
+        config.live = LiveControl()   // the page's solo reaches the pipeline, as in listen
         let listener = Listener(configuration: config, mappings: [mapping], queue: queue, wake: pump.wake,
                                 arriving: pump.arriving, logger: logger)
         try listener.start()
