@@ -128,21 +128,26 @@ let package = Package(
             path: "Benchmarks/ALSABench"
         ),
 
+        // The suites' shared machinery: one way to wait for a condition, loopback sockets, and
+        // the child processes each test leaves running stopped at its end. A plain target under
+        // Tests/ that only test targets depend on: no product links it.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+
         .testTarget(name: "SensorWahCoreTests", dependencies: [
             "SensorWahCore", "CWahReference", "CEffectReference",
             .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
         ], exclude: ["Golden", "Reference"]),
         .testTarget(name: "SensorWahEngineTests", dependencies: ["SensorWahCore", "SensorWahEngine"]),
         .testTarget(name: "SensorWahIOTests", dependencies: [
-            "SensorWahCore", "SensorWahRuntime", "SensorWahEngine", "SensorWahIO",
+            "SensorWahCore", "SensorWahRuntime", "SensorWahEngine", "SensorWahIO", "TestSupport",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .testTarget(name: "SensorWahJackTests", dependencies: [
-            "SensorWahCore", "SensorWahRuntime", "SensorWahJack", "CWahReference",
+            "SensorWahCore", "SensorWahRuntime", "SensorWahJack", "CWahReference", "TestSupport",
             .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
         ]),
-        .testTarget(name: "SensorWahCLITests", dependencies: ["sensorwah", "sensorwah-jack-check"]),
+        .testTarget(name: "SensorWahCLITests", dependencies: ["sensorwah", "sensorwah-jack-check", "TestSupport"]),
         // The mapper's invariants as property tests: Swift Testing (PropertyBased reports through
         // it), run by tools/test as a step of its own before the XCTest run.
         .testTarget(name: "SensorWahPropertyTests", dependencies: [
