@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Runs the built `sensorwah` binary as a user would.
@@ -57,6 +58,7 @@ enum CLI {
                 }
             }
             try process.run()
+            Children.stopAtTestEnd(process, "sensorwah " + args.joined(separator: " "))
         }
 
         var stdoutSoFar: String { lock.lock(); defer { lock.unlock() }; return String(decoding: outData, as: UTF8.self) }
@@ -65,26 +67,47 @@ enum CLI {
 
         var stderrSoFar: String { lock.lock(); defer { lock.unlock() }; return String(decoding: errData, as: UTF8.self) }
 
-        /// Waits for a line matching `pattern` on stderr; returns the first capture group.
+        /// Waits for a line matching `pattern` on stderr; returns the first capture group (the
+        /// whole match without one), nil after `seconds`.
         func waitForStderr(_ pattern: String, seconds: Double = 10) -> String? {
+            try? awaitStderr(pattern, seconds: seconds)
+        }
+
+        /// `waitForStderr` that throws `WaitTimedOut` (with stderr so far) instead of returning nil.
+        @discardableResult
+        func awaitStderr(_ pattern: String, seconds: Double = 10) throws -> String {
             let re = try! NSRegularExpression(pattern: pattern)
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                let s = stderrSoFar
-                if let m = re.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) {
-                    return m.numberOfRanges > 1 ? String(s[Range(m.range(at: 1), in: s)!]) : String(s[Range(m.range, in: s)!])
-                }
-                usleep(20_000)
+            var found = ""
+            try waitUntil("/\(pattern)/ on the stderr of sensorwah \(process.arguments?.first ?? "")", timeout: seconds,
+                          observe: { stderrSoFar }) { s in
+                guard let m = re.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) else { return false }
+                found = String(s[Range(m.range(at: m.numberOfRanges > 1 ? 1 : 0), in: s)!])
+                return true
             }
-            return nil
+            return found
+        }
+
+        /// Waits until `ok` holds for stdout so far; throws `WaitTimedOut` naming `what`.
+        @discardableResult
+        func awaitStdout(_ what: String, seconds: Double = 10, _ ok: (String) -> Bool) throws -> String {
+            try waitUntil("\(what) on the stdout of sensorwah \(process.arguments?.first ?? "")", timeout: seconds,
+                          observe: { stdoutSoFar }, ok)
         }
 
         func interrupt() { process.interrupt() }
 
+        /// Ctrl-C if it still runs, and the wait for its end (SIGTERM after `timeout`): for the
+        /// teardown of a test that may have stopped it already, or failed before it could.
+        func stopIfRunning(timeout: Double = 20) {
+            guard process.isRunning else { return }
+            process.interrupt()
+            _ = wait(timeout: timeout)
+        }
+
         func wait(timeout: Double = 60) -> Result {
-            let deadline = Date().addingTimeInterval(timeout)
-            while process.isRunning && Date() < deadline { usleep(10_000) }
-            if process.isRunning { process.terminate(); XCTFail("timed out: \(process.arguments ?? [])") }
+            if (try? waitUntil("sensorwah to exit", timeout: timeout, poll: 0.01, { !process.isRunning })) == nil {
+                process.terminate(); XCTFail("timed out: \(process.arguments ?? [])")
+            }
             process.waitUntilExit()
             group.wait()
             return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -154,6 +155,7 @@ enum JackTest {
             process.standardOutput = outHandle
             process.standardError = errHandle
             try process.run()
+            Children.stopAtTestEnd(process, ([program] + args).joined(separator: " "))
         }
 
         deinit {
@@ -184,31 +186,43 @@ enum JackTest {
         /// Waits for exit (SIGTERM after `timeout`, then SIGKILL); returns the status.
         @discardableResult
         func wait(timeout: Double) -> (status: Int32, timedOut: Bool) {
-            let deadline = Date().addingTimeInterval(timeout)
-            while process.isRunning && Date() < deadline { usleep(10_000) }
-            var timedOut = false
-            if process.isRunning {
-                timedOut = true
-                process.terminate()
-                let hard = Date().addingTimeInterval(3)
-                while process.isRunning && Date() < hard { usleep(10_000) }
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            }
+            let timedOut = (try? waitUntil("\(name) to exit", timeout: timeout, poll: 0.01, { !process.isRunning })) == nil
+            if timedOut { Children.stop(process) }
             process.waitUntilExit()
             return (process.terminationStatus, timedOut)
         }
 
-        /// Waits until stderr matches `pattern` (a regular expression).
+        /// Waits until stderr matches `pattern` (a regular expression); false after `seconds`, or
+        /// as soon as the process has exited without it.
         func waitForStderr(_ pattern: String, seconds: Double) -> Bool {
+            (try? awaitStderr(pattern, seconds: seconds)) != nil
+        }
+
+        /// `waitForStderr` that throws, saying what was awaited and the stderr seen.
+        func awaitStderr(_ pattern: String, seconds: Double) throws {
             let re = try! NSRegularExpression(pattern: pattern)
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                let s = stderr
+            try waitUntil("/\(pattern)/ on the stderr of \(name)", timeout: seconds, observe: { (stderr, process.isRunning) }) { s, running in
                 if re.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil { return true }
-                if !process.isRunning { return false }
-                usleep(20_000)
+                if !running {
+                    let last = stderr   // all it wrote: it has exited
+                    if re.firstMatch(in: last, range: NSRange(last.startIndex..., in: last)) != nil { return true }
+                    throw WaitTimedOut(what: "/\(pattern)/ on the stderr of \(name), which exited first", seconds: seconds, lastSeen: last)
+                }
+                return false
             }
-            return false
+        }
+
+        /// Waits until `ok` holds for stdout so far; throws `WaitTimedOut` naming `what`.
+        @discardableResult
+        func awaitStdout(_ what: String, seconds: Double = 10, _ ok: (String) -> Bool) throws -> String {
+            try waitUntil("\(what) on the stdout of \(name)", timeout: seconds, observe: { stdout }, ok)
+        }
+
+        /// The program and its first argument, for messages.
+        var name: String {
+            let args = process.arguments ?? []
+            let words = process.executableURL?.path == "/usr/bin/env" ? args : [process.executableURL?.lastPathComponent ?? "?"] + args
+            return words.prefix(2).joined(separator: " ")
         }
     }
 
@@ -260,15 +274,18 @@ enum JackTest {
             return r.out.split(separator: "\n").map { String($0) }
         }
 
-        /// Waits until a port whose name matches `pattern` exists; returns it.
+        /// Waits until a port whose name matches `pattern` exists; returns it, nil after `seconds`.
         func waitForPort(_ pattern: String, seconds: Double = 10) -> String? {
+            try? awaitPort(pattern, seconds: seconds)
+        }
+
+        /// `waitForPort` that throws, saying which port was awaited and the ports there were.
+        @discardableResult
+        func awaitPort(_ pattern: String, seconds: Double = 10) throws -> String {
             let re = try! NSRegularExpression(pattern: pattern)
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                for p in ports() where re.firstMatch(in: p, range: NSRange(p.startIndex..., in: p)) != nil { return p }
-                usleep(50_000)
-            }
-            return nil
+            func match(_ ports: [String]) -> String? { ports.first { re.firstMatch(in: $0, range: NSRange($0.startIndex..., in: $0)) != nil } }
+            let seen = try waitUntil("a JACK port /\(pattern)/ on \(name)", timeout: seconds, poll: 0.05, observe: { self.ports() }) { match($0) != nil }
+            return match(seen)!
         }
 
         func run(_ program: String, _ args: [String], extraEnv: [String: String] = [:], openStdin: Bool = false) throws -> Proc {

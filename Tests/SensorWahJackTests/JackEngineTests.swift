@@ -3,6 +3,7 @@ import Logging
 import MallocInterposerSwift
 import SensorWahCore
 @testable import SensorWahJack
+import TestSupport
 import XCTest
 
 /// The engine in this process against a dummy-backend server (tools/jack-dummy).
@@ -81,6 +82,7 @@ final class JackEngineTests: XCTestCase {
         p.standardError = try FileHandle(forWritingTo: er)
         p.standardInput = FileHandle.nullDevice
         try p.run()
+        Children.stopAtTestEnd(p, ([program] + args).joined(separator: " "))
         if !wait { return (0, "", "", p) }
         p.waitUntilExit()
         let out = (try? String(contentsOf: o, encoding: .utf8)) ?? "", err = (try? String(contentsOf: er, encoding: .utf8)) ?? ""
@@ -93,12 +95,10 @@ final class JackEngineTests: XCTestCase {
     }
 
     static func waitForPort(_ server: Server, prefix: String, seconds: Double = 10) -> String? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if let p = ports(server).first(where: { $0.hasPrefix(prefix) }) { return p }
-            usleep(50_000)
+        let seen = try? waitUntil("a JACK port \(prefix)...", timeout: seconds, poll: 0.05, observe: { Self.ports(server) }) {
+            $0.contains { $0.hasPrefix(prefix) }
         }
-        return nil
+        return seen?.first { $0.hasPrefix(prefix) }
     }
 
     var logger: Logger {
@@ -186,7 +186,7 @@ final class JackEngineTests: XCTestCase {
             }
             usleep(1000)
         }
-        usleep(200_000)
+        _ = try? waitUntil("2000 MIDI messages written by the process callback", observe: { engine.stats.midiWritten }) { $0 >= 2000 }
         engine.stop()
         let s = engine.stats
         XCTAssertEqual(s.midiWritten, 2000)
