@@ -5,6 +5,7 @@ import XCTest
 @testable import SensorWahCore
 @testable import SensorWahEngine
 @testable import SensorWahIO
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,21 +14,6 @@ import Glibc
 /// real loopback sockets; the hostile-guest run with every attack at once is
 /// AttackTests (tools/attack).
 extension ListenerTests {
-    /// Whether the listener has closed `fd`: a read sees the end (or a reset) within `seconds`.
-    func closedByListener(_ fd: Int32, within seconds: Double) -> (closed: Bool, text: String) {
-        var tv = timeval(tv_sec: 0, tv_usec: 100_000)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        let deadline = Date().addingTimeInterval(seconds)
-        var text = [UInt8]()
-        var buf = [UInt8](repeating: 0, count: 512)
-        while Date() < deadline {
-            let n = recv(fd, &buf, buf.count, 0)
-            if n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { return (true, String(decoding: text, as: UTF8.self)) }
-            if n > 0 { text += buf[0..<n] }
-        }
-        return (false, String(decoding: text, as: UTF8.self))
-    }
-
     func testBytesThatNeverMakeALineDoNotKeepAConnectionOpen() throws {
         let h = try Harness { $0.idleTimeout = 2 }
         // a trickle: a digit every 0.3 s, never a newline
@@ -35,14 +21,14 @@ extension ListenerTests {
         let sender = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(3))], close: false)
         var closed = false
         for i in 0..<20 where !closed {
-            _ = "1".withCString { send(slow, $0, 1, Int32(MSG_NOSIGNAL)) }
+            slow.send("1")
             // the real sender keeps sending readings
-            _ = bytes(Self.rows(1, start: 101 + Double(i) * 0.1)).withUnsafeBytes { send(sender, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            closed = closedByListener(slow, within: 0.3).closed
+            sender.send(bytes(Self.rows(1, start: 101 + Double(i) * 0.1)))
+            closed = slow.readUntilClosed(within: 0.3).closed   // the trickle's pace, and the look whether it was closed
         }
         XCTAssertTrue(closed, "a connection sending a byte every 0.3 s but no line stayed open past --idle-timeout 2")
-        XCTAssertFalse(closedByListener(sender, within: 0.2).closed, "the sender that sends readings was closed")
-        close(slow); close(sender)
+        XCTAssertFalse(sender.readUntilClosed(within: 0.2).closed, "the sender that sends readings was closed")
+        slow.close(); sender.close()
         _ = h.stop()
     }
 
@@ -50,34 +36,35 @@ extension ListenerTests {
         let h = try Harness { $0.maxConnections = 2 }
         let quiet = try tcpSend(h.tcpPort, [], close: false)
         let busy = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(3))], close: false)
-        // both slots taken; after 2 s the quiet one has sent nothing and may be closed, so a
-        // newcomer gets in and its readings arrive
-        usleep(3_000_000)
-        _ = bytes(Self.rows(1, start: 102)).withUnsafeBytes { send(busy, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        // both slots taken; once the quiet one has sent nothing for half a second
+        // (evictableUnheardAfter) it may be closed, so a newcomer gets in and its readings arrive
+        // (a duration, not a condition: the quiet time is what makes it the one to go)
+        usleep(1_000_000)
+        busy.send(bytes(Self.rows(1, start: 102)))
         _ = h.events()
         let newcomer = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(5, start: 200))], close: false)
         XCTAssertFalse(h.waitFor(1, seconds: 1).isEmpty, "the newcomer's readings did not arrive")
-        XCTAssertTrue(closedByListener(quiet, within: 1).closed, "the connection that sent nothing was kept")
+        XCTAssertTrue(quiet.readUntilClosed(within: 1).closed, "the connection that sent nothing was kept")
         // now both connections have just sent readings: a third is refused, and told why
         let third = try tcpSend(h.tcpPort, [], close: false)
-        let answer = closedByListener(third, within: 2)
+        let answer = third.readUntilClosed(within: 2)
         XCTAssertTrue(answer.closed)
         XCTAssertTrue(answer.text.hasPrefix("# refused: already 2 connections, every one in use"), answer.text)
-        close(quiet); close(busy); close(newcomer); close(third)
+        quiet.close(); busy.close(); newcomer.close(); third.close()
         XCTAssertEqual(h.stop().refused, 1)
     }
 
     func testOneAddressCannotTakeEverySlot() throws {
         let h = try Harness { $0.maxConnections = 8 }    // 4 from one address
-        var fds: [Int32] = []
+        var fds: [Loopback.Client] = []
         for i in 0..<4 { fds.append(try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(2, start: 100 + Double(i)))], close: false, from: "127.0.0.2")) }
         _ = h.waitFor(8, seconds: 0.5)
         let fifth = try tcpSend(h.tcpPort, [], close: false, from: "127.0.0.2")
-        let answer = closedByListener(fifth, within: 2)
+        let answer = fifth.readUntilClosed(within: 2)
         XCTAssertTrue(answer.text.contains("already 4 connections from 127.0.0.2, every one in use (at most 4 from one address)"), answer.text)
         let other = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(3, start: 300))], close: false, from: "127.0.0.1")
         XCTAssertEqual(h.waitFor(3).count, 3, "another address was shut out")
-        for fd in fds + [fifth, other] { close(fd) }
+        for c in fds + [fifth, other] { c.close() }
         _ = h.stop()
     }
 

@@ -6,6 +6,7 @@ import XCTest
 @testable import SensorWahCore
 @testable import SensorWahIO
 import SensorWahRuntime
+import TestSupport
 
 /// Real sockets on loopback against an in-process listener.
 final class ListenerTests: XCTestCase {
@@ -49,14 +50,11 @@ final class ListenerTests: XCTestCase {
             return out
         }
 
-        /// Waits until `n` events arrived (or the time runs out) and returns them all.
+        /// Waits until `n` events arrived (or the time runs out) and returns them all, with what
+        /// came in the 50 ms after (a test that expects none sees one too many).
         func waitFor(_ n: Int, seconds: Double = 5) -> [MIDIEvent] {
             var got: [MIDIEvent] = []
-            let deadline = Date().addingTimeInterval(seconds)
-            while got.count < n && Date() < deadline {
-                got += events()
-                usleep(2000)
-            }
+            _ = try? waitUntil("\(n) events", timeout: seconds, poll: 0.002, observe: { got += events(); return got.count }) { $0 >= n }
             usleep(50_000)
             return got + events()
         }
@@ -74,43 +72,28 @@ final class ListenerTests: XCTestCase {
         return out
     }
 
+    /// A TCP connection to the listener (from `source`), `chunks` sent with `pauseMicros` between,
+    /// closed after unless `close` is false.
+    @discardableResult
     func tcpSend(_ port: Int, _ chunks: [[UInt8]], pauseMicros: UInt32 = 0, close shouldClose: Bool = true,
-                 from source: String = "127.0.0.1") throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = inet_addr(source)
-        _ = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        XCTAssertEqual(r, 0, "connect")
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        for c in chunks {
-            _ = c.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                 from source: String = "127.0.0.1") throws -> Loopback.Client {
+        let c = try Loopback.Client(.tcp, to: port, from: source)
+        for chunk in chunks {
+            c.send(chunk)
             if pauseMicros > 0 { usleep(pauseMicros) }
         }
-        if shouldClose { close(fd) }
-        return fd
+        if shouldClose { c.close() }
+        return c
     }
 
-    func udpSend(_ port: Int, _ datagrams: [String]) {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    /// One datagram per line, 0.2 ms apart.
+    func udpSend(_ port: Int, _ datagrams: [String]) throws {
+        let c = try Loopback.Client(.udp, to: port)
         for d in datagrams {
-            var bytes = Array(d.utf8)
-            _ = withUnsafePointer(to: &addr) { a in
-                a.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, &bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+            c.send(d)
             usleep(200)
         }
-        close(fd)
+        c.close()
     }
 
     func bytes(_ lines: [String]) -> [UInt8] { Array((lines.joined(separator: "\n") + "\n").utf8) }
@@ -129,7 +112,7 @@ final class ListenerTests: XCTestCase {
     func testUDPDatagramsOneLineEach() throws {
         let h = try Harness { $0.tcpPort = nil; $0.udpPorts = [0] }
         let lines = [Self.header] + Self.rows(100)
-        udpSend(h.udpPort, lines)      // no terminators: a datagram ends its line
+        try udpSend(h.udpPort, lines)      // no terminators: a datagram ends its line
         let want = expected(lines)
         XCTAssertEqual(h.waitFor(want.count).map(\.value), want.map(\.value))
         _ = h.stop()
@@ -194,10 +177,10 @@ final class ListenerTests: XCTestCase {
         let fa = try tcpSend(h.tcpPort, [], close: false)
         let fb = try tcpSend(h.tcpPort, [], close: false)
         for i in 0..<max(a.count, b.count) {
-            if i < a.count { _ = (a[i] + "\n").withCString { send(fa, $0, strlen($0), 0) } }
-            if i < b.count { _ = (b[i] + "\n").withCString { send(fb, $0, strlen($0), 0) } }
+            if i < a.count { fa.send(a[i] + "\n") }
+            if i < b.count { fb.send(b[i] + "\n") }
         }
-        close(fa); close(fb)
+        fa.close(); fb.close()
         _ = h.waitFor(150)
         let stats = h.stop()
         XCTAssertEqual(stats.parser.headers, 3)
@@ -216,11 +199,11 @@ final class ListenerTests: XCTestCase {
         let ok = try tcpSend(h.tcpPort, [], close: false)
         var offset = 0
         for l in good {
-            _ = (l + "\n").withCString { send(ok, $0, strlen($0), 0) }
+            ok.send(l + "\n")
             let n = min(700, garbage.count - offset)
-            if n > 0 { _ = garbage[offset..<offset + n].withUnsafeBytes { send(bad, $0.baseAddress, n, Int32(MSG_NOSIGNAL)) }; offset += n }
+            if n > 0 { bad.send(Array(garbage[offset..<offset + n])); offset += n }
         }
-        close(ok); close(bad)
+        ok.close(); bad.close()
         let want = expected(good)
         let got = h.waitFor(want.count)
         XCTAssertEqual(got.map(\.value), want.map(\.value))
@@ -238,18 +221,15 @@ final class ListenerTests: XCTestCase {
         var junk = [UInt8](repeating: 0x41, count: 64 << 10)
         var sent = 0
         for (i, l) in lines.enumerated() {
-            _ = (l + "\n").withCString { send(good, $0, strlen($0), 0) }
-            if i < 32 { let n = send(bad, &junk, junk.count, Int32(MSG_NOSIGNAL)); if n > 0 { sent += n } }
+            good.send(l + "\n")
+            if i < 32 { let n = send(bad.fd, &junk, junk.count, Int32(MSG_NOSIGNAL)); if n > 0 { sent += n } }
         }
-        close(good)
+        good.close()
         let want = expected(lines)
         XCTAssertEqual(h.waitFor(want.count).map(\.value), want.map(\.value), "the other sender is unaffected")
         // the listener closed the hostile connection: reading it gives end-of-file (or a reset)
-        var byte: UInt8 = 0
-        var tv = timeval(tv_sec: 3, tv_usec: 0)
-        setsockopt(bad, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        XCTAssertLessThanOrEqual(recv(bad, &byte, 1, 0), 0, "disconnected")
-        close(bad)
+        XCTAssertTrue(bad.readUntilClosed(within: 3).closed, "disconnected")
+        bad.close()
         let stats = h.stop()
         XCTAssertEqual(stats.cutOff, 1)
         XCTAssertEqual(stats.parser.skipped(.tooLong), 1)
@@ -259,7 +239,7 @@ final class ListenerTests: XCTestCase {
     func testOverLongUDPDatagramIsDroppedAndTheSenderKept() throws {
         let h = try Harness { $0.tcpPort = nil; $0.udpPorts = [0]; $0.maxLineLength = 256 }
         let lines = [Self.header] + Self.rows(20)
-        udpSend(h.udpPort, [lines[0], String(repeating: "9", count: 1000)] + Array(lines.dropFirst()))
+        try udpSend(h.udpPort, [lines[0], String(repeating: "9", count: 1000)] + Array(lines.dropFirst()))
         let want = expected(lines)
         XCTAssertEqual(h.waitFor(want.count).map(\.value), want.map(\.value))
         XCTAssertEqual(h.stop().parser.skipped(.tooLong), 1)
@@ -339,10 +319,12 @@ final class ListenerTests: XCTestCase {
     func testMaximumNumberOfConnections() throws {
         let h = try Harness { $0.maxConnections = 1 }
         let first = try tcpSend(h.tcpPort, [], close: false)
-        usleep(100_000)
-        _ = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(5))])
-        usleep(200_000)
-        close(first)
+        let second = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(5))], close: false)
+        // the one too many is told why (then closed): it was refused while the first held the slot
+        let answer = String(decoding: second.receive(within: 5) ?? [], as: UTF8.self)
+        XCTAssertTrue(answer.hasPrefix("# refused"), answer)
+        second.close()
+        first.close()
         XCTAssertEqual(h.stop().refused, 1)
     }
 
@@ -351,9 +333,10 @@ final class ListenerTests: XCTestCase {
     func testSilentSenderGlidesToRestAndBack() throws {
         let h = try Harness({ $0.restAfter = 0.2 }, mappings: [try! Mapping(parsing: "accel.x cc=11 smooth=0 speed=none glide=300")])
         let up = (0..<20).map { "2024-01-01T00:00:00.000Z,\(100 + Double($0) * 0.01),1,0,-1" }
-        let fd = try tcpSend(h.tcpPort, [bytes([Self.header] + up)], close: false)
+        let phone = try tcpSend(h.tcpPort, [bytes([Self.header] + up)], close: false)
         var got = h.waitFor(1)
-        usleep(900_000)
+        // silent past rest-after (0.2 s), then the glide's 300 ms down to rest (64)
+        _ = try? waitUntil("the glide down to rest", timeout: 5, poll: 0.01, observe: { got += h.events(); return got.map { Int($0.value) } }) { $0.last == 64 }
         got += h.events()
         let values = got.map { Int($0.value) }
         XCTAssertEqual(values.first, 127)
@@ -363,9 +346,9 @@ final class ListenerTests: XCTestCase {
         XCTAssertTrue(zip(glide, glide.dropFirst()).allSatisfy { $0 >= $1 && $0 - $1 <= 6 }, "\(glide)")
         // back at the top: the first value is near rest, not 127
         let again = (0..<40).map { "2024-01-01T00:00:00.000Z,\(101 + Double($0) * 0.01),1,0,-1" }
-        _ = bytes(again).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        phone.send(bytes(again))
         let back = h.waitFor(30).map { Int($0.value) }
-        close(fd)
+        phone.close()
         XCTAssertLessThan(back.first ?? 127, 80, "the return jumped: \(back)")
         XCTAssertEqual(back.last, 127, "\(back)")
         _ = h.stop()

@@ -5,6 +5,7 @@ import XCTest
 @testable import SensorWahEngine
 @testable import SensorWahIO
 import SensorWahRuntime
+import TestSupport
 
 /// The motion stage is per sender: two phones held differently, streaming at once to one
 /// listener, each get their own tilt. And the re-zero request reaches the inputs.
@@ -28,26 +29,17 @@ final class MotionInputTests: XCTestCase {
         try listener.start()
         let port = Int(listener.boundAddresses.first { $0.hasPrefix("tcp") }!.split(separator: ":").last!)!
         // two connections, lines interleaved in small chunks
-        func connectTo() -> Int32 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_port = in_port_t(UInt16(port).bigEndian)
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            return fd
-        }
-        let a = connectTo(), b = connectTo()
+        let a = try Loopback.Client(.tcp, to: port), b = try Loopback.Client(.tcp, to: port)
         let la = Self.lines(x: 0.5, n: 400), lb = Self.lines(x: -0.5, n: 400)
         for k in stride(from: 0, to: la.count, by: 20) {
-            for (fd, l) in [(a, la), (b, lb)] {
-                let chunk = Array((l[k..<min(k + 20, l.count)].joined(separator: "\n") + "\n").utf8)
-                _ = chunk.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            for (c, l) in [(a, la), (b, lb)] {
+                c.send(l[k..<min(k + 20, l.count)].joined(separator: "\n") + "\n")
             }
             usleep(2000)
         }
-        usleep(300_000)
-        close(a); close(b)
+        try a.awaitReadByPeer()
+        try b.awaitReadByPeer()
+        a.close(); b.close()
         var values: [Int] = []
         while let e = queue.pop() { values.append(Int(e.event.value)) }
         _ = listener.stop()

@@ -4,6 +4,7 @@ import XCTest
 @testable import SensorWahCore
 @testable import SensorWahIO
 import SensorWahRuntime
+import TestSupport
 
 /// OSC senders on real loopback sockets (UDP datagrams, SLIP over TCP) into an in-process listener.
 final class OSCListenerTests: XCTestCase {
@@ -54,48 +55,32 @@ final class OSCListenerTests: XCTestCase {
             }
         }
 
+        /// Waits until `n` events arrived (or the time runs out); them all, with what came in
+        /// the 50 ms after.
         func waitFor(_ n: Int, seconds: Double = 5) -> [MIDIEvent] {
             var got: [MIDIEvent] = []
-            let deadline = Date().addingTimeInterval(seconds)
-            while got.count < n && Date() < deadline {
-                while let e = queue.pop() { got.append(e.event) }
-                usleep(2000)
-            }
+            func drain() { while let e = queue.pop() { got.append(e.event) } }
+            _ = try? waitUntil("\(n) events", timeout: seconds, poll: 0.002, observe: { drain(); return got.count }) { $0 >= n }
             usleep(50_000)
-            while let e = queue.pop() { got.append(e.event) }
+            drain()
             return got
         }
-    }
-
-    func socketTo(_ port: Int, type: Int32) -> Int32 {
-        let fd = socket(AF_INET, type, 0)
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        XCTAssertEqual(r, 0)
-        return fd
-    }
-
-    func send(_ fd: Int32, _ bytes: [UInt8]) {
-        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
     func testTwoZIGSIMDevicesOnOneSocketAreTwoSendersAndGarbageIsRefused() throws {
         let h = try Harness(mappings: ["user.x cc=1 smooth=0 speed=none sender=phoneA",
                                        "user.x cc=2 smooth=0 speed=none sender=phoneB",
                                        "quat.w cc=3 smooth=0 speed=none sender=zigsim"])
-        let fd = socketTo(h.udp, type: Int32(SOCK_DGRAM.rawValue))
+        let sock = try Loopback.Client(.udp, to: h.udp)
         for i in 0..<20 {
             let a = Float(i) / 19          // 0 ... 1 G
-            send(fd, Self.bundle([Self.message("/phoneA/accel", [a, 0, 0]), Self.message("/phoneA/quaternion", [0, 0, 0, a])]))
-            send(fd, Self.bundle([Self.message("/ZIGSIM/phoneB/accel", [-a, 0, 0])]))
-            if i == 5 { send(fd, [0x2F, 0x61, 0x00]) }      // not a multiple of 4: refused
-            if i == 6 { send(fd, Array(repeating: 0xFF, count: 64)) }
+            sock.send(Self.bundle([Self.message("/phoneA/accel", [a, 0, 0]), Self.message("/phoneA/quaternion", [0, 0, 0, a])]))
+            sock.send(Self.bundle([Self.message("/ZIGSIM/phoneB/accel", [-a, 0, 0])]))
+            if i == 5 { sock.send([0x2F, 0x61, 0x00]) }      // not a multiple of 4: refused
+            if i == 6 { sock.send(Array(repeating: 0xFF, count: 64)) }
             usleep(1000)
         }
-        close(fd)
+        sock.close()
         let events = h.waitFor(60)
         let stats = h.listener.stop()
         let cc1 = events.filter { $0.controller == 1 }.map(\.value)
@@ -111,13 +96,13 @@ final class OSCListenerTests: XCTestCase {
 
     func testZIGSIMJSONDatagramsOnTheOSCPort() throws {
         let h = try Harness(mappings: ["user.x cc=5 smooth=0 speed=none sender=zigsim@127.0.0.1/j1"])
-        let fd = socketTo(h.udp, type: Int32(SOCK_DGRAM.rawValue))
+        let sock = try Loopback.Client(.udp, to: h.udp)
         for i in 0...10 {
-            send(fd, Array(#"{"device":{"uuid":"j1"},"sensordata":{"accel":{"x":\#(Double(i) / 10),"y":0,"z":0}}}"#.utf8))
+            sock.send(Array(#"{"device":{"uuid":"j1"},"sensordata":{"accel":{"x":\#(Double(i) / 10),"y":0,"z":0}}}"#.utf8))
             usleep(1000)
         }
-        send(fd, Array("{not json".utf8))
-        close(fd)
+        sock.send(Array("{not json".utf8))
+        sock.close()
         let events = h.waitFor(11)
         let stats = h.listener.stop()
         XCTAssertEqual(events.map { Int($0.value) }, (0...10).map { 64 + Int((Double($0) / 10 * 63).rounded()) })
@@ -129,14 +114,14 @@ final class OSCListenerTests: XCTestCase {
         let h = try Harness(mappings: ["osc:/fader[1] cc=7 smooth=0"])
         var stream: [UInt8] = []
         for i in 0...10 { stream += Self.slip(Self.message("/fader", [9, Float(i) / 10])) }
-        let fd = socketTo(h.tcp, type: Int32(SOCK_STREAM.rawValue))
+        let sock = try Loopback.Client(.tcp, to: h.tcp)
         var i = 0
         while i < stream.count {    // 3-byte pieces: packets split everywhere
-            send(fd, Array(stream[i..<min(i + 3, stream.count)]))
+            sock.send(Array(stream[i..<min(i + 3, stream.count)]))
             i += 3
             if i % 60 == 0 { usleep(500) }
         }
-        close(fd)
+        sock.close()
         let events = h.waitFor(11)
         let stats = h.listener.stop()
         let want: [Int] = (0...10).map { (i: Int) -> Int in Int((Double(Float(i) / 10) * 127).rounded()) }
@@ -150,11 +135,11 @@ final class OSCListenerTests: XCTestCase {
                                        "accel.x cc=2 smooth=0 speed=none sender=127.0.0.1",
                                        "accel.x cc=3 smooth=0 speed=none sender=sensorlog@127.0.0.1",
                                        "accel.x cc=4 smooth=0 speed=none sender=hyperimu"], lineServer: true)
-        let fd = socketTo(h.lineTCP, type: Int32(SOCK_STREAM.rawValue))
+        let sock = try Loopback.Client(.tcp, to: h.lineTCP)
         var text = "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)\n"
         for i in 0..<10 { text += "2024-01-01T00:00:00.000Z,\(100 + Double(i) * 0.01),\(Double(i) / 10),0,-1\n" }
-        send(fd, Array(text.utf8))
-        close(fd)
+        sock.send(Array(text.utf8))
+        sock.close()
         let events = h.waitFor(30)
         let stats = h.listener.stop()
         for cc in [1, 2, 3] { XCTAssertEqual(events.filter { $0.controller == cc }.count, 10, "cc \(cc)") }
@@ -167,12 +152,12 @@ final class OSCListenerTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let mapping = "accel.x cc=11 smooth=20 speed=none"
         let h = try Harness(mappings: [mapping], record: dir)
-        let fd = socketTo(h.udp, type: Int32(SOCK_DGRAM.rawValue))
+        let sock = try Loopback.Client(.udp, to: h.udp)
         for i in 0..<100 {
-            send(fd, Self.message("/accxyz", [Float(sin(Double(i) / 10)), 0, -1]))
+            sock.send(Self.message("/accxyz", [Float(sin(Double(i) / 10)), 0, -1]))
             usleep(2000)
         }
-        close(fd)
+        sock.close()
         let live = h.waitFor(50)
         _ = h.listener.stop()
         let files = try FileManager.default.contentsOfDirectory(atPath: dir)

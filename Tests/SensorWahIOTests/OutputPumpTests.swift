@@ -5,6 +5,7 @@ import XCTest
 @testable import SensorWahEngine
 @testable import SensorWahIO
 import SensorWahRuntime
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,15 +33,14 @@ final class OutputPumpTests: XCTestCase {
         pump.start()
         let mapping = try Mapping(parsing: "accel.x cc=11 smooth=0 speed=none")
         let (listener, port) = try Self.listen([mapping], into: pump)
-        let fd = try Self.connect(port)
-        Self.write(fd, ListenerTests.header + "\n")
+        let phone = try Loopback.Client(.tcp, to: port)
+        phone.send(ListenerTests.header + "\n")
         let rows = ListenerTests.rows(128)
         for r in rows {
-            Self.write(fd, r + "\n")
+            phone.send(r + "\n")
             usleep(3000)
         }
-        close(fd)
-        usleep(200_000)
+        try phone.closeAndAwaitPeerClose()   // every row read, and the departure seen
         _ = listener.stop()
         pump.stop()
         // a sweep from -1 to 1 G over 0..1: the first rows clamp at 0, then every row moves;
@@ -75,10 +75,9 @@ final class OutputPumpTests: XCTestCase {
         let again = [ListenerTests.header] + ListenerTests.rows(60, start: 200)
         // one connection after another, so the shared mapper sees them in this order
         for lines in [first, hyper, again] {
-            let fd = try Self.connect(port)
-            for l in lines { Self.write(fd, l + "\n"); usleep(1000) }
-            close(fd)
-            usleep(150_000)
+            let phone = try Loopback.Client(.tcp, to: port)
+            for l in lines { phone.send(l + "\n"); usleep(1000) }
+            try phone.closeAndAwaitPeerClose()   // all read and the departure seen before the next connects
         }
         let stats = listener.stop()
         pump.stop()
@@ -106,14 +105,14 @@ final class OutputPumpTests: XCTestCase {
     }
 
     /// Without `latencyBySender` (no `--latency`) the output thread keeps no per-sender histogram.
-    func testNoPerSenderHistogramUnlessAsked() {
+    func testNoPerSenderHistogramUnlessAsked() throws {
         let queue = SPSCQueue<QueuedEvent>(capacity: 64)
         let pump = OutputPump(queue: queue, outputs: [Collect()])
         pump.start()
         queue.push(QueuedEvent(event: MIDIEvent(time: 0, kind: .controlChange, channel: 0, controller: 11, value: 1),
                                receivedNanos: monotonicNanos(), sender: 3))
         pump.wake()
-        usleep(100_000)
+        try waitUntil("the message delivered", observe: { pump.deliveredSoFar.load(ordering: .relaxed) }) { $0 == 1 }
         pump.stop()
         XCTAssertEqual(pump.delivered, 1)
         XCTAssertTrue(pump.senderLatency.isEmpty)
@@ -124,7 +123,7 @@ final class OutputPumpTests: XCTestCase {
         let queue = SPSCQueue<QueuedEvent>(capacity: 64)
         let pump = OutputPump(queue: queue, outputs: [Collect()])
         pump.start()
-        usleep(400_000)
+        usleep(400_000)   // a duration: what is tested is that nothing spins while nothing comes
         pump.stop()
         XCTAssertEqual(pump.spins, 0)
         XCTAssertEqual(pump.spinNanos, 0)
@@ -144,8 +143,8 @@ final class OutputPumpTests: XCTestCase {
             pump.start()
             let mapping = try Mapping(parsing: "accel.x cc=11 smooth=0 speed=none")
             let (listener, port) = try Self.listen([mapping], into: pump)
-            let fd = try Self.connect(port)
-            Self.write(fd, ListenerTests.header + "\n")
+            let phone = try Loopback.Client(.tcp, to: port)
+            phone.send(ListenerTests.header + "\n")
             // the sender keeps its pace on a busy machine as a phone's own clock does: SCHED_FIFO
             // below the listener's threads where allowed (root, rtprio), as tools/bench-listen
             let sender = Thread {
@@ -158,14 +157,12 @@ final class OutputPumpTests: XCTestCase {
                     due.tv_nsec += 10_000_000
                     if due.tv_nsec >= 1_000_000_000 { due.tv_sec += 1; due.tv_nsec -= 1_000_000_000 }
                     while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, nil) == EINTR {}
-                    Self.write(fd, r + "\n")
+                    phone.send(r + "\n")
                 }
             }
             sender.start()
-            let deadline = Date().addingTimeInterval(20)
-            while !sender.isFinished && Date() < deadline { usleep(10_000) }
-            close(fd)
-            usleep(200_000)
+            try waitUntil("the sender's 150 lines", timeout: 20, poll: 0.01) { sender.isFinished }
+            try phone.closeAndAwaitPeerClose()   // every line read, and the departure seen
             _ = listener.stop()
             pump.stop()
             let sweep = Array(out.events.map(\.value).dropLast())
@@ -184,7 +181,7 @@ final class OutputPumpTests: XCTestCase {
 
     /// Bytes that give no message (a header, a bad row) end the busy wait when their read ends,
     /// not at the limit; a message after them still arrives.
-    func testAReadWithoutAMessageEndsTheBusyWait() {
+    func testAReadWithoutAMessageEndsTheBusyWait() throws {
         let queue = SPSCQueue<QueuedEvent>(capacity: 64)
         let out = Collect()
         let pump = OutputPump(queue: queue, outputs: [out])
@@ -204,9 +201,8 @@ final class OutputPumpTests: XCTestCase {
             pump.arriving(false)
         }
         producer.start()
-        let deadline = Date().addingTimeInterval(10)
-        while !producer.isFinished && Date() < deadline { usleep(10_000) }
-        usleep(100_000)
+        try waitUntil("the producer's reads", poll: 0.01) { producer.isFinished }
+        try waitUntil("the message after them delivered", observe: { pump.deliveredSoFar.load(ordering: .relaxed) }) { $0 >= 1 }
         pump.stop()
         XCTAssertEqual(out.events.map(\.value), [42])
         // each wait lasts about the 1 ms read (more on a loaded machine), never the 50 ms limit
@@ -228,22 +224,5 @@ final class OutputPumpTests: XCTestCase {
         try listener.start()
         let port = Int(listener.boundAddresses.first { $0.hasPrefix("tcp") }!.split(separator: ":").last!)!
         return (listener, port)
-    }
-
-    static func connect(_ port: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var sa = sockaddr_in()
-        sa.sin_family = sa_family_t(AF_INET)
-        sa.sin_port = in_port_t(UInt16(port).bigEndian)
-        sa.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &sa) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard rc == 0 else { throw NSError(domain: "connect", code: Int(errno)) }
-        return fd
-    }
-
-    static func write(_ fd: Int32, _ s: String) {
-        _ = s.withCString { Glibc.write(fd, $0, strlen($0)) }
     }
 }
