@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `--osc-out` with real OSC peers: liblo's `oscdump` (Debian: liblo-tools) over UDP, and
@@ -25,12 +26,10 @@ final class OSCOutCLITests: XCTestCase {
         }
     }
 
-    static func freeUDPPort() -> Int { RTPMIDICLITests.freePortPair() }
-
     func testOscdumpReceivesEveryEventStdoutPrints() throws {
-        let port = Self.freeUDPPort()
+        let port = Loopback.freePort(.udp)
         let dump = try RTPMIDICLITests.Peer.custom("/usr/bin/oscdump", ["-L", "\(port)"])
-        usleep(300_000)
+        try waitUntil("oscdump bound to UDP \(port)") { Loopback.isBound(port, .udp) }
         let r = try CLI.run(Self.args + ["--osc-out", "127.0.0.1:\(port)"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let want = Self.expected(r.stdout, raw: false)
@@ -63,7 +62,7 @@ final class OSCOutCLITests: XCTestCase {
     func testPythonOscOverUDPAndTCPWithRawValues() throws {
         let python = RTPMIDICLITests.python
         let script = CLI.repo.appendingPathComponent("Tests/Tools/osc-receiver.py").path
-        let udpPort = Self.freeUDPPort(), tcpPort = Self.freeUDPPort()
+        let udpPort = Loopback.freePort(.udp), tcpPort = Loopback.freePort(.tcp)
         let udp = try RTPMIDICLITests.Peer.custom(python, [script, "--udp", "\(udpPort)"])
         let tcp = try RTPMIDICLITests.Peer.custom(python, [script, "--tcp", "\(tcpPort)"])
         defer { udp.stop(); tcp.stop() }
@@ -96,10 +95,10 @@ final class OSCOutCLITests: XCTestCase {
     /// direction), and every gesture as it fires with its strength, as liblo's `oscdump` prints
     /// them; the gestures are exactly the ones mapped to notes on stdout.
     func testSourcesCarryEachFramesTiltAndEveryGesture() throws {
-        let port = Self.freeUDPPort()
+        let port = Loopback.freePort(.udp)
         let dump = try RTPMIDICLITests.Peer.custom("/usr/bin/oscdump", ["-L", "\(port)"])
         defer { dump.stop() }
-        usleep(300_000)
+        try waitUntil("oscdump bound to UDP \(port)") { Loopback.isBound(port, .udp) }
         let r = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--speed", "4", "--midi", "stdout",
                              "--map", "flick note=60", "--map", "shake note=61", "--map", "tap note=62",
                              "--osc-out", "127.0.0.1:\(port)", "--osc-out-sources"])
@@ -115,8 +114,7 @@ final class OSCOutCLITests: XCTestCase {
                 return Line(tagged: a == 1, address: p[a], types: p[a + 1], args: p[(a + 2)...].compactMap { Double($0) })
             }
         }
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline, parsed().filter({ $0.address == base + "tilt" }).count < frames { usleep(50_000) }
+        _ = try? waitUntil("\(frames) tilt messages at oscdump", poll: 0.05, observe: parsed) { $0.filter { $0.address == base + "tilt" }.count >= frames }
         let lines = parsed()
         let sources = lines.filter { $0.address.hasPrefix(base) }
         func args(_ name: String) -> [[Double]] { sources.filter { $0.address == base + name }.map(\.args) }
@@ -143,12 +141,12 @@ final class OSCOutCLITests: XCTestCase {
     /// The same from `listen` (the frames' tap on the network thread): a `stream` sender's name
     /// (its dialect and address, "sensorlog@127.0.0.1") in the address.
     func testSourcesFromAListenedSender() throws {
-        let port = Self.freeUDPPort()
+        let port = Loopback.freePort(.udp)
         let peer = try RTPMIDICLITests.Peer.custom(RTPMIDICLITests.python,
                                                    [CLI.repo.appendingPathComponent("Tests/Tools/osc-receiver.py").path, "--udp", "\(port)"])
         defer { peer.stop() }
         XCTAssertTrue(peer.waitFor({ $0.contains { $0["listening"] != nil } }, seconds: 10))
-        let tcpPort = Self.freeUDPPort()
+        let tcpPort = Loopback.freePort(.tcp)
         let listen = try CLI.Running(["listen", "--port", "\(tcpPort)", "--no-monitor", "--midi", "stdout",
                                       "--map", "tilt.x cc=11", "--osc-out", "127.0.0.1:\(port)", "--osc-out-sources"])
         defer { listen.interrupt(); _ = listen.wait(timeout: 20) }

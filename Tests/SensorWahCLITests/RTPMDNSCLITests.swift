@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The RTP-MIDI session announced over mDNS through a real Avahi daemon (tools/mdns-up starts
@@ -13,9 +14,8 @@ final class RTPMDNSCLITests: XCTestCase {
         p.standardOutput = o
         p.standardError = e
         try p.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while p.isRunning && Date() < deadline { usleep(20_000) }
-        if p.isRunning { p.terminate() }
+        Children.stopAtTestEnd(p)
+        if (try? waitUntil("\(program) to exit", timeout: timeout, { !p.isRunning })) == nil { p.terminate() }
         let out = String(decoding: o.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let err = String(decoding: e.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
@@ -25,19 +25,17 @@ final class RTPMDNSCLITests: XCTestCase {
     func testAvahiBrowseResolvesTheSession() throws {
         let (status, _, err) = try run(CLI.repo.appendingPathComponent("tools/mdns-up").path, [])
         XCTAssertEqual(status, 0, "tools/mdns-up could not start D-Bus and avahi-daemon: \(err)")
-        let port = RTPMIDICLITests.freePortPair()
+        let port = Loopback.freeUDPPortPair()
         let name = "SensorWah test \(getpid())"
         let s = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--midi", "rtp",
                                  "--rtp-port", "\(port)", "--rtp-name", name])
         XCTAssertNotNil(s.waitForStderr("announced as '\(name)'", seconds: 10), s.stderrSoFar)
         // -r resolves, -t stops when the cache is read, -p one ';'-separated line per record
-        var resolved: [String] = []
-        let deadline = Date().addingTimeInterval(10)
-        while resolved.isEmpty && Date() < deadline {
+        func browse() throws -> [String] {
             let (_, out, _) = try run("/usr/bin/avahi-browse", ["-rtp", "_apple-midi._udp"])
-            resolved = CLI.lines(out).filter { $0.hasPrefix("=;") && $0.contains(name.replacingOccurrences(of: " ", with: "\\032")) }
-            if resolved.isEmpty { usleep(300_000) }
+            return CLI.lines(out).filter { $0.hasPrefix("=;") && $0.contains(name.replacingOccurrences(of: " ", with: "\\032")) }
         }
+        let resolved = (try? waitUntil("avahi-browse to resolve '\(name)'", poll: 0.3, observe: browse) { !$0.isEmpty }) ?? []
         XCTAssertFalse(resolved.isEmpty, "avahi-browse did not find '\(name)'")
         for line in resolved {
             let f = line.split(separator: ";", omittingEmptySubsequences: false)
@@ -47,18 +45,14 @@ final class RTPMDNSCLITests: XCTestCase {
         let r = s.wait(timeout: 20)
         XCTAssertEqual(r.status, 0, r.stderr)
         // withdrawn at exit (the daemons' caches drop it once the goodbye is seen)
-        var gone = false
-        let until = Date().addingTimeInterval(5)
-        while !gone && Date() < until {
-            let (_, after, _) = try run("/usr/bin/avahi-browse", ["-tp", "_apple-midi._udp"])
-            gone = !after.contains(name.replacingOccurrences(of: " ", with: "\\032") + ";_apple-midi")
-            if !gone { usleep(300_000) }
-        }
+        let gone = (try? waitUntil("'\(name)' withdrawn", timeout: 5, poll: 0.3, {
+            !(try run("/usr/bin/avahi-browse", ["-tp", "_apple-midi._udp"]).1).contains(name.replacingOccurrences(of: " ", with: "\\032") + ";_apple-midi")
+        })) != nil
         XCTAssertTrue(gone, "still announced 5 s after exit")
     }
 
     func testWithoutADaemonOneLineAndInvitationsByAddressStillWork() throws {
-        let port = RTPMIDICLITests.freePortPair(), theirs = RTPMIDICLITests.freePortPair()
+        let port = Loopback.freeUDPPortPair(), theirs = Loopback.freeUDPPortPair()
         // a system bus that is not there: the client library cannot reach any daemon
         let s = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--speed", "4", "--midi", "rtp", "--midi", "stdout",
                                  "--rtp-port", "\(port)", "--rtp-wait", "10"],

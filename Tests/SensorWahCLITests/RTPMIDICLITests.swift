@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `--midi rtp` against real peers on loopback: pymidi (PyPI, in .venv-tools/) as sessions
@@ -9,25 +10,6 @@ import XCTest
 final class RTPMIDICLITests: XCTestCase {
     static let python = CLI.repo.appendingPathComponent(".venv-tools/bin/python").path
     static let peerScript = CLI.repo.appendingPathComponent("Tests/Tools/rtpmidi-peer.py").path
-
-    /// A free pair of UDP ports (even, next one free too), so parallel runs do not collide.
-    static func freePortPair() -> Int {
-        for _ in 0..<200 {
-            let p = Int.random(in: 20_000...40_000) & ~1
-            if [p, p + 1].allSatisfy(udpPortFree) { return p }
-        }
-        return 23_456
-    }
-
-    static func udpPortFree(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(fd) }
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_port = in_port_t(UInt16(port).bigEndian)
-        a.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0
-    }
 
     /// A peer process whose stdout (JSON lines) is collected.
     final class Peer: @unchecked Sendable {
@@ -61,6 +43,7 @@ final class RTPMIDICLITests: XCTestCase {
                 done.leave()
             }
             try process.run()
+            Children.stopAtTestEnd(process, ([program] + args).joined(separator: " "))
         }
 
         var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
@@ -72,10 +55,9 @@ final class RTPMIDICLITests: XCTestCase {
             }
         }
 
+        /// Waits until `predicate` holds for the JSON lines so far; false after `seconds`.
         func waitFor(_ predicate: ([[String: Any]]) -> Bool, seconds: Double) -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline { if predicate(lines) { return true }; usleep(20_000) }
-            return predicate(lines)
+            (try? waitUntil("the peer's lines to satisfy a predicate", timeout: seconds, observe: { lines }, predicate)) != nil
         }
 
         func midi() -> [[Int]] { lines.filter { $0["event"] as? String == "midi" }.compactMap { $0["bytes"] as? [Int] } }
@@ -111,7 +93,7 @@ final class RTPMIDICLITests: XCTestCase {
     /// Two pymidi sessions invited at once decode exactly `--midi stdout`'s stream, message for
     /// message; the goodbye at the end reaches both.
     func testPymidiSessionsWeInviteDecodeTheStdoutStream() throws {
-        let pa = Self.freePortPair(), pb = Self.freePortPair(), ours = Self.freePortPair()
+        let pa = Loopback.freeUDPPortPair(), pb = Loopback.freeUDPPortPair(), ours = Loopback.freeUDPPortPair()
         let a = try Peer(["pymidi", "--port", "\(pa)"]), b = try Peer(["pymidi", "--port", "\(pb)"])
         defer { a.stop(); b.stop() }
         XCTAssertTrue(a.waitFor({ $0.contains { $0["event"] as? String == "listening" } }, seconds: 10))
@@ -138,7 +120,7 @@ final class RTPMIDICLITests: XCTestCase {
     /// A participant that vanishes (killed: its clock sync goes unanswered) is dropped while the
     /// other plays on, and invited again when it is back; it then receives MIDI again.
     func testAVanishedPeerIsDroppedAndInvitedAgain() throws {
-        let pa = Self.freePortPair(), pb = Self.freePortPair(), ours = Self.freePortPair()
+        let pa = Loopback.freeUDPPortPair(), pb = Loopback.freeUDPPortPair(), ours = Loopback.freeUDPPortPair()
         let a = try Peer(["pymidi", "--port", "\(pa)"])
         var b = try Peer(["pymidi", "--port", "\(pb)"])
         defer { a.stop(); b.stop() }
@@ -167,27 +149,18 @@ final class RTPMIDICLITests: XCTestCase {
     /// checkpoint, goodbye. tshark decodes the same session with its own dissector: no malformed
     /// packet, and its reading of the journal's chapters C, W and N equals the test's decoder's.
     func testInvitedByAnInitiatorWithLossJournalFeedbackAndTshark() throws {
-        let ours = Self.freePortPair(), theirs = Self.freePortPair()
+        let ours = Loopback.freeUDPPortPair(), theirs = Loopback.freeUDPPortPair()
         let pcap = FileManager.default.temporaryDirectory.appendingPathComponent("rtpmidi-\(getpid())-\(ours).pcap").path
         defer { try? FileManager.default.removeItem(atPath: pcap) }
-        let tshark = Process()
-        tshark.executableURL = URL(fileURLWithPath: "/usr/bin/tshark")
-        tshark.arguments = ["-i", "lo", "-f", "udp portrange \(ours)-\(ours + 1)", "-w", pcap, "-q"]
-        let tsErr = Pipe()
-        tshark.standardError = tsErr
-        tshark.standardOutput = FileHandle.nullDevice
-        XCTAssertNoThrow(try tshark.run(), "tshark (Debian: tshark) is needed: tools/install-deps")
-        // capture starts when tshark says so
-        var started = false
-        let deadline = Date().addingTimeInterval(10)
-        var errText = ""
-        while Date() < deadline && !started {
-            let d = tsErr.fileHandleForReading.availableData
-            errText += String(decoding: d, as: UTF8.self)
-            started = errText.contains("Capturing on")
-            if d.isEmpty { usleep(20_000) }
+        // capture starts when tshark says so (its stderr, in a file: JackTest.Proc)
+        let tshark: JackTest.Proc
+        do {
+            tshark = try JackTest.Proc("/usr/bin/tshark", ["-i", "lo", "-f", "udp portrange \(ours)-\(ours + 1)", "-w", pcap, "-q"])
+        } catch {
+            return XCTFail("tshark (Debian: tshark) is needed: tools/install-deps (\(error))")
         }
-        XCTAssertTrue(started, "tshark did not start capturing on lo (it needs root or dumpcap's capabilities): \(errText)")
+        XCTAssertTrue(tshark.waitForStderr("Capturing on", seconds: 10),
+                      "tshark did not start capturing on lo (it needs root or dumpcap's capabilities): \(tshark.stderr)")
         let s = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--speed", "4", "--loop", "--midi", "rtp", "--midi", "stdout",
                                  "--map", "tilt.x zero cc=11", "--map", "flick note=60", "--map", "accel.y bend",
                                  "--map", "accel.z cc14=1", "--rtp-port", "\(ours)", "--rtp-wait", "10"])
@@ -200,9 +173,24 @@ final class RTPMIDICLITests: XCTestCase {
         s.interrupt()
         let r = s.wait(timeout: 20)
         XCTAssertEqual(r.status, 0, r.stderr)
-        usleep(300_000)
-        tshark.interrupt()
-        tshark.waitUntilExit()
+        // the initiator's goodbye (BY) ends its session: once the capture file holds it, it holds
+        // every packet of the session before it
+        func tsharkRun(_ args: [String]) throws -> String {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/tshark")
+            p.arguments = ["-r", pcap] + args
+            let o = Pipe()
+            p.standardOutput = o
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            let d = o.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            return String(decoding: d, as: UTF8.self)
+        }
+        XCTAssertNoThrow(try waitUntil("the goodbye (AppleMIDI BY) in tshark's capture", timeout: 10, poll: 0.2,
+                                       observe: { try tsharkRun(["-Y", "applemidi.command == 0x4259"]) }) { !$0.isEmpty })
+        tshark.signal(SIGINT)
+        tshark.wait(timeout: 10)
         guard let result = initiator.lines.first(where: { $0["handshake"] != nil }) else { return XCTFail("no result from the initiator") }
         // docs/outputs.md quotes these (loopback; a packet dropped on purpose is repaired by the next)
         print("RTP-MIDI on loopback: event to receiver \(result["latency_ms"]!) ms; state stale after a loss \(result["stale_after_loss_ms"]!) ms; CK round trip \((result["ck"] as! [String: Any])["round_trip_ms"]!) ms")
@@ -241,18 +229,6 @@ final class RTPMIDICLITests: XCTestCase {
         XCTAssertTrue(pairs.allSatisfy { (($0[0] + 1 - $0[1]) & 0xFFFF) < 0x8000 }, "a checkpoint after the confirmed packet + 1")
 
         // tshark: every packet decoded as AppleMIDI or RTP-MIDI, none malformed, none with a warning
-        func tsharkRun(_ args: [String]) throws -> String {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/tshark")
-            p.arguments = ["-r", pcap] + args
-            let o = Pipe()
-            p.standardOutput = o
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            let d = o.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            return String(decoding: d, as: UTF8.self)
-        }
         let bad = try tsharkRun(["-Y", "_ws.malformed || _ws.expert.severity >= warning"])
         XCTAssertEqual(bad, "", "tshark finds malformed packets:\n\(bad.prefix(2000))")
         let commands = try tsharkRun(["-Y", "applemidi", "-T", "fields", "-e", "applemidi.command"])
@@ -294,7 +270,7 @@ final class RTPMIDICLITests: XCTestCase {
     /// The live view lists the session and its participants.
     func testLiveViewShowsTheParticipants() throws {
         guard MonitorCLITests.tmux != nil else { throw XCTSkip("tmux is not installed (tools/install-deps installs it)") }
-        let ours = Self.freePortPair(), theirs = Self.freePortPair()
+        let ours = Loopback.freeUDPPortPair(), theirs = Loopback.freeUDPPortPair()
         let cmd = "'\(CLI.binary.path)' replay '\(CLI.recording("wrist-wah-phone.csv"))' --loop --monitor --midi rtp --no-rtp-announce"
             + " --rtp-port \(ours) --rtp-name 'view test'; sleep 30"
         let t = MonitorCLITests.Tmux()
@@ -325,7 +301,7 @@ final class RTPMIDICLITests: XCTestCase {
         }
         let noSequencer = !FileManager.default.fileExists(atPath: "/dev/snd/seq")
         if noSequencer { XCTAssertEqual(try ports().status, 1, "nothing to list") }
-        let ours = Self.freePortPair(), theirs = Self.freePortPair()
+        let ours = Loopback.freeUDPPortPair(), theirs = Loopback.freeUDPPortPair()
         let s = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--midi", "rtp", "--no-rtp-announce",
                                  "--rtp-port", "\(ours)", "--rtp-name", "ports test"], env: env)
         XCTAssertNotNil(s.waitForStderr("session 'ports test' on UDP", seconds: 10), s.stderrSoFar)
@@ -378,7 +354,7 @@ final class RTPMIDICLITests: XCTestCase {
                     ["addr", "add", "10.77.0.1/24", "dev", "v0"], ["link", "set", "v0", "up"], ["link", "set", "v1", "up"]] {
             XCTAssertEqual(ip(["-n", ns] + cmd), 0, cmd.joined(separator: " "))
         }
-        let pa = Self.freePortPair(), ours = Self.freePortPair()
+        let pa = Loopback.freeUDPPortPair(), ours = Loopback.freeUDPPortPair()
         let a = try Peer(program: "/usr/sbin/ip", ["netns", "exec", ns, Self.python, Self.peerScript, "pymidi", "--port", "\(pa)"])
         defer { a.stop() }
         XCTAssertTrue(a.waitFor({ $0.contains { $0["event"] as? String == "listening" } }, seconds: 10))
@@ -393,6 +369,8 @@ final class RTPMIDICLITests: XCTestCase {
         // an ICMP host unreachable back; MIDI goes on past several of them
         for _ in 0..<4 {
             let before = a.midi().count
+            // a duration, not a condition: the test is that MIDI flows across several seconds of
+            // invitations answered by ICMP errors (about 8 s in all)
             sleep(2)
             XCTAssertGreaterThan(a.midi().count, before + 10, "MIDI stopped: " + s.stderrSoFar)
         }
