@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The live view (`--monitor`) in a real terminal: a detached tmux session of fixed size runs
@@ -9,7 +10,7 @@ final class MonitorCLITests: XCTestCase {
 
     /// One tmux server of our own (its own socket), killed at the end of the test.
     struct Tmux {
-        let socket = "sensorwah-test-\(getpid())"
+        let socket = "sensorwah-test-\(getpid())-\(UUID().uuidString.prefix(8))"   // a server per test: the last one may still be ending
         /// Runs tmux through the shell (`system`: waited for with waitpid; Foundation's Process
         /// would wait for the daemonised server too). With `output`, returns what it printed.
         @discardableResult
@@ -26,15 +27,22 @@ final class MonitorCLITests: XCTestCase {
         func screen() -> String { run(["capture-pane", "-p", "-t", "view"], output: true) }
         /// Waits until the screen shows `text`; returns the screen.
         func waitFor(_ text: String, seconds: Double = 10) -> String {
-            let deadline = Date().addingTimeInterval(seconds)
-            var s = ""
-            while Date() < deadline {
-                s = screen()
-                if s.contains(text) { return s }
-                usleep(50_000)
-            }
-            return s
+            waitFor(seconds: seconds) { $0.contains(text) }
         }
+        /// Waits until the screen satisfies `ok`; returns the last screen seen either way.
+        func waitFor(seconds: Double = 10, _ ok: (String) -> Bool) -> String {
+            var last = ""
+            _ = try? waitUntil("the screen", timeout: seconds, poll: 0.05, observe: { last = screen(); return last }, ok)
+            return last
+        }
+    }
+
+    /// Waits until the shell has written `path` whole (`echo $? > path`: the redirect makes it
+    /// empty first); its text, trimmed.
+    static func awaitWritten(_ path: String, seconds: Double = 10) throws -> String {
+        try waitUntil("\(path) written", timeout: seconds, poll: 0.05,
+                      observe: { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }) { $0.hasSuffix("\n") }
+            .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     func testLiveViewInATerminal() throws {
@@ -61,8 +69,7 @@ final class MonitorCLITests: XCTestCase {
         XCTAssertTrue(first.contains("solo: all mappings send"), first)
         XCTAssertTrue(first.range(of: #"\[#*\.*\]"#, options: .regularExpression) != nil, "no bar:\n\(first)")
         func rows(_ s: String) -> [String] { s.split(separator: "\n").map(String.init).filter { $0.contains("-> CC") } }
-        usleep(600_000)
-        let second = t.screen()
+        let second = t.waitFor(seconds: 5) { rows($0) != rows(first) }
         XCTAssertEqual(rows(second).count, 2, second)
         XCTAssertNotEqual(rows(first), rows(second), "the values did not change:\n\(first)\n\(second)")
 
@@ -70,9 +77,13 @@ final class MonitorCLITests: XCTestCase {
         t.run(["send-keys", "-t", "view", "s"])
         let solo = t.waitFor("solo: mapping 1 only", seconds: 3)
         XCTAssertTrue(solo.contains("solo: mapping 1 only"), solo)
+        // a margin, not a condition: messages the pipeline made before the key took effect may
+        // still be on their way into the file, and nothing outside says when the last one landed
         usleep(300_000)
-        let before = (try? String(contentsOfFile: midi, encoding: .utf8))?.split(separator: "\n").count ?? 0
-        usleep(1_500_000)
+        func midiLines() -> [String] { ((try? String(contentsOfFile: midi, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        let before = midiLines().count
+        // most of a second of soloed MIDI (the take makes about 50 CC 11 messages a second)
+        XCTAssertNoThrow(try waitUntil("40 messages while soloed", timeout: 10, poll: 0.05, observe: midiLines) { $0.count >= before + 40 })
         let after = try String(contentsOfFile: midi, encoding: .utf8).split(separator: "\n").map(String.init)
         let since = after.dropFirst(before)
         XCTAssertGreaterThan(since.count, 3, "no MIDI while soloed")
@@ -83,28 +94,13 @@ final class MonitorCLITests: XCTestCase {
         t.run(["send-keys", "-t", "view", "q"])
         // the stty file appears whole (written aside, then renamed): a redirect alone made it
         // exist empty for a moment, and one fresh-clone run read it then
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: stty) && Date() < deadline { usleep(50_000) }
-        usleep(100_000)
+        try waitUntil("\(stty) to appear", poll: 0.05) { FileManager.default.fileExists(atPath: stty) }
         XCTAssertEqual(try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), "0")
         let mode = try String(contentsOfFile: stty, encoding: .utf8)
         XCTAssertTrue(mode.range(of: #"(^|\s)icanon"#, options: .regularExpression) != nil, mode)
         XCTAssertTrue(mode.range(of: #"(^|\s)echo(\s|$)"#, options: .regularExpression) != nil, mode)
         let end = t.screen()
         XCTAssertTrue(end.contains("messages sent"), "no summary after the view:\n\(end)")
-    }
-
-    /// A free TCP port on the loopback (bound, noted, closed).
-    static func freePort() -> Int {
-        let sock = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(sock) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(sock, $0, len) } }
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(sock, $0, &len) } }
-        return Int(UInt16(bigEndian: addr.sin_port))
     }
 
     /// `listen --config --monitor` with a phone simulator streaming: soloing mapping 2 shows
@@ -115,7 +111,7 @@ final class MonitorCLITests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sensorwah-monitor-cal-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let port = Self.freePort()
+        let port = Loopback.freePort()
         let rig = dir.appendingPathComponent("rig.yaml").path
         let head = "# my rig\nlisten:\n  bind: 127.0.0.1\n  port: \(port)\nmappings:\n"
         try (head + "  - accel.y cc=7   # volume\n  - accel.x cc=11 bipolar range=-2..2   # the wah\n")
@@ -170,10 +166,7 @@ final class MonitorCLITests: XCTestCase {
         XCTAssertTrue(reloaded.contains(" 3 accel.z -> CC 12"), reloaded)
 
         t.run(["send-keys", "-t", "view", "q"])
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: status) && Date() < deadline { usleep(50_000) }
-        usleep(100_000)
-        XCTAssertEqual(try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), "0")
+        XCTAssertEqual(try Self.awaitWritten(status), "0")
     }
 
     /// Without a terminal, `--monitor` prints a plain status line on stderr every 5 s.

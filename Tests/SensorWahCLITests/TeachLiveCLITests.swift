@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Teaching while `listen` runs (issue #29's live mode): a phone's lines arrive over real TCP
@@ -48,24 +49,24 @@ extension ControlCLITests {
 
         let teach = TeachCLITests.take(hz: 100, seed: 42)
         let csv = teach.csv.split(separator: "\n")
-        let phone = FaultTests.RawSender(port: rig.tcp, from: "127.0.0.1")
+        let phone = try Loopback.Client(.tcp, to: rig.tcp, from: "127.0.0.1")
         var next = 0
         let swings = teach.events.filter { $0.kind == "swing" }.prefix(3)
-        for s in swings {
+        for (i, s) in swings.enumerated() {
             // the phone's lines up to 0.3 s after the swing ends, then the press
             let part = Self.takeLines(csv, from: next, until: s.start + s.duration + 0.3)
             XCTAssertTrue(phone.send(part.text))
             next = part.next
             // (a press is put at the last reading's time plus the time since it arrived: the
-            // test's phone pauses here, so the press comes soon)
-            usleep(100_000)
+            // test's phone pauses here, so the press comes as soon as listen has read the lines)
+            try phone.awaitReadByPeer()
             XCTAssertEqual(try api(rig, "POST", "teach/mark").code, 202)
-            usleep(200_000)
+            _ = try waitForState(rig) { Self.message($0).contains("teach swing: \(i + 1) marked") }
         }
         // a little stillness after the last swing (the look after a press), then Finish
         let tail = Self.takeLines(csv, from: next, until: swings.last!.start + swings.last!.duration + 1.0)
         XCTAssertTrue(phone.send(tail.text))
-        usleep(300_000)
+        try phone.awaitReadByPeer()
         XCTAssertEqual(try api(rig, "POST", "teach/finish").code, 202)
         let done = try waitForState(rig) { Self.message($0).contains("written to") }
         phone.close()
@@ -86,9 +87,8 @@ extension ControlCLITests {
         try other.csv.write(toFile: otherPath, atomically: true, encoding: .utf8)
         let s = try CLI.run(["stream", otherPath, "--to", "127.0.0.1:\(rig.tcp)", "--speed", "4"])
         XCTAssertEqual(s.status, 0, s.stderr)
-        usleep(500_000)
-        // the page's Gestures counts it under its name
-        let counted = try api(rig, "GET", "state").json
+        // the page's Gestures counts it under its name (once listen has read the whole take)
+        let counted = try waitForState(rig) { ($0["gestures"] as? [String: Any])?["gesture:swing"] as? Int ?? 0 >= 6 }
         XCTAssertEqual((counted["gestures"] as? [String: Any])?["gesture:swing"] as? Int, 6, "\(counted["gestures"] ?? "")")
         rig.listen.interrupt()
         let r = rig.listen.wait(timeout: 20)
@@ -127,7 +127,7 @@ extension ControlCLITests {
         XCTAssertEqual(try api(rig, "POST", "mappings", ["text": "gesture:chop note=62"]).code, 201)
         // a broken file: said, and the running gestures stay
         try "version: 1\ngestures:\n  - name: [oops\n".write(toFile: model, atomically: true, encoding: .utf8)
-        usleep(1_000_000)
+        try rig.listen.awaitStderr("moves.yaml:.*the running gestures are kept")
         let kept = try api(rig, "GET", "state").json
         XCTAssertEqual((kept["taught"] as? [String: Any])?["gestures"] as? [String], ["swing", "chop"], "\(kept)")
         rig.listen.interrupt()
@@ -152,7 +152,7 @@ final class TeachKeysCLITests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let model = dir + "/poses.yaml", status = dir + "/status"
-        let port = MonitorCLITests.freePort()
+        let port = Loopback.freePort()
         let cmd = "'\(CLI.binary.path)' listen --bind 127.0.0.1 --port \(port) --gestures '\(model)' --monitor -q --midi stdout > /dev/null; echo $? > '\(status)'; sleep 30"
         let t = MonitorCLITests.Tmux()
         defer { t.run(["kill-server"]) }
@@ -170,7 +170,7 @@ final class TeachKeysCLITests: XCTestCase {
             let ts = String(format: "%.6f", 5000 + s)
             lines.append("2026-01-01T10:00:00.000+00:00,\(ts),\(sin(a)),0.0,\(-cos(a)),\(ts),0.0,\(rate),0.0")
         }
-        let phone = FaultTests.RawSender(port: port, from: "127.0.0.1")
+        let phone = try Loopback.Client(.tcp, to: port, from: "127.0.0.1")
         defer { phone.close() }
         XCTAssertTrue(phone.send(lines[0...250].joined(separator: "\n") + "\n"))   // to 2.5 s
 
@@ -191,7 +191,7 @@ final class TeachKeysCLITests: XCTestCase {
         t.run(["send-keys", "-t", "view", "t"]); t.run(["send-keys", "-t", "view", "-l", "wah=1"]); t.run(["send-keys", "-t", "view", "Enter"])
         XCTAssertTrue(t.waitFor("teach pose wah = 1", seconds: 3).contains("teach pose wah = 1"), t.screen())
         XCTAssertTrue(phone.send(lines[251...260].joined(separator: "\n") + "\n"))
-        usleep(300_000)
+        try phone.awaitReadByPeer()
         t.run(["send-keys", "-t", "view", "Space"])
         XCTAssertTrue(t.waitFor("1 marked", seconds: 3).contains("1 marked"), t.screen())
         t.run(["send-keys", "-t", "view", "Enter"])
@@ -202,7 +202,7 @@ final class TeachKeysCLITests: XCTestCase {
         t.run(["send-keys", "-t", "view", "t"]); t.run(["send-keys", "-t", "view", "-l", "wah=0"]); t.run(["send-keys", "-t", "view", "Enter"])
         XCTAssertTrue(t.waitFor("teach pose wah = 0", seconds: 3).contains("teach pose wah = 0"), t.screen())
         XCTAssertTrue(phone.send(lines[651...660].joined(separator: "\n") + "\n"))
-        usleep(300_000)
+        try phone.awaitReadByPeer()
         t.run(["send-keys", "-t", "view", "Space"])
         _ = t.waitFor("1 marked", seconds: 3)
         t.run(["send-keys", "-t", "view", "Enter"])
@@ -228,9 +228,6 @@ final class TeachKeysCLITests: XCTestCase {
         }
         XCTAssertTrue(report.stdout.contains("from one before") || report.stdout.contains("° from the one before"), report.stdout)
         t.run(["send-keys", "-t", "view", "q"])
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: status) && Date() < deadline { usleep(50_000) }
-        usleep(100_000)
-        XCTAssertEqual(try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), "0")
+        XCTAssertEqual(try MonitorCLITests.awaitWritten(status), "0")
     }
 }
