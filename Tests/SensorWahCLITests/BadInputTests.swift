@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Bad command lines and mappings, as a user would type them: each one exits with status 64
@@ -198,16 +199,8 @@ final class BadInputTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let missing = dir.appendingPathComponent("missing.csv").path
-        // a port nobody listens on: bind one, note it, close it
-        let sock = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(sock, $0, len) } }
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(sock, $0, &len) } }
-        let closedPort = Int(UInt16(bigEndian: addr.sin_port))
-        close(sock)
+        // a port nobody listens on: bound, noted, closed
+        let closedPort = Loopback.freePort()
         let cases: [([String], String)] = [
             (["replay", missing], "cannot open"),
             (["replay", rec, "--map-file", missing], "cannot read mapping file"),

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Faults on stage, each injected for real and its outcome checked: a clear log line, the other
@@ -44,38 +45,19 @@ final class FaultTests: XCTestCase {
     // MARK: helpers
 
     /// A TCP sender with a source address of its own (127.0.0.2 is a loopback address too, so
-    /// mappings can tell it from the performer with `sender=`).
-    final class RawSender: @unchecked Sendable {
-        let fd: Int32
-        init(port: Int, from source: String) {
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var local = sockaddr_in()
-            local.sin_family = sa_family_t(AF_INET)
-            local.sin_addr.s_addr = inet_addr(source)
-            _ = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_port = in_port_t(UInt16(port).bigEndian)
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            XCTAssertEqual(r, 0, "connect from \(source)")
-            var tv = timeval(tv_sec: 5, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    /// mappings can tell it from the performer with `sender=`); a failure to connect is the test's.
+    static func sender(_ port: Int, from source: String, file: StaticString = #filePath, line: UInt = #line) -> Loopback.Client? {
+        do { return try Loopback.Client(.tcp, to: port, from: source) } catch {
+            XCTFail("\(error)", file: file, line: line)
+            return nil
         }
-        /// All of `bytes`, or false once the listener closed the connection.
-        @discardableResult
-        func send(_ bytes: [UInt8]) -> Bool {
-            var off = 0
-            while off < bytes.count {
-                let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + off, bytes.count - off, Int32(MSG_NOSIGNAL)) }
-                if n <= 0 { return false }
-                off += n
-            }
-            return true
+    }
+
+    /// Waits until `listen` has logged `n` senders' disconnections: it has read all they sent.
+    static func awaitDisconnects(_ l: CLI.Running, _ n: Int, seconds: Double = 10) throws {
+        try waitUntil("\(n) 'sender disconnected' on listen's stderr", timeout: seconds, observe: { l.stderrSoFar }) {
+            $0.components(separatedBy: "sender disconnected").count - 1 >= n
         }
-        @discardableResult
-        func send(_ text: String) -> Bool { send(Array(text.utf8)) }
-        func close() { Glibc.close(fd) }
     }
 
     /// `listen` on a free loopback port; returns it and the port.
@@ -130,17 +112,17 @@ final class FaultTests: XCTestCase {
         final class Count: @unchecked Sendable { var n = 0 }
         let accepted = Count()
         Thread {
-            let s = RawSender(port: port, from: "127.0.0.2")
+            defer { done.signal() }
+            guard let s = Self.sender(port, from: "127.0.0.2") else { return }
             s.send(Self.header + "\n" + Self.rows(20, start: 500) { _ in "0.5" })
             let mb = [UInt8](repeating: UInt8(ascii: "7"), count: 1 << 20)
             for _ in 0..<10 { guard s.send(mb) else { break }; accepted.n += 1 }
             s.send("\n" + Self.rows(20, start: 600) { _ in "-0.5" })
             s.close()
-            done.signal()
         }.start()
         try perform(port)
         XCTAssertEqual(done.wait(timeout: .now() + 20), .success, "the hostile sender hung")
-        usleep(300_000)
+        try Self.awaitDisconnects(l, 2)   // the hostile sender and the performer
         let after = Self.memory(l.process.processIdentifier)
         l.interrupt()
         let r = l.wait()
@@ -167,18 +149,18 @@ final class FaultTests: XCTestCase {
         let bad = ["nan", "inf", "-inf", "1e308", "1e309", "-1e308", "NaN", "0.5", "Infinity", "-0.5", "-nan", "1e-320"]
         let done = DispatchSemaphore(value: 0)
         Thread {
-            let s = RawSender(port: port, from: "127.0.0.2")
+            defer { done.signal() }
+            guard let s = Self.sender(port, from: "127.0.0.2") else { return }
             s.send(Self.header + "\n")
             for block in 0..<40 {
                 s.send(Self.rows(12, start: 500 + Double(block) * 0.12) { bad[$0] })
                 usleep(20_000)
             }
             s.close()
-            done.signal()
         }.start()
         try perform(port)
         XCTAssertEqual(done.wait(timeout: .now() + 20), .success)
-        usleep(300_000)
+        try Self.awaitDisconnects(l, 2)   // the bad sender and the performer
         l.interrupt()
         let r = l.wait()
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -198,11 +180,11 @@ final class FaultTests: XCTestCase {
     func testAConnectionThatNeverSentLeavesNoRecording() throws {
         let rec = dir.appendingPathComponent("rec").path
         let (l, port) = try listen(["--record", rec])
-        let silent = RawSender(port: port, from: "127.0.0.1")
-        let kept = RawSender(port: port, from: "127.0.0.1")
+        let silent = try Loopback.Client(.tcp, to: port, from: "127.0.0.1")
+        let kept = try Loopback.Client(.tcp, to: port, from: "127.0.0.1")
         let payload = Self.header + "\n" + Self.rows(50, start: 100) { String(Double($0) / 50) }
         kept.send(payload)
-        usleep(300_000)
+        try kept.awaitReadByPeer()
         silent.close()
         kept.close()
         XCTAssertNotNil(l.waitForStderr("disconnected.*\\n(.|\\n)*disconnected", seconds: 5))
@@ -264,7 +246,7 @@ final class FaultTests: XCTestCase {
     func recordUntilTheDiskIsFull(in rec: String, launcher: [String], error: String) throws {
         let (l, port) = try listen(["--record", rec], launcher: launcher)
         try perform(port)
-        usleep(300_000)
+        try Self.awaitDisconnects(l, 1)
         l.interrupt()
         let r = l.wait()
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -295,24 +277,21 @@ final class FaultTests: XCTestCase {
         let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
         let sender = try CLI.Running(["stream", recording, "--to", "127.0.0.1:\(port)", "--loop", "--speed", "2"])
         defer { sender.interrupt(); _ = sender.wait() }
-        func count(_ text: String) -> Int { l.stdoutSoFar.components(separatedBy: text).count - 1 }
-        func waitUntil(_ seconds: Double = 10, _ ok: () -> Bool) -> Bool {
-            let end = Date().addingTimeInterval(seconds)
-            while Date() < end { if ok() { return true }; usleep(50_000) }
-            return false
-        }
-        XCTAssertTrue(waitUntil { count("\"cc\":20,") > 5 }, "no CC 20")
+        func count(_ text: String, in out: String) -> Int { out.components(separatedBy: text).count - 1 }
+        XCTAssertNoThrow(try l.awaitStdout("6 CC 20") { count("\"cc\":20,", in: $0) > 5 }, "no CC 20")
         try FileManager.default.removeItem(atPath: path)
         XCTAssertNotNil(l.waitForStderr("is kept", seconds: 10), l.stderrSoFar)
-        let sentAtDelete = count("\"cc\":20,")
+        let sentAtDelete = count("\"cc\":20,", in: l.stdoutSoFar)
+        // a duration, not a condition: the file stays away a while, and the watch, looking again
+        // and again, must say so once (checked below)
         usleep(1_500_000)
-        XCTAssertTrue(waitUntil { count("\"cc\":20,") > sentAtDelete + 5 }, "CC 20 stopped when the file was deleted")
+        XCTAssertNoThrow(try l.awaitStdout("5 more CC 20") { count("\"cc\":20,", in: $0) > sentAtDelete + 5 }, "CC 20 stopped when the file was deleted")
         let kept = CLI.lines(l.stderrSoFar).filter { $0.contains("is kept") }
         XCTAssertEqual(kept.count, 1, "not one log line:\n\(l.stderrSoFar)")
         XCTAssertTrue(kept.first?.contains(path) ?? false, kept.first ?? "")
         try config(21).write(toFile: path, atomically: false, encoding: .utf8)
         XCTAssertNotNil(l.waitForStderr("reloaded, 1 mapping", seconds: 10), l.stderrSoFar)
-        XCTAssertTrue(waitUntil { count("\"cc\":21,") > 5 }, "the file that came back is not used")
+        XCTAssertNoThrow(try l.awaitStdout("6 CC 21") { count("\"cc\":21,", in: $0) > 5 }, "the file that came back is not used")
         XCTAssertTrue(l.process.isRunning)
         sender.interrupt()
         _ = sender.wait()
@@ -333,8 +312,7 @@ final class FaultTests: XCTestCase {
             let rec = dir.appendingPathComponent("rec-\(name)").path
             let (l, port) = try listen(["--record", rec] + maps)
             let sender = try CLI.Running(["stream", recording, "--to", "127.0.0.1:\(port)", "--loop", "--speed", "8"])
-            let end = Date().addingTimeInterval(20)
-            while !l.stdoutSoFar.contains(#""type":"note_on","ch":10,"note":38"#) && Date() < end { usleep(5_000) }
+            try l.awaitStdout("note 38 on", seconds: 20) { $0.contains(#""type":"note_on","ch":10,"note":38"#) }
             l.signal(sig)
             let r = l.wait()
             sender.interrupt()
@@ -365,7 +343,7 @@ final class FaultTests: XCTestCase {
             for delay in [0, 2_000, 10_000, 30_000, 100_000, 300_000] as [UInt32] {
                 let rec = dir.appendingPathComponent("start-\(name)-\(delay)").path
                 let l = try CLI.Running(["listen", "--bind", "127.0.0.1", "--port", "0", "--record", rec])
-                if delay > 0 { usleep(delay) }
+                if delay > 0 { usleep(delay) }   // the moment of start-up is what is tested
                 l.signal(sig)
                 let r = l.wait(timeout: 15)
                 let what = "\(name) after \(delay / 1000) ms"
@@ -390,8 +368,7 @@ final class FaultTests: XCTestCase {
     func testReplayStopsCleanlyOnAHangUp() throws {
         let r = try CLI.Running(["replay", recording, "--loop", "--speed", "8", "--midi", "stdout",
                                  "--map", "accel.x cc=11", "--map", "tap note=38 ch=10 length=60000"])
-        let end = Date().addingTimeInterval(20)
-        while !r.stdoutSoFar.contains(#""type":"note_on","ch":10,"note":38"#) && Date() < end { usleep(5_000) }
+        try r.awaitStdout("note 38 on", seconds: 20) { $0.contains(#""type":"note_on","ch":10,"note":38"#) }
         r.signal(SIGHUP)
         let done = r.wait()
         XCTAssertEqual(r.process.terminationReason, .exit, "replay died of the hang-up")
@@ -427,8 +404,7 @@ final class FaultTests: XCTestCase {
             let dump = try server.run("jack_midi_dump", [name])
             guard server.waitForPort("^\(name):input$") != nil else { return false }
             XCTAssertEqual(try JackTest.sh("jack_connect", ["sensorwah:midi_out", "\(name):input"], env: server.env).status, 0)
-            let end = Date().addingTimeInterval(10)
-            while JackTest.dumpMessages(dump.stdout).count < n && Date() < end { usleep(50_000) }
+            _ = try? dump.awaitStdout("\(n) MIDI messages") { JackTest.dumpMessages($0).count >= n }
             dump.signal(SIGINT)
             dump.wait(timeout: 5)
             return JackTest.dumpMessages(dump.stdout).count >= n
@@ -438,7 +414,7 @@ final class FaultTests: XCTestCase {
         server.kill()
         XCTAssertTrue(sw.waitForStderr("JACK: server .* shut down", seconds: 5), "no loss noticed:\n\(sw.stderr)")
         let atKill = sw.stdout.count
-        usleep(1_500_000)
+        _ = try? sw.awaitStdout("more MIDI while the server is down", seconds: 5) { $0.count > atKill }
         XCTAssertTrue(sw.isRunning, "listen stopped with the server")
         XCTAssertGreaterThan(sw.stdout.count, atKill, "stdout stalled while the server was down")
         try server.start()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `sensorwah listen --osc` with a real OSC peer: liblo's `oscsend` (Debian: liblo-tools,
@@ -34,7 +35,7 @@ final class OSCListenCLITests: XCTestCase {
             if i % 5 == 0 { try oscsend(port, ["/ZIGSIM/dev1/quaternion", "ffff", "0", "0", "0", "\(x)"]) }
             if i == 3 { try oscsend(port, ["/not/used", "s", "hello"]) }
         }
-        usleep(300_000)
+        try Loopback.awaitUDPRead(Int(port)!)
         l.interrupt()
         let r = l.wait()
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -72,9 +73,12 @@ final class OSCListenCLITests: XCTestCase {
         let port = try XCTUnwrap(l.waitForStderr(#"listening on osc\.udp://127\.0\.0\.1:(\d+)"#))
         try oscsend(port, ["/gyrosc/rrate", "fff", "0.5", "0", "0"])
         try oscsend(port, ["/my/fader", "if", "3", "0.25"])
+        try l.awaitStdout("the fader's first value") { $0.contains("/my/fader 3 0.25") }
+        // a duration, not a condition: --detect prints an address's values at most 5 times a
+        // second, so the next value shows only when it comes more than 200 ms after this one
         usleep(300_000)
         try oscsend(port, ["/my/fader", "if", "3", "0.75"])
-        usleep(200_000)
+        try l.awaitStdout("the fader's second value") { $0.contains("/my/fader 3 0.75") }
         l.interrupt()
         let r = l.wait()
         XCTAssertEqual(r.status, 0, r.stderr)

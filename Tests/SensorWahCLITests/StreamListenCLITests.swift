@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `sensorwah stream` into `sensorwah listen` over each transport must give exactly the CC
@@ -21,7 +22,7 @@ final class StreamListenCLITests: XCTestCase {
         let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
         let s = try CLI.run(["stream", recording, "--to", "127.0.0.1:\(port)", "--speed", "8"])
         XCTAssertEqual(s.status, 0, s.stderr)
-        usleep(300_000)
+        try l.awaitStderr("sender disconnected")   // listen has read the whole take
         l.interrupt()
         let r = l.wait()
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -45,12 +46,15 @@ final class StreamListenCLITests: XCTestCase {
     func testUDPMode() throws {
         let l = try listen(["--no-tcp", "--udp", "0"])
         let port = try XCTUnwrap(l.waitForStderr(#"listening on udp://127\.0\.0\.1:(\d+)"#))
+        let want = try replayStream(recording)
         let s = try CLI.run(["stream", recording, "--udp", "127.0.0.1:\(port)", "--speed", "8"])
         XCTAssertEqual(s.status, 0, s.stderr)
-        usleep(300_000)
+        // datagrams end no connection: listen has played the take when its stdout holds the
+        // replay's stream (the rest values at the end come at the exit)
+        _ = try? l.awaitStdout("the replay's stream", seconds: 5) { want.starts(with: CLI.lines($0)) && CLI.lines($0).count >= want.count - 1 }
         l.interrupt()
         let r = l.wait()
-        XCTAssertEqual(CLI.lines(r.stdout), try replayStream(recording))
+        XCTAssertEqual(CLI.lines(r.stdout), want)
     }
 
     func testBesideAHostileSenderAndRecordThenReplay() throws {
@@ -60,24 +64,20 @@ final class StreamListenCLITests: XCTestCase {
         let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
         // the hostile sender: binary garbage, an endless line, while the phone streams
         let hostile = Thread {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_port = in_port_t(UInt16(port)!.bigEndian)
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            guard let c = try? Loopback.Client(.tcp, to: Int(port)!) else { return XCTFail("the hostile sender could not connect") }
             var rng = SystemRandomNumberGenerator()
             for _ in 0..<300 {
-                var junk = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &rng) }
-                _ = send(fd, &junk, junk.count, Int32(MSG_NOSIGNAL))
+                c.send((0..<4096).map { _ in UInt8.random(in: 0...255, using: &rng) })
                 usleep(5000)
             }
-            close(fd)
+            c.close()
         }
         hostile.start()
         let s = try CLI.run(["stream", recording, "--to", "127.0.0.1:\(port)", "--speed", "8"])
         XCTAssertEqual(s.status, 0, s.stderr)
-        usleep(500_000)
+        // listen has read the phone's whole take: its connection (the one with SensorLog's header) ended
+        let phone = try l.awaitStderr(#"(127\.0\.0\.1:\d+): header with sensorlog columns"#)
+        try l.awaitStderr("sender disconnected: " + NSRegularExpression.escapedPattern(for: phone))
         l.interrupt()
         let r = l.wait()
         let want = try replayStream(recording)
@@ -110,7 +110,7 @@ final class StreamListenCLITests: XCTestCase {
             let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
             let s = try CLI.run(["stream", file, "--to", "127.0.0.1:\(port)"])
             XCTAssertEqual(s.status, 0, s.stderr)
-            usleep(300_000)
+            try l.awaitStderr("sender disconnected")   // listen has read the whole take
             l.interrupt()
             let r = l.wait()
             XCTAssertEqual(r.status, 0, r.stderr)

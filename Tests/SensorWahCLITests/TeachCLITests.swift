@@ -203,7 +203,7 @@ final class TeachCLITests: XCTestCase {
         let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
         let s = try CLI.run(["stream", otherPath, "--to", "127.0.0.1:\(port)", "--speed", "4"])
         XCTAssertEqual(s.status, 0, s.stderr)
-        usleep(500_000)
+        try l.awaitStderr("sender disconnected")   // listen has read the whole take
         l.interrupt()
         let r = l.wait(timeout: 20)
         XCTAssertEqual(r.status, 0, r.stderr)
