@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The configuration file: `init` writes the defaults exactly, `--config` loads it, typed
@@ -122,36 +123,28 @@ final class ConfigCLITests: XCTestCase {
         let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
         let sender = try CLI.Running(["stream", recording, "--to", "127.0.0.1:\(port)", "--loop", "--speed", "2"])
         defer { sender.interrupt(); _ = sender.wait() }
-        func waitFor(_ text: String, in get: () -> String, seconds: Double = 10) -> Bool {
-            let end = Date().addingTimeInterval(seconds)
-            while Date() < end {
-                if get().contains(text) { return true }
-                usleep(50_000)
-            }
-            return false
-        }
-        XCTAssertTrue(waitFor("\"cc\":11,", in: { l.stdoutSoFar }), "no CC 11 before the reload")
-        usleep(1_100_000)   // a new modification time
+        XCTAssertNoThrow(try l.awaitStdout("CC 11") { $0.contains("\"cc\":11,") }, "no CC 11 before the reload")
+        // (no pause for a new modification time: a file written aside and renamed is a new inode,
+        // and the watch compares the inode, size and both times to the nanosecond)
         try config(20).write(toFile: path, atomically: true, encoding: .utf8)
         XCTAssertNotNil(l.waitForStderr("reloaded, (1) mapping", seconds: 10), l.stderrSoFar)
-        XCTAssertTrue(waitFor("\"cc\":20,", in: { l.stdoutSoFar }), "the new mapping does not send")
+        XCTAssertNoThrow(try l.awaitStdout("CC 20") { $0.contains("\"cc\":20,") }, "the new mapping does not send")
         // a broken edit: reported at its line, the running configuration (CC 20) kept
-        usleep(1_100_000)
         try "listen:\n  bind: 127.0.0.1\nmappings:\n  - accel.x cc=999\n".write(toFile: path, atomically: true, encoding: .utf8)
         XCTAssertNotNil(l.waitForStderr("(\(NSRegularExpression.escapedPattern(for: path)):4: mappings).*kept", seconds: 10), l.stderrSoFar)
         let countAfterBreak = l.stdoutSoFar.components(separatedBy: "\"cc\":20,").count
-        XCTAssertTrue(waitFor("x", in: { l.stdoutSoFar.components(separatedBy: "\"cc\":20,").count > countAfterBreak + 5 ? "x" : "" }),
-                      "CC 20 stopped after a broken edit")
+        XCTAssertNoThrow(try l.awaitStdout("5 more CC 20") { $0.components(separatedBy: "\"cc\":20,").count > countAfterBreak + 5 },
+                         "CC 20 stopped after a broken edit")
         // SIGHUP reloads too (the file is unchanged: the same error is reported again)
         let reportsBefore = l.stderrSoFar.components(separatedBy: "is kept").count
         l.signal(SIGHUP)
-        XCTAssertTrue(waitFor("x", in: { l.stderrSoFar.components(separatedBy: "is kept").count > reportsBefore ? "x" : "" }),
-                      "SIGHUP did not reload:\n\(l.stderrSoFar)")
+        XCTAssertNoThrow(try waitUntil("another 'is kept' on stderr", observe: { l.stderrSoFar }) { $0.components(separatedBy: "is kept").count > reportsBefore },
+                         "SIGHUP did not reload:\n\(l.stderrSoFar)")
         XCTAssertTrue(l.process.isRunning, "SIGHUP ended listen")
         XCTAssertFalse(l.stderrSoFar.contains("disconnected"), "the sender was dropped by a reload:\n\(l.stderrSoFar)")
         sender.interrupt()
         _ = sender.wait()
-        usleep(200_000)
+        try l.awaitStderr("sender disconnected")
         l.interrupt()
         let r = l.wait()
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -184,21 +177,18 @@ final class ConfigCLITests: XCTestCase {
         XCTAssertNotNil(l.waitForStderr("scene 'verse' of verse, solo", seconds: 5), l.stderrSoFar)
         let sender = try CLI.Running(["stream", recording, "--to", "127.0.0.1:\(port)", "--loop", "--speed", "2"])
         defer { sender.interrupt(); _ = sender.wait() }
-        func waitFor(_ text: String, seconds: Double = 10) -> Bool {
-            let end = Date().addingTimeInterval(seconds)
-            while Date() < end {
-                if l.stdoutSoFar.contains(text) { return true }
-                usleep(50_000)
-            }
-            return false
-        }
-        XCTAssertTrue(waitFor("\"cc\":11,"))
+        XCTAssertNoThrow(try l.awaitStdout("CC 11") { $0.contains("\"cc\":11,") })
         l.signal(SIGUSR2)
         XCTAssertNotNil(l.waitForStderr("scene 'solo' \\(2 of 2\\)", seconds: 5), l.stderrSoFar)
-        XCTAssertTrue(waitFor("\"ch\":2,\"cc\":21,"), "the solo scene does not play")
+        XCTAssertNoThrow(try l.awaitStdout("CC 21 on channel 2") { $0.contains("\"ch\":2,\"cc\":21,") }, "the solo scene does not play")
         l.signal(SIGUSR2)
         XCTAssertNotNil(l.waitForStderr("scene 'verse' \\(1 of 2\\)", seconds: 5), l.stderrSoFar)
-        usleep(500_000)
+        // the sender plays on into verse: CC 11 again after solo's first CC 20
+        XCTAssertNoThrow(try l.awaitStdout("CC 11 after solo") { out in
+            let lines = CLI.lines(out)
+            guard let solo = lines.firstIndex(where: { $0.contains("\"cc\":20,") }) else { return false }
+            return lines[solo...].contains { $0.contains("\"cc\":11,") }
+        })
         XCTAssertFalse(l.stderrSoFar.contains("disconnected"), "a scene switch dropped the sender")
         sender.interrupt()
         _ = sender.wait()
@@ -235,8 +225,7 @@ final class ConfigCLITests: XCTestCase {
         let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
         let sender = try CLI.Running(["stream", recording, "--to", "127.0.0.1:\(port)", "--loop", "--speed", "2"])
         defer { sender.interrupt(); _ = sender.wait() }
-        let end = Date().addingTimeInterval(10)
-        while Date() < end && !l.stdoutSoFar.contains("\"cc\":11,") { usleep(50_000) }
+        try l.awaitStdout("CC 11") { $0.contains("\"cc\":11,") }
         // the rest taken at the start (the stream's first tilt) is not written into the file
         XCTAssertFalse(try String(contentsOfFile: path, encoding: .utf8).contains("rest-gravity"), "saved before any re-zero")
         XCTAssertFalse(l.stderrSoFar.contains("rest orientation captured"), l.stderrSoFar)

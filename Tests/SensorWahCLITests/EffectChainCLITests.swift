@@ -374,10 +374,11 @@ final class EffectChainCLITests: XCTestCase {
         try "chain: wah > tremolo\nmappings:\n  - tilt.x zero cc=11\n  - tilt.y fx=tremolo.rate\n".write(toFile: path, atomically: true, encoding: .utf8)
         let l = try CLI.Running(["listen", "--config", path, "--port", "0", "--jack-server", "none\(getpid())"])
         XCTAssertNotNil(l.waitForStderr("effects: wah > tremolo", seconds: 15), l.stderrSoFar)
-        usleep(300_000)
+        // the rig's loop runs (its first look at the outputs finds JACK missing), so its watch has
+        // taken the file as it was read: the edit below is a change
+        try l.awaitStderr("every output has failed")
         try "chain: wah > delay\nmappings:\n  - tilt.x zero cc=11\n  - tilt.y fx=delay.mix\n".write(toFile: path, atomically: true, encoding: .utf8)
         XCTAssertNotNil(l.waitForStderr("the effect chains changed \\(wah > delay\\); chains are prepared at the start, so restart to use them; the running configuration is kept", seconds: 10), l.stderrSoFar)
-        usleep(300_000)
         try "chain: wah > tremolo\nmappings:\n  - tilt.x zero cc=11\n  - tilt.y fx=tremolo.depth\n".write(toFile: path, atomically: true, encoding: .utf8)
         XCTAssertNotNil(l.waitForStderr("reloaded, 2 mappings now active", seconds: 10), l.stderrSoFar)
         l.interrupt()
