@@ -1,28 +1,28 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `sensorwah listen --phyphox` against a phyphox-like server (Tests/Tools/phyphox-server.py,
 /// the remote-access REST API: /config, /get with thresholds). The phone goes away and comes
 /// back mid-run: nothing is read twice or lost, and the recording replays to the same stream.
 final class PhyphoxCLITests: XCTestCase {
+    /// Tests/Tools/phyphox-server.py: its port, and the samples each /get found.
     final class Server {
-        let process = Process()
-        let out = Pipe()
-        var port = ""
+        let peer: RTPMIDICLITests.Peer
+        let port: String
         init(_ args: [String]) throws {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", CLI.repo.appendingPathComponent("Tests/Tools/phyphox-server.py").path] + args
-            process.standardOutput = out
-            try process.run()
-            var line = ""
-            while !line.contains("\n") {
-                let d = out.fileHandleForReading.availableData
-                if d.isEmpty { break }
-                line += String(decoding: d, as: UTF8.self)
-            }
-            port = line.split(separator: "\n").first.flatMap { $0.split(separator: " ").last }.map(String.init) ?? ""
+            peer = try RTPMIDICLITests.Peer.custom("/usr/bin/env", ["python3", CLI.repo.appendingPathComponent("Tests/Tools/phyphox-server.py").path] + args)
+            let first = (try? waitUntil("the phyphox stand-in's port", observe: { [peer] in peer.text }) { $0.contains("\n") }) ?? ""
+            port = first.split(separator: "\n").first.flatMap { $0.split(separator: " ").last }.map(String.init) ?? ""
         }
-        func stop() { process.terminate(); process.waitUntilExit() }
+        /// Waits until the poller has read all `last` samples: it asked again after an answer
+        /// that held them all.
+        func awaitAllRead(_ last: Int) throws {
+            try waitUntil("a /get after the one that served all \(last) samples", observe: { [peer] in peer.text }) {
+                CLI.lines($0).filter { $0 == "get \(last)" }.count >= 2
+            }
+        }
+        func stop() { peer.stop() }
     }
 
     func testPollsResumesAfterThePhoneComesBackAndReplaysTheSame() throws {
@@ -35,16 +35,15 @@ final class PhyphoxCLITests: XCTestCase {
                                  "--phyphox", "127.0.0.1:\(first.port)", "--phyphox-interval", "0.03", "--record", dir]
                                 + (maps + ["accel.x cc=33 smooth=20 sender=phyphox"]).flatMap { ["--map", $0] })
         XCTAssertNotNil(l.waitForStderr("experiment \"Acceleration with g\", reading accel"), l.stderrSoFar)
-        usleep(2_000_000)              // 150 samples at 10 per poll: all read by now (0.45 s at least)
+        try first.awaitAllRead(150)    // 150 samples at 10 per poll
         first.stop()                   // the phone goes away ...
         XCTAssertNotNil(l.waitForStderr("retrying in", seconds: 10), l.stderrSoFar)
         let second = try Server(["--port", first.port, "--first", "150", "--last", "300", "--grow", "10"])
         defer { second.stop() }        // ... and comes back with its experiment still running
         let reading = "experiment \"Acceleration with g\", reading accel"
-        let deadline = Date().addingTimeInterval(20)
-        while l.stderrSoFar.components(separatedBy: reading).count < 3 && Date() < deadline { usleep(50_000) }
+        _ = try? waitUntil("the experiment read again", timeout: 20, observe: { l.stderrSoFar }) { $0.components(separatedBy: reading).count >= 3 }
         XCTAssertEqual(l.stderrSoFar.components(separatedBy: reading).count, 3, "the listener did not read the experiment again: \(l.stderrSoFar)")
-        usleep(2_000_000)              // the second 150 samples
+        try second.awaitAllRead(300)   // the second 150 samples
         l.interrupt()
         let r = l.wait()
         XCTAssertEqual(r.status, 0, r.stderr)

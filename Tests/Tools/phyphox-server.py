@@ -5,7 +5,9 @@ accX, accY, accZ (m/s^2) and acc_time (s) at 100 Hz. Each /get adds --grow sampl
 buffers (deterministic, independent of wall time), up to --last. --first samples exist from
 the start (a phone that comes back with its experiment still running).
 
-Usage: phyphox-server.py [--port P] [--first N] [--last N] [--grow N]; prints "port P".
+Usage: phyphox-server.py [--port P] [--first N] [--last N] [--grow N]; prints "port P", then
+"get N" at each /get (N: the samples there now), so a test knows when a poller has read them all
+(a /get after one that found --last samples: the poller asks again only once it has read the answer).
 """
 import argparse, json, math, sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -53,6 +55,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_error(404)
             return
         count = min(count + args.grow, args.last)
+        sys.stdout.write("get %d\n" % count); sys.stdout.flush()
         data = [sample(k) for k in range(count)]
         out = {}
         for part in u.query.split("&"):
