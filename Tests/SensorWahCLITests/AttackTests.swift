@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// A hostile guest on the venue's network beside a performer, and outputs and senders that
@@ -38,6 +39,7 @@ final class AttackTests: XCTestCase {
         listen.standardError = err
         listen.standardInput = FileHandle.nullDevice
         try listen.run()
+        Children.stopAtTestEnd(listen, "sensorwah listen --midi stdout (its reader gone)")
         // the reader is gone at once: the first write finds a broken pipe
         try out.fileHandleForReading.close()
         final class Collected: @unchecked Sendable {
@@ -58,18 +60,13 @@ final class AttackTests: XCTestCase {
             done.signal()
         }
         func stderrNow() -> String { collected.now }
-        var port: String?
-        let deadline = Date().addingTimeInterval(20)
-        while port == nil && Date() < deadline {
-            port = stderrNow().range(of: #"tcp://127\.0\.0\.1:(\d+)"#, options: .regularExpression).map { String(stderrNow()[$0].split(separator: ":").last!) }
-            usleep(20_000)
-        }
-        let p = try XCTUnwrap(port, stderrNow())
+        let p = try waitUntil("listen's port on its stderr", timeout: 20, observe: {
+            stderrNow().firstCapture(#"tcp://127\.0\.0\.1:(\d+)"#) ?? stderrNow()
+        }) { Int($0) != nil }
         let stream = try CLI.run(["stream", CLI.recording("wrist-wah-phone.csv"), "--to", "127.0.0.1:\(p)", "--fast", "-q"])
         XCTAssertEqual(stream.status, 0, stream.stderr)
         // the output thread writes as the messages come; the error comes once
-        let said = Date().addingTimeInterval(10)
-        while !stderrNow().contains("every output has failed") && Date() < said { usleep(20_000) }
+        _ = try? waitUntil("'every output has failed' on listen's stderr", observe: stderrNow) { $0.contains("every output has failed") }
         kill(listen.processIdentifier, SIGINT)
         listen.waitUntilExit()
         done.wait()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Docs that run: every shell example line in README.md and docs/*.md that starts with
@@ -113,17 +114,15 @@ final class DocExamplesTests: XCTestCase {
         var e = env
         e["PATH"] = bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
         let p = try JackTest.Proc("/bin/sh", ["-c", "exec " + command], env: e, cwd: dir)
-        let started = Date()
-        while p.isRunning {
-            let t = Date().timeIntervalSince(started)
-            if t >= startSeconds || (t >= runSeconds && !(p.stdout.isEmpty && p.stderr.isEmpty)) { break }
-            usleep(10_000)
+        // it ends, or it has run `runSeconds` and said something, or `startSeconds` pass
+        let started = Wait.now()
+        _ = try? waitUntil("'\(command)' to end or speak", timeout: startSeconds, poll: 0.01) {
+            !p.isRunning || (Wait.now() - started >= runSeconds && !(p.stdout.isEmpty && p.stderr.isEmpty))
         }
         // a command that has just written its error is about to exit: half a second more to see
         // it end (the debug binary's unknown-option message takes 1.3-1.7 s to come, so it was
         // at times caught between writing it and exiting, stopped, and passed)
-        let grace = Date().addingTimeInterval(0.5)
-        while p.isRunning && Date() < grace { usleep(10_000) }
+        _ = try? waitUntil("'\(command)' to exit", timeout: 0.5, poll: 0.01) { !p.isRunning }
         if p.isRunning {
             // ran until stopped, as listen, learn and a timed replay do: it did not fail before
             p.signal(SIGINT)
