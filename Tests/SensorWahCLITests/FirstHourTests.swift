@@ -319,11 +319,17 @@ final class FirstHourTests: XCTestCase {
     /// once, goes on (the client reconnects when a server returns, as listen does), and ends
     /// with exit status 1 and the count of messages delivered nowhere.
     func testReplaySaysWhenTheJackServerDiesMidRun() throws {
-        try JackTest.requireJackTools()
+        try JackTest.requireJackTools(["jack_midi_dump"])
         let server = try JackTest.Server(period: 1024)
-        let sw = try server.run(CLI.binary.path, ["replay", CLI.recording("wrist-wah-phone.csv"), "--midi", "jack"])
+        // a reader on midi_out shows the replay under way
+        let dumpName = "fhdump\(getpid())"
+        let dump = try server.run("jack_midi_dump", [dumpName])
+        try server.awaitPort("^\(dumpName):input$")
+        let sw = try server.run(CLI.binary.path, ["replay", CLI.recording("wrist-wah-phone.csv"), "--midi", "jack",
+                                                  "--jack-connect", "midi_out=\(dumpName):input"])
         XCTAssertTrue(sw.waitForStderr("JACK: connected to server", seconds: 10), sw.stderr)
-        usleep(2_000_000)
+        // mid-run: the replay (537 messages over 12.5 s) well under way
+        try dump.awaitStdout("80 messages at jack_midi_dump") { JackTest.dumpMessages($0).count >= 80 }
         server.kill()
         XCTAssertTrue(sw.waitForStderr("every output has failed: JACK: no server connected", seconds: 5), sw.stderr)
         XCTAssertTrue(sw.isRunning, "replay stopped with the server: \(sw.stderr)")

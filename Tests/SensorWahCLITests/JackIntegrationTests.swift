@@ -40,7 +40,8 @@ final class JackIntegrationTests: XCTestCase {
         let status = sw.wait(timeout: 60)
         XCTAssertFalse(status.timedOut)
         XCTAssertEqual(status.status, 0, sw.stderr)
-        usleep(300_000)
+        let sent = JackTest.jsonEvents(sw.stdout).flatMap(JackTest.wireMessages).count
+        _ = try? dump.awaitStdout("all \(sent) messages at jack_midi_dump") { JackTest.dumpMessages($0).count >= sent }
         dump.signal(SIGINT)
         dump.wait(timeout: 5)
         recorder.wait(timeout: 30)
@@ -159,11 +160,12 @@ final class JackIntegrationTests: XCTestCase {
         let server = try JackTest.Server(period: 1024)
         let sw = try server.run(binary, ["replay", Self.recording, "--wah", "--midi", "jack", "--midi", "stdout"])
         XCTAssertTrue(sw.waitForStderr("JACK: connected to server", seconds: 10), sw.stderr)
-        usleep(2_500_000)
+        // mid-run: the replay (537 messages over 12.5 s) well under way
+        try sw.awaitStdout("100 messages") { $0.split(separator: "\n").count >= 100 }
         server.kill()
         let linesAtKill = sw.stdout.split(separator: "\n").count
         XCTAssertTrue(sw.waitForStderr("JACK: server .* shut down", seconds: 5), "no loss noticed:\n\(sw.stderr)")
-        usleep(1_500_000)
+        _ = try? sw.awaitStdout("more messages while the server is down", seconds: 5) { $0.split(separator: "\n").count > linesAtKill }
         let linesWhileDown = sw.stdout.split(separator: "\n").count
         XCTAssertTrue(sw.isRunning, "sensorwah stopped with the server")
         try server.start()

@@ -71,6 +71,7 @@ final class JackRealtimeTests: XCTestCase {
         let burst = ["c0 01", "f8", "b0 07 40", "f8", "+40"]
         let control = try server.run(sender, ["rtpc\(getpid())", "sensorwah:control_in"]
             + Array(repeating: burst, count: Int(seconds * 0.5 * 25) - 2).flatMap { $0 })
+        // durations: the audited run's two halves, before and after the period change
         usleep(UInt32(seconds * 0.5 * 1e6))
         let resize = try server.setPeriod(period * 2)
         XCTAssertEqual(resize.status, 0, "jack_bufsize failed: \(resize.err)")

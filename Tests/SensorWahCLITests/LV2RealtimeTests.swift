@@ -79,7 +79,7 @@ final class LV2RealtimeTests: XCTestCase {
                 let resize = try server.setPeriod(period * 2)
                 XCTAssertEqual(resize.status, 0, "jack_bufsize failed: \(resize.err)")
             }
-            usleep(1_000_000)
+            usleep(1_000_000)   // a duration: one change a second is the audited run's script
         }
         XCTAssertEqual(midi.wait(timeout: 30).status, 0, midi.stderr)
         host.closeStdin()
@@ -160,7 +160,7 @@ final class LV2RealtimeTests: XCTestCase {
                 let resize = try server.setPeriod(period * 2)
                 XCTAssertEqual(resize.status, 0, "jack_bufsize failed: \(resize.err)")
             }
-            usleep(1_000_000)
+            usleep(1_000_000)   // a duration: one change a second is the audited run's script
         }
         host.closeStdin()
         let status = host.wait(timeout: 20)

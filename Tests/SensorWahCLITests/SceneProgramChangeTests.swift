@@ -61,12 +61,7 @@ final class SceneProgramChangeTests: XCTestCase {
 
         let stream = try JackTest.Proc(JackTest.debugBinary, ["stream", ALSAGuestTests.recording, "--to", "127.0.0.1:\(port)", "--loop", "--speed", "2"])
         func waitForStdout(_ text: String, seconds: Double = 10) -> Bool {
-            let end = Date().addingTimeInterval(seconds)
-            while Date() < end {
-                if listen.stdout.contains(text) { return true }
-                usleep(50_000)
-            }
-            return false
+            (try? listen.awaitStdout(text, seconds: seconds) { $0.contains(text) }) != nil
         }
         XCTAssertTrue(waitForStdout("\"cc\":11,"), "verse does not play:\n\(listen.stderr)")
         XCTAssertTrue(waitForStdout("\"note_on\""), "the tap note never sounded:\n\(listen.stderr)")
@@ -80,7 +75,7 @@ final class SceneProgramChangeTests: XCTestCase {
         XCTAssertTrue(send.stdout.contains("sent \(steps.filter { !$0.hasPrefix("+") }.count) messages"), send.stdout)
         XCTAssertTrue(listen.waitForStderr("scene 'solo' \\(2 of 2\\)", seconds: 5), listen.stderr)
         XCTAssertTrue(waitForStdout("\"ch\":2,\"cc\":21,"), "the solo scene does not play")
-        usleep(300_000)
+        _ = try? dump.awaitStdout("solo's CC 21 on channel 2 at jack_midi_dump") { JackTest.dumpMessages($0).contains { $0.count == 3 && $0[0] == 0xB1 && $0[1] == 21 } }
         stream.signal(SIGINT)
         stream.wait(timeout: 10)
         listen.signal(SIGINT)
