@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The control page's API (`listen --web`: `/api/...`) over real HTTPS on loopback with curl, a
@@ -34,6 +35,9 @@ final class ControlCLITests: XCTestCase {
             XCTFail("listen --web did not start: \(l.stderrSoFar)")
             throw XCTSkip("no server")
         }
+        // stopped on every path: a test that fails half way (no Python venv, no browser) must
+        // not leave `listen --web` running
+        addTeardownBlock { l.stopIfRunning() }
         return Rig(listen: l, tcp: tcp, web: web, token: token)
     }
 
@@ -80,18 +84,11 @@ final class ControlCLITests: XCTestCase {
         }
     }
 
-    /// Waits until `GET /api/state` satisfies `ok`.
-    func waitForState(_ rig: Rig, seconds: Double = 10, _ ok: ([String: Any]) -> Bool) throws -> [String: Any] {
-        let end = Date().addingTimeInterval(seconds)
-        var last: [String: Any] = [:]
-        while Date() < end {
-            let r = try api(rig, "GET", "state")
-            last = r.json
-            if r.code == 200 && ok(r.json) { return r.json }
-            Thread.sleep(forTimeInterval: 0.2)
-        }
-        XCTFail("the state never became what was awaited: \(last)")
-        return last
+    /// Waits until `GET /api/state` satisfies `ok` (`what` says what that is); the state.
+    func waitForState(_ rig: Rig, _ what: String = "the awaited state", seconds: Double = 10,
+                      _ ok: ([String: Any]) -> Bool) throws -> [String: Any] {
+        try waitUntil("GET /api/state to show \(what)", timeout: seconds, poll: 0.2,
+                      observe: { try api(rig, "GET", "state") }) { $0.code == 200 && ok($0.json) }.json
     }
 
     /// The token: 401 without it or with a wrong one (nothing changes), kept 0600 in the data
@@ -162,7 +159,7 @@ final class ControlCLITests: XCTestCase {
         let replaced = try api(rig, "PUT", "mappings/1", ["text": "accel.x cc=12 smooth=0"])
         XCTAssertEqual(replaced.code, 200, "\(replaced.json)")
         XCTAssertEqual(mappings(replaced.json).first?["text"] as? String, "accel.x cc=12 smooth=0")
-        Thread.sleep(forTimeInterval: 1)
+        try rig.listen.awaitStdout("more than 50 CC 12 messages") { Self.ccs($0).filter { $0.cc == 12 }.count > 50 }
         // the command line's message for the same mistake
         let cli = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--map", "accel.x cc=300", "--midi", "stdout"])
         let bad = try api(rig, "PUT", "mappings/1", ["text": "accel.x cc=300"])
@@ -176,7 +173,7 @@ final class ControlCLITests: XCTestCase {
         let added = try api(rig, "POST", "mappings", ["text": "tilt.y cc=20 range=-60..60"])
         XCTAssertEqual(added.code, 201)
         XCTAssertEqual(mappings(added.json).count, 2)
-        Thread.sleep(forTimeInterval: 0.5)
+        try rig.listen.awaitStdout("CC 20 from the added mapping") { Self.ccs($0).contains { $0.cc == 20 } }
         let deleted = try api(rig, "DELETE", "mappings/2")
         XCTAssertEqual(deleted.code, 200)
         XCTAssertEqual(mappings(deleted.json).map { $0["text"] as? String }, ["accel.x cc=12 smooth=0"])
@@ -185,9 +182,10 @@ final class ControlCLITests: XCTestCase {
         XCTAssertEqual(try api(rig, "DELETE", "mappings/1").code, 200)
         XCTAssertEqual(try api(rig, "PUT", "mappings/1", ["text": "accel.x cc=13"]).code, 404)
         XCTAssertEqual(try api(rig, "POST", "calibrate/1").code, 404)
+        let cc12Before = Self.ccs(rig.listen.stdoutSoFar).filter { $0.cc == 12 }.count
         XCTAssertEqual(try api(rig, "POST", "mappings", ["text": "accel.x cc=12 smooth=0"]).code, 201)
         XCTAssertEqual(try api(rig, "POST", "scene/1").code, 409, "no scenes")
-        Thread.sleep(forTimeInterval: 0.5)
+        try rig.listen.awaitStdout("CC 12 again from the mapping added back") { Self.ccs($0).filter { $0.cc == 12 }.count > cc12Before }
         let r = stop(rig, phone)
 
         // the stream: CC 11 until the change, then CC 12 from the very next frame (the old

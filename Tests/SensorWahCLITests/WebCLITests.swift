@@ -30,6 +30,7 @@ final class WebCLITests: XCTestCase {
             XCTFail("listen --web did not start: \(l.stderrSoFar)")
             throw XCTSkip("no server")
         }
+        addTeardownBlock { l.stopIfRunning() }   // on every path, a failed one too
         return (l, p)
     }
 
@@ -167,12 +168,12 @@ final class WebCLITests: XCTestCase {
         let p = try RTPMIDICLITests.Peer.custom(RTPMIDICLITests.python, [Self.driver, "--url", "https://127.0.0.1:\(port)/", "--sweep", "1", "--hold", "40"])
         defer { p.stop() }   // the page sends for 41 s: the restart and the page's backed-off retries fit on a busy machine
         XCTAssertNotNil(first.waitForStderr("sender: web@", seconds: 20), first.stderrSoFar)
-        sleep(2)
+        try first.awaitStdout("the page's readings as CC 11") { !Self.ccs($0).isEmpty }
         first.interrupt()
         XCTAssertEqual(first.wait(timeout: 20).status, 0)
         let (second, _) = try listen(["--map", "accel.x cc=11 smooth=0"], port: port)
         XCTAssertNotNil(second.waitForStderr("sender: web@", seconds: 15), "the page did not come back: \(second.stderrSoFar)")
-        sleep(1)
+        _ = try? second.awaitStdout("the page's readings as CC 11", seconds: 10) { !Self.ccs($0).isEmpty }
         second.interrupt()
         let r = second.wait(timeout: 20)
         XCTAssertFalse(Self.ccs(r.stdout).isEmpty, "no readings after the restart")
