@@ -12,6 +12,7 @@ Prints one JSON object per line on stdout: {"event": "...", ...}.
 """
 import argparse
 import json
+import re
 import sys
 import time
 
@@ -33,6 +34,19 @@ LAYOUT = """(() => {
            plot: seen('.mapping canvas.plot'), painted, scenes: seen('#scenes button'), save: seen('#save'),
            add: seen('#newmap'), teach: seen('#teachname'), scrollsSideways: document.documentElement.scrollWidth > innerWidth + 1 };
 })()"""
+
+
+def settled_layout(dt, seconds=5):
+    """LAYOUT once every part shows and the plot is drawn at the size the page has now (a
+    resize clears a canvas until the page's next drawing), or as it is after `seconds`."""
+    deadline = time.time() + seconds
+    while True:
+        # two animation frames: laid out and painted as the page is now
+        dt.eval("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))")
+        layout = dt.eval(LAYOUT)
+        if all(v for k, v in layout.items() if k != "scrollsSideways") or time.time() > deadline:
+            return layout
+        time.sleep(0.05)
 
 
 def type_text(dt, text):
@@ -85,11 +99,17 @@ def main():
             dt.click(rect[0], rect[1])
             type_text(dt, args.sources)
             press(dt, "Enter", "Enter", 13)
-            time.sleep(2)
-            painted = dt.eval("""(() => { const c = document.getElementById('watchplot'); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-                for (let i = 3; i < d.length; i += 4) if (d[i] > 0) return true; return false; })()""")
-            out(event="watch", legend=dt.eval("document.getElementById('watchlegend').textContent"),
-                error=dt.eval("document.getElementById('watcherror').textContent"), painted=painted)
+            # until the plot is drawn and the legend shows a value beside each name (or an error)
+            names = [n.strip() for n in args.sources.split(",") if n.strip()]
+            for _ in range(100):
+                painted = dt.eval("""(() => { const c = document.getElementById('watchplot'); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+                    for (let i = 3; i < d.length; i += 4) if (d[i] > 0) return true; return false; })()""")
+                legend = dt.eval("document.getElementById('watchlegend').textContent") or ""
+                error = dt.eval("document.getElementById('watcherror').textContent") or ""
+                if error or (painted and all(re.search(re.escape(n) + r" -?[0-9]+\.[0-9]{3}", legend) for n in names)):
+                    break
+                time.sleep(0.1)
+            out(event="watch", legend=legend, error=error, painted=painted)
             dt.eval("document.activeElement.blur()")
         if args.edit:
             rect = dt.eval("(() => { const r = document.querySelector('.mapping input').getBoundingClientRect(); return [r.x + 20, r.y + r.height / 2]; })()")
@@ -109,7 +129,10 @@ def main():
             name, value = args.field.split("=", 1)
             rect = dt.eval("(() => { const r = document.querySelector('.mapping details.fields summary').getBoundingClientRect(); return [r.x + 10, r.y + r.height / 2]; })()")
             dt.click(rect[0], rect[1])
-            time.sleep(0.2)
+            for _ in range(50):   # until the opened settings show the field
+                if dt.eval(f"(document.querySelector('.mapping [data-f=\"{name}\"]') || {{getBoundingClientRect: () => ({{height: 0}})}}).getBoundingClientRect().height > 0"):
+                    break
+                time.sleep(0.05)
             rect = dt.eval(f"(() => {{ const r = document.querySelector('.mapping [data-f=\"{name}\"]').getBoundingClientRect(); return [r.x + 10, r.y + r.height / 2]; }})()")
             dt.click(rect[0], rect[1])
             dt.eval(f"document.querySelector('.mapping [data-f=\"{name}\"]').select()")
@@ -160,13 +183,11 @@ def main():
                 time.sleep(0.1)
             out(event="scene", on=dt.eval("(document.querySelector('#scenes button.on') || {}).textContent"),
                 message=dt.eval("document.getElementById('message').textContent"))
-        time.sleep(0.5)
-        out(event="layout", size="laptop", **dt.eval(LAYOUT))
+        out(event="layout", size="laptop", **settled_layout(dt))
         if args.shots:
             dt.screenshot(f"{args.shots}/control-laptop.png")
         dt.call("Emulation.setDeviceMetricsOverride", width=390, height=844, deviceScaleFactor=2, mobile=True)
-        time.sleep(0.8)
-        out(event="layout", size="phone", **dt.eval(LAYOUT))
+        out(event="layout", size="phone", **settled_layout(dt))
         if args.shots:
             dt.screenshot(f"{args.shots}/control-phone.png")
         out(event="done")
