@@ -121,7 +121,7 @@ def main():
                 if dt.eval("document.querySelector('.mapping input').dataset.text") == args.edit:
                     break
                 time.sleep(0.1)
-            time.sleep(0.3)
+            time.sleep(0.3)   # a duration: what was accepted must stay (the next live state must not undo it)
             out(event="edited", text=dt.eval("document.querySelector('.mapping input').value"),
                 error=dt.eval("document.querySelector('.mapping .error').textContent"),
                 message=dt.eval("document.getElementById('message').textContent"))
@@ -142,7 +142,7 @@ def main():
                 if f"{name}={value}" in (dt.eval("document.querySelector('.mapping input').dataset.text") or ""):
                     break
                 time.sleep(0.1)
-            time.sleep(0.3)
+            time.sleep(0.3)   # a duration: what was accepted must stay (the next live state must not undo it)
             out(event="field", text=dt.eval("document.querySelector('.mapping input').dataset.text"),
                 error=dt.eval("document.querySelector('.mapping .error').textContent"))
         if args.teach:
@@ -156,7 +156,7 @@ def main():
                 time.sleep(0.1)
             started = dt.eval("document.getElementById('message').textContent")
             dt.eval("document.activeElement.blur()")
-            time.sleep(0.3)
+            time.sleep(0.3)   # a margin kept from before: the page's teach state settling, which nothing here reads
             press(dt, " ", "Space", 32)
             for _ in range(30):
                 if "marked" in (dt.eval("document.getElementById('message').textContent") or ""):

@@ -94,7 +94,7 @@ def main():
         for i in range(int(args.hold * 50)):
             reading(-4.9, g * 0.6, g * 0.6)
             time.sleep(0.02)
-        time.sleep(0.5)
+        time.sleep(0.5)   # a margin: the page's last readings on their way out, which the page does not count
         state = dt.eval("document.getElementById('state').textContent")
         problem = dt.eval("document.getElementById('problem').textContent")
         rate = dt.eval("document.getElementById('rate').textContent")
