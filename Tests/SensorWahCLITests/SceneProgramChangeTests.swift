@@ -75,7 +75,11 @@ final class SceneProgramChangeTests: XCTestCase {
         XCTAssertTrue(send.stdout.contains("sent \(steps.filter { !$0.hasPrefix("+") }.count) messages"), send.stdout)
         XCTAssertTrue(listen.waitForStderr("scene 'solo' \\(2 of 2\\)", seconds: 5), listen.stderr)
         XCTAssertTrue(waitForStdout("\"ch\":2,\"cc\":21,"), "the solo scene does not play")
-        _ = try? dump.awaitStdout("solo's CC 21 on channel 2 at jack_midi_dump") { JackTest.dumpMessages($0).contains { $0.count == 3 && $0[0] == 0xB1 && $0[1] == 21 } }
+        // what is checked below has reached midi_out: solo's CC 21 on channel 2, and more than 20 messages
+        _ = try? dump.awaitStdout("solo's CC 21 on channel 2 and more than 20 messages at jack_midi_dump") { text in
+            let got = JackTest.dumpMessages(text)
+            return got.count > 20 && got.contains { $0.count == 3 && $0[0] == 0xB1 && $0[1] == 21 }
+        }
         stream.signal(SIGINT)
         stream.wait(timeout: 10)
         listen.signal(SIGINT)
