@@ -302,9 +302,17 @@ final class RTPMIDICLITests: XCTestCase {
         let noSequencer = !FileManager.default.fileExists(atPath: "/dev/snd/seq")
         if noSequencer { XCTAssertEqual(try ports().status, 1, "nothing to list") }
         let ours = Loopback.freeUDPPortPair(), theirs = Loopback.freeUDPPortPair()
+        // the session writes its file on its loop after saying it listens: `ports` reads that file
+        let file = runtime + "/sensorwah/rtp-\(ours)"
+        func published(_ text: String) {
+            XCTAssertNoThrow(try waitUntil("\(file) to name \(text)", observe: { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }) {
+                $0.contains(text)
+            })
+        }
         let s = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--midi", "rtp", "--no-rtp-announce",
                                  "--rtp-port", "\(ours)", "--rtp-name", "ports test"], env: env)
         XCTAssertNotNil(s.waitForStderr("session 'ports test' on UDP", seconds: 10), s.stderrSoFar)
+        published("'ports test'")
         var r = try ports()
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("RTP-MIDI 'ports test' on UDP \(ours): no participants yet (sensorwah, pid \(s.process.processIdentifier))"), r.stdout)
@@ -312,6 +320,7 @@ final class RTPMIDICLITests: XCTestCase {
         let initiator = try Peer(["initiate", "--target", "127.0.0.1:\(ours)", "--port", "\(theirs)", "--name", "stage iPad", "--seconds", "6"])
         defer { initiator.stop() }
         XCTAssertNotNil(s.waitForStderr("'stage iPad' joined", seconds: 10), s.stderrSoFar)
+        published("'stage iPad'")
         r = try ports()
         XCTAssertTrue(r.stdout.contains("RTP-MIDI 'ports test' on UDP \(ours): 1 participant (sensorwah"), r.stdout)
         XCTAssertTrue(r.stdout.contains("  'stage iPad' 127.0.0.1 (joined us"), r.stdout)
@@ -325,11 +334,12 @@ final class RTPMIDICLITests: XCTestCase {
         let k = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--midi", "rtp", "--no-rtp-announce",
                                  "--rtp-port", "\(ours)", "--rtp-name", "killed"], env: env)
         XCTAssertNotNil(k.waitForStderr("session 'killed' on UDP", seconds: 10), k.stderrSoFar)
+        published("'killed'")
         XCTAssertTrue(try ports().stdout.contains("'killed'"))
         k.signal(SIGKILL)
         _ = k.wait(timeout: 10)
         XCTAssertFalse(try ports().stdout.contains("'killed'"))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: runtime + "/sensorwah/rtp-\(ours)"), "the stale file is removed")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file), "the stale file is removed")
     }
 
     /// A host that leaves the network: the invitations to it fail address resolution and the
