@@ -1,4 +1,5 @@
 import SensorWahCore
+import SensorWahEngine
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,7 +33,7 @@ public struct FileExport {
         // the file's name and head: the layout table's data checks, as replay has them
         if options.preview == nil { options.preview = FileReplay.preview(path) }
         var parser = SensorParser(options: options)
-        var stage = MotionStage(settings: motion)
+        var step = FrameStep(sender: path.split(separator: "/").last.map(String.init) ?? path, motion: motion)
         var frame = SensorFrame()
         var going = true
         let ok = reader.forEachLine { line in
@@ -40,8 +41,7 @@ public struct FileExport {
             case .tooLong: parser.noteTooLong()
             case .line(let bytes):
                 guard parser.parse(bytes, into: &frame) == .frame else { return true }
-                stage.process(&frame)
-                if stage.takeAccelerometerOnlyNotice() { noteAccelerometerOnly(path.split(separator: "/").last.map(String.init) ?? path) }
+                if step.derive(&frame, motionNeeded: true, monitor: nil) { noteAccelerometerOnly(step.accelerometerOnlyNotice) }
                 going = body(frame)
             }
             return going

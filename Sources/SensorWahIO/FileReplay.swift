@@ -145,24 +145,20 @@ public struct FileReplay {
 
     private func runStreaming(_ path: String, into pipeline: inout Pipeline) throws -> Result {
         var result = Result()
-        var schedule = timing.schedule()
-        let start = monotonicSeconds()
         var offset = 0.0
         var options = parserOptions
         // the file's name and head: the table's data checks (gravity, units, time unit)
         if options.preview == nil { options.preview = Self.preview(path) }
         var firstPass = true
-        var stage = MotionStage(settings: motion)
-        let motionOn = needsMotionStage(pipeline)
-        // the stage reads the device attitude; without it only a quat.* mapping does
-        if !motionOn && !pipeline.mapper.readsQuaternion { options.skipsQuaternions = true }
         let senderName = path.split(separator: "/").last.map(String.init) ?? path
+        var player = Player(replay: self, sender: senderName, pipeline: pipeline)
+        // the stage reads the device attitude; without it only a quat.* mapping does
+        if !player.motionOn && !pipeline.mapper.readsQuaternion { options.skipsQuaternions = true }
         repeat {
             var reader = FileLineSource(path: path, maxLineLength: maxLineLength)
             var parser = SensorParser(options: options)
             var frame = SensorFrame()
-            var latest = 0.0
-            let fast = timing.fast
+            player.latest = 0
             let passOffset = offset
             var refused = false
             let size = progress == nil ? nil : fileSize(path)
@@ -183,32 +179,9 @@ public struct FileReplay {
                     if passOffset != 0 {
                         for g in 0..<3 { frame.times[g] += passOffset }
                     }
-                    if motionOn {
-                        if Shutdown.takeRezeroRequest() { stage.captureRest() }
-                        stage.process(&frame)
-                        if stage.takeAccelerometerOnlyNotice() { noteAccelerometerOnly(senderName) }
-                    }
-                    if let m = monitor { m.note(frame) }
-                    let t = frame.latestTime
-                    latest = max(latest, t)
-                    if !fast {
-                        let due = schedule.due(t)
-                        if start + due > monotonicSeconds() {
-                            pipeline.flushOutputs()
-                            sleep(until: start + due)
-                        }
-                    }
-                    pipeline.process(frame)
-                    if let a = afterFrame { a(frame, pipeline.mapper) }
-                    if let m = monitor {
-                        let now = monotonicNanos()
-                        if m.due(now: now) {
-                            let p = parser.stats
-                            m.publish(now: now, mapper: pipeline.mapper) { r in
-                                r.setSender(0, name: senderName, frames: p.frames, skipped: p.totalSkipped + p.lateSamples)
-                                return 1
-                            }
-                        }
+                    player.play(&frame, into: &pipeline) {
+                        let p = parser.stats
+                        return (senderName, p.frames, p.totalSkipped + p.lateSamples)
                     }
                 }
                 return true
@@ -229,11 +202,11 @@ public struct FileReplay {
             firstPass = false
             result.parser.add(parser.stats)
             result.format = parser.detectedFormat
-            offset = latest + 0.01
+            offset = player.latest + 0.01
             if parser.stats.frames == 0 { break }   // nothing to loop over
         } while timing.loop && !stopping
-        result.gapsShortened = schedule.gapsShortened
-        result.elapsed = monotonicSeconds() - start
+        result.gapsShortened = player.schedule.gapsShortened
+        result.elapsed = monotonicSeconds() - player.start
         return result
     }
 
@@ -294,50 +267,76 @@ public struct FileReplay {
             let list = takes.map { $0.map { names[$0] }.joined(separator: " + ") }.joined(separator: "; then ")
             result.notes.append("\(takes.count) takes (files whose times do not overlap) played one after another, half a second apart: \(list)")
         }
-        var schedule = timing.schedule()
-        let start = monotonicSeconds()
         var offset = 0.0
-        var stage = MotionStage(settings: motion)
-        let motionOn = needsMotionStage(pipeline)
+        var player = Player(replay: self, sender: "these files", pipeline: pipeline)
         var frames = 0
+        let label = "\(paths.count) files"
         repeat {
-            var latest = 0.0
+            player.latest = 0
             for var f in merged {
                 if stopping { break }
                 if offset != 0 { for g in 0..<3 { f.times[g] += offset } }
-                if motionOn {
-                    if Shutdown.takeRezeroRequest() { stage.captureRest() }
-                    stage.process(&f)
-                    if stage.takeAccelerometerOnlyNotice() { noteAccelerometerOnly("these files") }
-                }
-                if let m = monitor { m.note(f) }
-                let t = f.latestTime
-                latest = max(latest, t)
-                if !timing.fast {
-                    let due = schedule.due(t)
-                    if start + due > monotonicSeconds() {
-                        pipeline.flushOutputs()
-                        sleep(until: start + due)
-                    }
-                }
-                pipeline.process(f)
-                if let a = afterFrame { a(f, pipeline.mapper) }
                 frames += 1
-                if let m = monitor {
-                    let now = monotonicNanos()
-                    if m.due(now: now) {
-                        m.publish(now: now, mapper: pipeline.mapper) { r in
-                            r.setSender(0, name: "\(paths.count) files", frames: frames, skipped: 0)
-                            return 1
-                        }
+                player.play(&f, into: &pipeline) { (label, frames, 0) }
+            }
+            offset = player.latest + 0.01
+        } while timing.loop && !stopping
+        result.gapsShortened = player.schedule.gapsShortened
+        result.elapsed = monotonicSeconds() - player.start
+        return result
+    }
+
+    /// One run's way from a parsed frame to the pipeline, the same for one file and for merged
+    /// files: a re-zero request, the frame step (motion stage, live view), pacing to the frame's
+    /// time, the pipeline, `afterFrame`, and the live view's picture when one is due.
+    private struct Player {
+        var step: FrameStep
+        let motionOn: Bool
+        var schedule: ReplaySchedule
+        let start = monotonicSeconds()
+        let fast: Bool
+        let monitor: MonitorFeed?
+        let afterFrame: ((borrowing SensorFrame, borrowing Mapper) -> Void)?
+        /// The latest sensor time played in this pass (a loop continues after it).
+        var latest = 0.0
+
+        init(replay: FileReplay, sender: String, pipeline: Pipeline) {
+            step = FrameStep(sender: sender, motion: replay.motion)
+            motionOn = replay.needsMotionStage(pipeline)
+            schedule = replay.timing.schedule()
+            fast = replay.timing.fast
+            monitor = replay.monitor
+            afterFrame = replay.afterFrame
+        }
+
+        /// `counts`: the live view's sender line (name, frames, skipped), asked only when a
+        /// picture is due.
+        @inline(__always)
+        mutating func play(_ frame: inout SensorFrame, into pipeline: inout Pipeline, counts: () -> (String, Int, Int)) {
+            if motionOn && Shutdown.takeRezeroRequest() { step.motion.captureRest() }
+            if step.derive(&frame, motionNeeded: motionOn, monitor: monitor) { noteAccelerometerOnly(step.accelerometerOnlyNotice) }
+            let t = frame.latestTime
+            latest = max(latest, t)
+            if !fast {
+                let due = schedule.due(t)
+                if start + due > monotonicSeconds() {
+                    pipeline.flushOutputs()
+                    sleep(until: start + due)
+                }
+            }
+            pipeline.process(frame)
+            if let a = afterFrame { a(frame, pipeline.mapper) }
+            if let m = monitor {
+                let now = monotonicNanos()
+                if m.due(now: now) {
+                    let (name, frames, skipped) = counts()
+                    m.publish(now: now, mapper: pipeline.mapper) { r in
+                        r.setSender(0, name: name, frames: frames, skipped: skipped)
+                        return 1
                     }
                 }
             }
-            offset = latest + 0.01
-        } while timing.loop && !stopping
-        result.gapsShortened = schedule.gapsShortened
-        result.elapsed = monotonicSeconds() - start
-        return result
+        }
     }
 
     /// The head of a file for the recognition table (nil if it cannot be read).
@@ -520,8 +519,7 @@ extension FileReplay {
     }
 }
 
-/// One line on stderr when a log turns out to carry no rotation rate: its tilt is the
-/// accelerometer's alone.
-func noteAccelerometerOnly(_ name: String) {
-    FileHandle.standardError.write(Data("sensorwah: \(name): no gyroscope in the stream: tilt.* follows the accelerometer alone (a shake or a swing tilts it; gestures still work)\n".utf8))
+/// One line on stderr when a log turns out to carry no rotation rate (`FrameStep`'s notice).
+func noteAccelerometerOnly(_ notice: String) {
+    FileHandle.standardError.write(Data("sensorwah: \(notice)\n".utf8))
 }

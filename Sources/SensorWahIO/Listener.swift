@@ -141,7 +141,7 @@ final class SenderSession {
     /// What `sender=` in mappings selects: `app@host[/device]` (a line sender is named after
     /// its format once the parser knows it, e.g. `sensorlog@192.168.1.20`; before that, its
     /// address). The host alone, the app alone and the device id alone match too.
-    var name: String { didSet { latencySlot = nil } }
+    var name: String { didSet { latencySlot = nil; step.sender = name } }
     /// The slot of `name` among the listener's latency slots (nil until its first message).
     var latencySlot: UInt16?
     let host: String
@@ -151,7 +151,8 @@ final class SenderSession {
     var parser: SensorParser
     var frame = SensorFrame()
     /// This sender's orientation and gestures (state must not mix between senders).
-    var motion: MotionStage
+    /// The frame step: this sender's motion stage.
+    var step: FrameStep
     /// The rest orientation last published for saving (`ListenerCore.savedRest`).
     var publishedRest: Vector3?
     var recorder: StreamRecorder?
@@ -191,7 +192,7 @@ final class SenderSession {
         parser = SensorParser(options: config.parser)
         var settings = config.motion
         settings.learned = learned   // the running model: the configuration's, or one taught or reloaded since
-        motion = MotionStage(settings: settings)
+        step = FrameStep(sender: name, motion: settings)
         lastDataNanos = monotonicNanos()
         if verbatimRecording { recordDirectory = config.recordDirectory }
     }
@@ -330,13 +331,9 @@ final class ListenerCore: @unchecked Sendable {
         guard !finished else { return false }
         s.lastFrameNanos = received
         s.rested = false
-        if motionNeeded {
-            s.motion.process(&frame)
-            if s.motion.takeAccelerometerOnlyNotice() {
-                logger.notice("\(s.name): no gyroscope in the stream: tilt.* follows the accelerometer alone (a shake or a swing tilts it; gestures still work)")
-            }
+        if s.step.derive(&frame, motionNeeded: motionNeeded, monitor: monitor) {
+            logger.notice("\(s.step.accelerometerOnlyNotice)")
         }
-        if let m = monitor { m.note(frame) }
         if config.control != nil { noteForControl(s, frame) }
         afterMotion(s, frame)
         let before = handoff.pushed
@@ -381,7 +378,7 @@ final class ListenerCore: @unchecked Sendable {
     /// tap, if one is set, sees the frame.
     @inline(__always)
     func afterMotion(_ s: SenderSession, _ frame: borrowing SensorFrame) {
-        if let g = s.motion.restGravity, !s.motion.restIsStartingPose, g != s.publishedRest { s.publishedRest = g; publishRest(g) }
+        if let g = s.step.motion.restGravity, !s.step.motion.restIsStartingPose, g != s.publishedRest { s.publishedRest = g; publishRest(g) }
         afterMotion(s.name, frame)
     }
 
@@ -554,7 +551,7 @@ final class ListenerCore: @unchecked Sendable {
 
     /// "Set forward" for every sender: each one's current orientation becomes its rest.
     func captureRest() {
-        for s in sessions.values { s.motion.captureRest() }
+        for s in sessions.values { s.step.motion.captureRest() }
         logger.notice("rest orientation captured for \(sessions.count) sender\(sessions.count == 1 ? "" : "s")")
     }
 

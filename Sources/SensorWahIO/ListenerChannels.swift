@@ -401,7 +401,7 @@ public final class Listener: @unchecked Sendable {
             }
             core.learned = model
             core.learnedGestureCount = min(model.gestures.classes.count, SensorFrame.learnedGestures)
-            for s in core.sessions.values { s.motion.replaceLearned(model) }
+            for s in core.sessions.values { s.step.motion.replaceLearned(model) }
             core.scenes = scenes
             if running != core.pipeline.mapper.mappings {
                 let before = core.handoff.pushed
