@@ -102,7 +102,7 @@ struct ControlAnswer {
 extension ListenerCore {
     /// The texts of the running mappings (`--map` syntax), as given where known.
     var runningTexts: [String] {
-        let texts = scenes.isEmpty ? mappingTexts : (sceneTexts.indices.contains(sceneIndex) ? sceneTexts[sceneIndex] : [])
+        let texts = book.runningTexts
         let running = pipeline.mapper.mappings
         return running.indices.map { i in i < texts.count ? texts[i] : running[i].syntax }
     }
@@ -114,7 +114,7 @@ extension ListenerCore {
         var senders: [[String: Any]] = []
         for s in sessions.values.sorted(by: { $0.name < $1.name }) where !s.closed {
             let p = s.parser.stats
-            let rate = controlRates[s.name]?.rate ?? 0
+            let rate = controlView.rates[s.name]?.rate ?? 0
             senders.append(["name": s.name, "rate": (rate * 10).rounded() / 10, "frames": p.frames,
                             "skipped": p.totalSkipped + p.lateSamples,
                             "silent": s.lastFrameNanos == 0 ? NSNull() : num(Double(now &- s.lastFrameNanos) * 1e-9),
@@ -130,15 +130,15 @@ extension ListenerCore {
                              "fires": p.fires])
         }
         var state: [String: Any] = ["time": num(Double(now) * 1e-9), "senders": senders, "mappings": mappings,
-                                    "solo": mapper.solo + 1, "scene": NSNull(), "scenes": scenes.map(\.name),
+                                    "solo": mapper.solo + 1, "scene": NSNull(), "scenes": book.scenes.map(\.name),
                                     "canSave": config.control?.save != nil]
-        if !scenes.isEmpty { state["scene"] = ["index": sceneIndex + 1, "name": scenes[sceneIndex].name] }
-        let g = controlGestures
+        if let scene = book.current { state["scene"] = ["index": book.index + 1, "name": scene.name] }
+        let g = controlView.gestures
         var fired: [String: Int] = ["flick": g.flick, "shake": g.shake, "tap": g.tap]
-        for (c, k) in (learned?.gestures.classes ?? []).prefix(SensorFrame.learnedGestures).enumerated() { fired["gesture:" + k.name] = controlLearned[c] }
+        for (c, k) in (learned?.gestures.classes ?? []).prefix(SensorFrame.learnedGestures).enumerated() { fired["gesture:" + k.name] = controlView.learned[c] }
         state["gestures"] = fired
         state["outputs"] = config.control?.outputLines?() ?? []
-        state["message"] = ["serial": controlMessageSerial, "text": controlMessage]
+        state["message"] = ["serial": controlView.messageSerial, "text": controlView.message]
         // what is taught (gesture:NAME, pose:NAME sources) and what is being taught now
         state["taught"] = ["gestures": learned?.gestures.classes.map(\.name) ?? [], "poses": learned?.poses.map(\.name) ?? [],
                            "canTeach": config.control?.teaches ?? false]
@@ -185,13 +185,7 @@ extension ListenerCore {
     func updateControlRates() {
         let now = monotonicNanos()
         for s in sessions.values {
-            let frames = s.parser.stats.frames
-            if let last = controlRates[s.name] {
-                let dt = Double(now &- last.nanos) * 1e-9
-                if dt >= 0.9 { controlRates[s.name] = (frames, now, Double(frames - last.frames) / dt) }
-            } else {
-                controlRates[s.name] = (frames, now, 0)
-            }
+            controlView.updateRate(s.name, frames: s.parser.stats.frames, now: now)
         }
     }
 
@@ -200,19 +194,17 @@ extension ListenerCore {
     func controlRun(_ list: [Mapping], texts: [String]) {
         let before = handoff.pushed
         handoff.stamp(received: monotonicNanos())
-        if scenes.isEmpty {
-            pipeline.replaceMappings(reassignOSC([list])[0])
-            mappingTexts = texts
-        } else {
-            var sets = scenes.map(\.mappings)
-            sets[sceneIndex] = list
+        if let s = book.current {
+            let i = book.index
+            var sets = book.scenes.map(\.mappings)
+            sets[i] = list
             let assigned = reassignOSC(sets)
-            let s = scenes[sceneIndex]
-            scenes[sceneIndex] = Scene(name: s.name, mappings: assigned[sceneIndex], chain: s.chain)
-            while sceneTexts.count < scenes.count { sceneTexts.append([]) }
-            sceneTexts[sceneIndex] = texts
-            pipeline.replaceMappings(assigned[sceneIndex])
+            book.scenes[i] = Scene(name: s.name, mappings: assigned[i], chain: s.chain)
+            pipeline.replaceMappings(assigned[i])
+        } else {
+            pipeline.replaceMappings(reassignOSC([list])[0])
         }
+        book.setRunningTexts(texts)
         if handoff.pushed != before { wake() }
     }
 
@@ -286,12 +278,13 @@ extension ListenerCore {
             controlRun(list, texts: texts)
             return .init(status: .created, json: controlState())
         case (.POST, "scene", 3):
+            let scenes = book.scenes
             guard !scenes.isEmpty else { return .error(.conflict, "no scenes: they live in the --config file") }
             let n = index(parts[2], count: scenes.count) ?? scenes.firstIndex { $0.name == parts[2].removingPercentEncoding }.map { $0 + 1 }
             guard let n else {
                 return .error(.notFound, "no scene '\(parts[2])': the scenes are \(scenes.enumerated().map { "\($0.offset + 1) \($0.element.name)" }.joined(separator: ", "))")
             }
-            if n - 1 != sceneIndex { switchScene(to: n - 1) }
+            if n - 1 != book.index { switchScene(to: n - 1) }
             return .init(status: .ok, json: controlState())
         case (.POST, "solo", 3):
             guard let n = Int(parts[2]), (0...list.count).contains(n) else { return .error(.notFound, "solo takes 0 (every mapping) to \(list.count)") }
@@ -333,7 +326,7 @@ extension ListenerCore {
         case (.POST, "save", 2):
             guard let save = hooks.save else { return .error(.conflict, "no configuration file to save to: start listen with --config FILE") }
             do {
-                let path = try save(scenes.isEmpty ? nil : scenes[sceneIndex].name, texts)
+                let path = try save(book.current?.name, texts)
                 logger.notice("control: mappings saved to \(path)")
                 return .init(status: .ok, json: ["saved": path])
             } catch {

@@ -236,17 +236,11 @@ final class ListenerCore: @unchecked Sendable {
         let (routes, error) = Self.assignOSC(&sets)
         if let error { logger.error("\(error)") }
         self.oscRoutes = routes
-        self.scenes = zip(config.scenes, sets.dropFirst()).map { Scene(name: $0.0.name, mappings: $0.1, chain: $0.0.chain) }
-        if !scenes.isEmpty {
-            sceneIndex = min(max(config.startScene, 0), scenes.count - 1)
-            self.pipeline = Pipeline(mappings: scenes[sceneIndex].mappings, outputs: [handoff], control: config.live)
-        } else {
-            self.pipeline = Pipeline(mappings: sets[0], outputs: [handoff], control: config.live)
-        }
+        book = SceneBook(scenes: zip(config.scenes, sets.dropFirst()).map { Scene(name: $0.0.name, mappings: $0.1, chain: $0.0.chain) },
+                         start: config.startScene, listTexts: config.mappingTexts, sceneTexts: config.sceneTexts)
+        self.pipeline = Pipeline(mappings: book.current?.mappings ?? sets[0], outputs: [handoff], control: config.live)
         self.wake = wake
         self.arriving = arriving
-        self.mappingTexts = config.mappingTexts
-        self.sceneTexts = config.sceneTexts
         if config.oscDetect { detect = OSCDetect() }
     }
 
@@ -272,17 +266,10 @@ final class ListenerCore: @unchecked Sendable {
         return s
     }
 
-    /// Scenes (see `ListenerConfiguration.scenes`): the list and the one running.
-    var scenes: [Scene] = []
-    var sceneIndex = 0
-    /// The control API's view: the mappings' texts (the running list's, each scene's), each
-    /// sender's frame rate, the gestures fired.
-    var mappingTexts: [String] = []
-    var sceneTexts: [[String]] = []
-    var controlRates: [String: (frames: Int, nanos: UInt64, rate: Double)] = [:]
-    var controlGestures = (flick: 0, shake: 0, tap: 0)
-    /// How often each taught gesture was recognised (by the model's class index).
-    var controlLearned = [Int](repeating: 0, count: SensorFrame.learnedGestures)
+    /// The mapping sets: the list's or the scenes' texts, and the scene playing.
+    var book: SceneBook
+    /// What the control page shows besides: frame rates, gestures fired, the latest news.
+    var controlView = ControlView()
     /// The taught gestures and poses running now (`config.motion`'s until one is taught or
     /// reloaded: `Listener.replaceLearned`), and how many gestures it has.
     lazy var learned: LearnedModel? = config.motion.learned
@@ -294,30 +281,23 @@ final class ListenerCore: @unchecked Sendable {
         SenderSession(name: TerminalText.escaped(name, limit: 200), peer: TerminalText.escaped(peer, limit: 200), config: config,
                       logger: logger, verbatimRecording: verbatimRecording, learned: learned)
     }
-    /// The latest news for the page (calibration's progress), with a serial that moves with it.
-    var controlMessage = "" { didSet { controlMessageSerial &+= 1 } }
-    var controlMessageSerial = 0
 
     @inline(__always)
     func noteForControl(_ s: SenderSession, _ frame: borrowing SensorFrame) {
         s.lastFrame = copy frame
         guard frame.newGroups & SensorGroup.derived.bit != 0 else { return }
         s.tilt = (frame[.tiltPitch], frame[.tiltRoll])
-        if frame[.flick] > 0 { controlGestures.flick &+= 1 }
-        if frame[.shake] > 0 { controlGestures.shake &+= 1 }
-        if frame[.tap] > 0 { controlGestures.tap &+= 1 }
-        for c in 0..<learnedGestureCount where frame.learned[c] > 0 { controlLearned[c] &+= 1 }
+        controlView.count(frame, learnedCount: learnedGestureCount)
     }
 
     /// Switches to scene `index` on the network thread: a hand-over, never a stuck controller.
     func switchScene(to index: Int) {
-        guard !scenes.isEmpty else { return }
-        let i = ((index % scenes.count) + scenes.count) % scenes.count
+        guard let scene = book.select(index) else { return }
+        let i = book.index
         let before = handoff.pushed
         handoff.stamp(received: monotonicNanos())
-        pipeline.replaceMappings(scenes[i].mappings, scene: i)
-        sceneIndex = i
-        logger.notice("scene '\(scenes[i].name)' (\(i + 1) of \(scenes.count)): \(scenes[i].mappings.count) mapping\(scenes[i].mappings.count == 1 ? "" : "s")")
+        pipeline.replaceMappings(scene.mappings, scene: i)
+        logger.notice("scene '\(scene.name)' (\(i + 1) of \(book.scenes.count)): \(scene.mappings.count) mapping\(scene.mappings.count == 1 ? "" : "s")")
         if handoff.pushed != before { wake() }
     }
 
@@ -352,7 +332,7 @@ final class ListenerCore: @unchecked Sendable {
     var motionNeeded: Bool {
         scenesNeedMotion || monitor != nil || frameTap != nil || config.control != nil || config.sceneGesture != nil || pipeline.mapper.needsMotionStage
     }
-    private(set) lazy var scenesNeedMotion = scenes.contains { $0.mappings.contains { $0.needsMotionStage } }
+    private(set) lazy var scenesNeedMotion = book.scenes.contains { $0.mappings.contains { $0.needsMotionStage } }
 
     /// The sender's slot for the output thread's per-sender latency, found once per name.
     func latencySlot(for s: SenderSession) -> UInt16 {
@@ -395,32 +375,30 @@ final class ListenerCore: @unchecked Sendable {
 
     @inline(__always)
     func afterMotion(_ sender: String, _ frame: borrowing SensorFrame) {
-        if let g = config.sceneGesture, frame[g.quantity] > 0 { switchScene(to: sceneIndex + 1) }
+        if let g = config.sceneGesture, frame[g.quantity] > 0 { switchScene(to: book.index + 1) }
         if let tap = frameTap { tap(sender, copy frame) }
     }
 
-    /// The paired sender's address (pair mode), once it has arrived.
-    var paired: String?
-    var refusedByPair: Set<String> = []
-    var refusedByAllow: Set<String> = []
+    /// Who may play (`--allow`, `--pair`).
+    lazy var admission = Admission(allow: config.allow, pair: config.pair, pairWith: config.pairWith)
 
-    /// Whether a sender at `address` may play: inside `--allow` (by default the local
-    /// networks) and, in pair mode, the paired sender. Logs each refused address once.
+    /// Whether a sender at `address` may play (see `Admission`). Logs each refused address
+    /// once and counts every refusal.
     func allowed(_ address: SocketAddress?) -> Bool {
-        guard let a = address, let ip = a.ipAddress else { return false }
-        let blocks = config.allow.isEmpty ? CIDR.localNetworks : config.allow
-        guard blocks.contains(where: { $0.contains(a) }) else {
-            if refusedByAllow.insert(ip).inserted { logger.warning("refused \(ip): \(allowText)") }
-            return false
-        }
-        guard config.pair else { return true }
-        if paired == nil {
-            if let wanted = config.pairWith, wanted != ip { return refusePaired(ip) }
-            paired = ip
+        switch admission.judge(address) {
+        case .admitted: return true
+        case .pairedNow(let ip):
             logger.notice("paired with \(ip): every other sender is ignored until restart (--pair)")
             return true
+        case .outsideAllow(let ip, let first):
+            if first { logger.warning("refused \(ip): \(admission.allowText)") }
+            return false
+        case .notPaired(let ip, let first):
+            stats.pairRefused += 1
+            if first { logger.warning("ignored \(ip): paired with \(admission.paired ?? config.pairWith ?? "?") (--pair)") }
+            return false
+        case .unknown: return false
         }
-        return paired == ip || refusePaired(ip)
     }
 
     /// A new sender (a TCP, OSC-over-TCP or HTTP connection, or the first datagram from an
@@ -432,17 +410,6 @@ final class ListenerCore: @unchecked Sendable {
         }
         return true
     }
-
-    private func refusePaired(_ ip: String) -> Bool {
-        stats.pairRefused += 1
-        if refusedByPair.insert(ip).inserted {
-            logger.warning("ignored \(ip): paired with \(paired ?? config.pairWith ?? "?") (--pair)")
-        }
-        return false
-    }
-
-    /// Why a sender was refused, for the log.
-    var allowText: String { config.allow.isEmpty ? "not on a local network (--allow widens it)" : "not in --allow" }
 
     func open(_ address: SocketAddress?) -> SenderSession {
         let name = address?.ipAddress ?? "unknown"
@@ -559,7 +526,7 @@ final class ListenerCore: @unchecked Sendable {
     func publishMonitor() {
         guard let m = monitor else { return }
         let sessions = self.sessions
-        m.publish(now: monotonicNanos(), mapper: pipeline.mapper, scene: sceneIndex,
+        m.publish(now: monotonicNanos(), mapper: pipeline.mapper, scene: book.index,
                   queueDrops: queue.dropped.load(ordering: .relaxed)) { r in
             var k = 0
             for s in sessions.values {

@@ -369,7 +369,7 @@ public final class Listener: @unchecked Sendable {
     public func replaceMappings(_ mappings: [Mapping], texts: [String] = []) {
         let core = self.core
         _ = try? core.loop.submit {
-            core.mappingTexts = texts
+            core.book.listTexts = texts
             let before = core.handoff.pushed
             core.handoff.stamp(received: monotonicNanos())
             core.pipeline.replaceMappings(core.reassignOSC([mappings])[0])
@@ -388,25 +388,25 @@ public final class Listener: @unchecked Sendable {
             return try core.loop.submit { () -> String? in
             var running = core.pipeline.mapper.mappings
             if let e = LearnedModel.resolve(&running, against: model, file: file) { return e }
-            var scenes = core.scenes
+            var scenes = core.book.scenes
             for i in scenes.indices {
                 if let e = LearnedModel.resolve(&scenes[i].mappings, against: model, file: file) { return "scene '\(scenes[i].name)': \(e)" }
             }
             // a gesture keeps its count under its name; a new one starts at 0
             let before = core.learned?.gestures.classes.map(\.name) ?? []
-            let counts = core.controlLearned
-            for i in core.controlLearned.indices {
+            let counts = core.controlView.learned
+            for i in counts.indices {
                 let name = i < model.gestures.classes.count ? model.gestures.classes[i].name : nil
-                core.controlLearned[i] = name.flatMap { n in before.firstIndex(of: n).map { counts[$0] } } ?? 0
+                core.controlView.learned[i] = name.flatMap { n in before.firstIndex(of: n).map { counts[$0] } } ?? 0
             }
             core.learned = model
             core.learnedGestureCount = min(model.gestures.classes.count, SensorFrame.learnedGestures)
             for s in core.sessions.values { s.step.motion.replaceLearned(model) }
-            core.scenes = scenes
+            core.book.scenes = scenes
             if running != core.pipeline.mapper.mappings {
                 let before = core.handoff.pushed
                 core.handoff.stamp(received: monotonicNanos())
-                core.pipeline.replaceMappings(running, scene: core.scenes.isEmpty ? nil : core.sceneIndex)
+                core.pipeline.replaceMappings(running, scene: core.book.isEmpty ? nil : core.book.index)
                 if core.handoff.pushed != before { core.wake() }
             }
             return nil
@@ -423,7 +423,7 @@ public final class Listener: @unchecked Sendable {
     /// A line for the control page's message (calibration's progress), from any thread.
     public func setControlMessage(_ text: String) {
         let core = self.core
-        core.loop.execute { core.controlMessage = text }
+        core.loop.execute { core.controlView.message = text }
     }
 
     /// Calls `tap` on the network thread with every sender's frame after its motion stage
@@ -453,7 +453,7 @@ public final class Listener: @unchecked Sendable {
     /// Moves to the next scene (SIGUSR2, a key), on the network thread.
     public func nextScene() {
         let core = self.core
-        _ = try? core.loop.submit { core.switchScene(to: core.sceneIndex + 1) }.wait()
+        _ = try? core.loop.submit { core.switchScene(to: core.book.index + 1) }.wait()
     }
 
     /// A Program Change selects scene `program` (0: the first in the file), on the network
@@ -461,14 +461,15 @@ public final class Listener: @unchecked Sendable {
     public func selectScene(program: Int, channel: Int) {
         let core = self.core
         _ = try? core.loop.submit {
-            guard !core.scenes.isEmpty else { return }
-            guard core.scenes.indices.contains(program) else {
-                let names = core.scenes.enumerated().map { "\($0.offset) \($0.element.name)" }.joined(separator: ", ")
-                core.logger.warning("Program Change \(program) (channel \(channel)): there is no scene \(program) (the scenes are \(names)); scene '\(core.scenes[core.sceneIndex].name)' stays")
+            let scenes = core.book.scenes
+            guard let current = core.book.current else { return }
+            guard scenes.indices.contains(program) else {
+                let names = scenes.enumerated().map { "\($0.offset) \($0.element.name)" }.joined(separator: ", ")
+                core.logger.warning("Program Change \(program) (channel \(channel)): there is no scene \(program) (the scenes are \(names)); scene '\(current.name)' stays")
                 return
             }
-            guard program != core.sceneIndex else {
-                core.logger.info("Program Change \(program) (channel \(channel)): scene '\(core.scenes[program].name)' is already running")
+            guard program != core.book.index else {
+                core.logger.info("Program Change \(program) (channel \(channel)): scene '\(scenes[program].name)' is already running")
                 return
             }
             core.logger.info("Program Change \(program) (channel \(channel))")
@@ -481,11 +482,9 @@ public final class Listener: @unchecked Sendable {
     public func replaceScenes(_ scenes: [Scene], texts: [[String]] = []) {
         let core = self.core
         _ = try? core.loop.submit {
-            core.sceneTexts = texts
-            let current = core.scenes.indices.contains(core.sceneIndex) ? core.scenes[core.sceneIndex].name : nil
             let sets = core.reassignOSC(scenes.map(\.mappings))
-            core.scenes = zip(scenes, sets).map { Scene(name: $0.0.name, mappings: $0.1, chain: $0.0.chain) }
-            core.switchScene(to: core.scenes.firstIndex { $0.name == current } ?? 0)
+            let next = zip(scenes, sets).map { Scene(name: $0.0.name, mappings: $0.1, chain: $0.0.chain) }
+            core.switchScene(to: core.book.replace(next, texts: texts))
         }.wait()
     }
 
