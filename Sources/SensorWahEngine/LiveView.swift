@@ -268,14 +268,14 @@ public final class LiveView: @unchecked Sendable {
     func key(_ b: UInt8) {
         if config.teachKey, teachKey(b) { return }
         switch b {
-        case UInt8(ascii: "z"), UInt8(ascii: "Z"): Shutdown.requestRezero()
+        case UInt8(ascii: "z"), UInt8(ascii: "Z"): control.post(.rezero)
         case UInt8(ascii: "s"), UInt8(ascii: "S"):
             let count = max(MonitorRecord(p: copy).mappingCount, 1)
             let now = control.solo.load(ordering: .relaxed)
             control.solo.store(now + 1 >= count ? 0 : now + 1, ordering: .relaxed)
         case UInt8(ascii: "a"), UInt8(ascii: "A"): control.solo.store(-1, ordering: .relaxed)
         case UInt8(ascii: "n"), UInt8(ascii: "N"): control.post(.nextScene)
-        case UInt8(ascii: "q"), UInt8(ascii: "Q"): Shutdown.requested.store(true, ordering: .relaxed)
+        case UInt8(ascii: "q"), UInt8(ascii: "Q"): control.post(.quit)
         case UInt8(ascii: "c"), UInt8(ascii: "C"):
             guard config.calibrateKey else { break }
             let r = MonitorRecord(p: copy)

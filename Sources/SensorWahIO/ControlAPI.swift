@@ -192,6 +192,7 @@ extension ListenerCore {
     /// Runs `list` (with its texts) from now on, on the network thread: the same hand-over as a
     /// reloaded configuration; with scenes, the running scene's mappings change.
     func controlRun(_ list: [Mapping], texts: [String]) {
+        loop.assertInEventLoop()
         let before = handoff.pushed
         handoff.stamp(received: monotonicNanos())
         if let s = book.current {
@@ -321,7 +322,7 @@ extension ListenerCore {
             }
             return .init(status: .accepted, json: ["teach": parts[2]])
         case (.POST, "rezero", 2):
-            Shutdown.requestRezero()
+            config.live?.post(.rezero)
             return .init(status: .ok, json: ["rezero": "hold the sensor still for half a second"])
         case (.POST, "save", 2):
             guard let save = hooks.save else { return .error(.conflict, "no configuration file to save to: start listen with --config FILE") }

@@ -75,6 +75,9 @@ public struct FileReplay {
     /// Called after the pipeline has mapped each frame, with the frame and the mapper (its
     /// probe): `sensorwah plot` draws what the pipeline computed from this.
     public var afterFrame: ((borrowing SensorFrame, borrowing Mapper) -> Void)?
+    /// The live view's commands: a re-zero (`z`) and the end of the run (`q`) are carried out
+    /// between frames; the others mean nothing to a replay and are dropped.
+    public var control: LiveControl?
     /// Asked before each line (each frame of merged files): true ends the replay there, as a
     /// stop request does (`replay`: every output has failed for good).
     public var shouldStop: (() -> Bool)?
@@ -166,7 +169,7 @@ public struct FileReplay {
                 total > 0 ? { [progress] read in progress?(Double(read) / Double(total)) } : nil
             }
             let ok = reader.forEachLine(chunk: report) { line in
-                if stopping { return false }
+                if stopping || player.quit { return false }
                 switch line {
                 case .tooLong: parser.noteTooLong()
                 case .line(let bytes):
@@ -186,7 +189,7 @@ public struct FileReplay {
                 }
                 return true
             }
-            if !ok { throw Failure.unreadable(path: path, reason: String(cString: strerror(errno))) }
+            if !ok && !player.quit { throw Failure.unreadable(path: path, reason: String(cString: strerror(errno))) }
             if refused, let why = parser.refusal {
                 // a binary file whose bytes happened to make one "line" of text: say what it is
                 if parser.stats.firstSkipReason == .binary { throw Failure.nothingUsable(path: path, message: Self.whatWasSeen(parser)) }
@@ -204,7 +207,7 @@ public struct FileReplay {
             result.format = parser.detectedFormat
             offset = player.latest + 0.01
             if parser.stats.frames == 0 { break }   // nothing to loop over
-        } while timing.loop && !stopping
+        } while timing.loop && !stopping && !player.quit
         result.gapsShortened = player.schedule.gapsShortened
         result.elapsed = monotonicSeconds() - player.start
         return result
@@ -274,20 +277,20 @@ public struct FileReplay {
         repeat {
             player.latest = 0
             for var f in merged {
-                if stopping { break }
+                if stopping || player.quit { break }
                 if offset != 0 { for g in 0..<3 { f.times[g] += offset } }
                 frames += 1
                 player.play(&f, into: &pipeline) { (label, frames, 0) }
             }
             offset = player.latest + 0.01
-        } while timing.loop && !stopping
+        } while timing.loop && !stopping && !player.quit
         result.gapsShortened = player.schedule.gapsShortened
         result.elapsed = monotonicSeconds() - player.start
         return result
     }
 
     /// One run's way from a parsed frame to the pipeline, the same for one file and for merged
-    /// files: a re-zero request, the frame step (motion stage, live view), pacing to the frame's
+    /// files: the live view's commands and a re-zero signal, the frame step (motion stage, live view), pacing to the frame's
     /// time, the pipeline, `afterFrame`, and the live view's picture when one is due.
     private struct Player {
         var step: FrameStep
@@ -297,8 +300,11 @@ public struct FileReplay {
         let fast: Bool
         let monitor: MonitorFeed?
         let afterFrame: ((borrowing SensorFrame, borrowing Mapper) -> Void)?
+        let control: LiveControl?
         /// The latest sensor time played in this pass (a loop continues after it).
         var latest = 0.0
+        /// The live view's `q`: the replay ends before the next frame.
+        var quit = false
 
         init(replay: FileReplay, sender: String, pipeline: Pipeline) {
             step = FrameStep(sender: sender, motion: replay.motion)
@@ -307,12 +313,37 @@ public struct FileReplay {
             fast = replay.timing.fast
             monitor = replay.monitor
             afterFrame = replay.afterFrame
+            control = replay.control
+        }
+
+        private mutating func takeCommands(_ c: LiveControl) {
+            for command in c.take() {
+                switch command {
+                case .rezero: step.motion.captureRest()
+                case .quit: quit = true
+                default: break
+                }
+            }
+        }
+
+        /// Sleeps until `deadline` (monotonic seconds) in steps of at most 0.1 s, taking the
+        /// live view's commands as they come; a stop or a `q` ends the wait.
+        private mutating func wait(until deadline: Double) {
+            while !Shutdown.isRequested && !quit {
+                if let c = control, c.hasCommands { takeCommands(c); continue }
+                let now = monotonicSeconds()
+                if now >= deadline { return }
+                let step = min(deadline - now, 0.1)
+                var ts = timespec(tv_sec: Int(step), tv_nsec: Int((step - Double(Int(step))) * 1e9))
+                nanosleep(&ts, nil)
+            }
         }
 
         /// `counts`: the live view's sender line (name, frames, skipped), asked only when a
         /// picture is due.
         @inline(__always)
         mutating func play(_ frame: inout SensorFrame, into pipeline: inout Pipeline, counts: () -> (String, Int, Int)) {
+            if let c = control, c.hasCommands { takeCommands(c) }
             if motionOn && Shutdown.takeRezeroRequest() { step.motion.captureRest() }
             if step.derive(&frame, motionNeeded: motionOn, monitor: monitor) { noteAccelerometerOnly(step.accelerometerOnlyNotice) }
             let t = frame.latestTime
@@ -321,7 +352,7 @@ public struct FileReplay {
                 let due = schedule.due(t)
                 if start + due > monotonicSeconds() {
                     pipeline.flushOutputs()
-                    sleep(until: start + due)
+                    wait(until: start + due)
                 }
             }
             pipeline.process(frame)

@@ -199,7 +199,8 @@ final class SenderSession {
 }
 
 /// The shared state of a listener: the pipeline and every session. Confined to the listener's
-/// single event loop thread (hence `@unchecked Sendable`): parsing and mapping happen there,
+/// single event loop thread (hence `@unchecked Sendable`; the entry points that change it
+/// assert they run there, in debug builds): parsing and mapping happen there,
 /// and mapped events are handed to the output thread through a lock-free queue.
 final class ListenerCore: @unchecked Sendable {
     let config: ListenerConfiguration
@@ -292,6 +293,7 @@ final class ListenerCore: @unchecked Sendable {
 
     /// Switches to scene `index` on the network thread: a hand-over, never a stuck controller.
     func switchScene(to index: Int) {
+        loop.assertInEventLoop()
         guard let scene = book.select(index) else { return }
         let i = book.index
         let before = handoff.pushed
@@ -306,6 +308,7 @@ final class ListenerCore: @unchecked Sendable {
     /// capture, then the pipeline. True when it sent events (its latency is recorded).
     @inline(__always)
     func deliver(_ frame: inout SensorFrame, from s: SenderSession, received: UInt64) -> Bool {
+        loop.assertInEventLoop()
         // after the rest values at exit nothing more is sent (a connection still open delivers
         // until its channel closes)
         guard !finished else { return false }
@@ -412,6 +415,7 @@ final class ListenerCore: @unchecked Sendable {
     }
 
     func open(_ address: SocketAddress?) -> SenderSession {
+        loop.assertInEventLoop()
         let name = address?.ipAddress ?? "unknown"
         let peer = address.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "unknown"
         let s = newSession(name: name, peer: peer)
@@ -424,6 +428,7 @@ final class ListenerCore: @unchecked Sendable {
     /// (a sender that never ends its lines would otherwise keep the connection busy forever).
     @discardableResult
     func feed(_ s: SenderSession, _ bytes: UnsafeRawBufferPointer, received: UInt64, datagram: Bool = false) -> Bool {
+        loop.assertInEventLoop()
         guard !finished else { return false }
         s.lastDataNanos = received
         if stats.firstDataNanos == 0 { stats.firstDataNanos = received }
@@ -499,6 +504,7 @@ final class ListenerCore: @unchecked Sendable {
     }
 
     func close(_ s: SenderSession) {
+        loop.assertInEventLoop()
         guard !s.closed else { return }
         s.closed = true
         if !stats.senderNames.contains(s.name) { stats.senderNames.append(s.name) }
@@ -541,7 +547,7 @@ final class ListenerCore: @unchecked Sendable {
 
     /// Every 100 ms: flush recordings, rest the controllers of senders that fell silent.
     func tick() {
-        if Shutdown.takeRezeroRequest() { captureRest() }
+        loop.assertInEventLoop()
         let now = monotonicNanos()
         var pushed = false
         for s in sessions.values { s.recorder?.flush(); s.frameLog?.flush() }

@@ -450,6 +450,12 @@ public final class Listener: @unchecked Sendable {
         return (v, g)
     }
 
+    /// Every sender's present orientation becomes its rest ("set forward"), on the network thread.
+    public func captureRest() {
+        let core = self.core
+        _ = try? core.loop.submit { core.captureRest() }.wait()
+    }
+
     /// Moves to the next scene (SIGUSR2, a key), on the network thread.
     public func nextScene() {
         let core = self.core

@@ -110,12 +110,6 @@ public final class RTPMIDIOutput: EventOutput {
             Glibc.close(sendFD)
             throw RTPMIDIError("RTP-MIDI: cannot listen on UDP \(c.port) and \(c.port + 1): \(error)")
         }
-        logger.info("RTP-MIDI: session '\(c.name)' on UDP \(c.port) (control) and \(c.port + 1) (data)\(c.journal ? ", recovery journal on" : "")")
-        if let announcer {
-            if announcer.announce(name: c.name, port: c.port) {
-                logger.info("RTP-MIDI: announced as '\(c.name)' (_apple-midi._udp) over mDNS")
-            }
-        }
         let start = startNanos
         try loop.submit { [self] in
             let now = Double(monotonicNanos() &- start) * 1e-9
@@ -128,6 +122,13 @@ public final class RTPMIDIOutput: EventOutput {
                 if ticks % 50 == 0 { publish() }   // the round trips, every 5 s
             }
         }.wait()
+        // said once `sensorwah ports` can list it (publish above)
+        logger.info("RTP-MIDI: session '\(c.name)' on UDP \(c.port) (control) and \(c.port + 1) (data)\(c.journal ? ", recovery journal on" : "")")
+        if let announcer {
+            if announcer.announce(name: c.name, port: c.port) {
+                logger.info("RTP-MIDI: announced as '\(c.name)' (_apple-midi._udp) over mDNS")
+            }
+        }
         if c.waitForParticipant > 0 {
             // every session we invite, or a first one that invites us
             let wanted = max(1, c.connect.count)

@@ -57,7 +57,7 @@ struct Replay: ParsableCommand {
             }
         }
         watch.onRecovery = { logger.notice("an output delivers again") }
-        let live = LiveControl()   // the live view's solo
+        let live = LiveControl()   // the live view's solo, re-zero and quit
         var pipeline = Pipeline(mappings: mappings, outputs: outs, control: live)
         let view = Wiring.liveView(monitor, title: "replay", output: output, scenes: [mappings], outputs: outs, control: live)
         var replay = FileReplay(paths: paths, parserOptions: input.parserOptions(), maxLineLength: input.maxLine,
@@ -66,7 +66,7 @@ struct Replay: ParsableCommand {
         let progress = ProgressLine("replay", enabled: view == nil && playback.fast && isatty(2) == 1
                                     && !(isatty(1) == 1 && output.destinations.contains(.stdout)))
         if progress.enabled { replay.progress = progress.update }
-        if let v = view { replay.monitor = MonitorFeed(board: v.board); v.start() }
+        if let v = view { replay.monitor = MonitorFeed(board: v.board); replay.control = live; v.start() }
         replay.shouldStop = { watch.shouldStop() }
         if let sources = try Wiring.oscSources(output.network) {
             // one file: its name is the sender; merged files play as one sender, "replay"

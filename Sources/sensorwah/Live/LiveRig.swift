@@ -38,6 +38,8 @@ final class LiveRig {
     private var teaching: LiveTeach?
     private var savedRestVersion = 0
     private var toldFailures = 0, dead = false
+    /// The live view's `q`: the run ends after this step.
+    private(set) var quitAsked = false
 
     init(listen: Listen, listener: Listener, pump: OutputPump, control: LiveControl, view: LiveView?, controlPage: Bool,
          scenes: [Scene], startScene: Int, sourceTap: ((String, SensorFrame) -> Void)?, logger: Logger) {
@@ -68,7 +70,7 @@ final class LiveRig {
 
     /// Steps until a stop is asked for, then ends what is under way.
     func run() {
-        while !Shutdown.isRequested {
+        while !Shutdown.isRequested && !quitAsked {
             var ts = timespec(tv_sec: 0, tv_nsec: intervalNanos)
             nanosleep(&ts, nil)
             step()
@@ -92,10 +94,13 @@ final class LiveRig {
         // the signals' requests become commands like the keys' and the page's
         if Shutdown.nextSceneRequested.exchange(false, ordering: .relaxed) { control.post(.nextScene) }
         if Shutdown.reloadRequested.exchange(false, ordering: .relaxed) { control.post(.reload) }
+        if Shutdown.takeRezeroRequest() { control.post(.rezero) }
         var reloadAsked = false
         for command in control.take() {
             switch command {
             case .nextScene: listener.nextScene()
+            case .rezero: listener.captureRest()
+            case .quit: quitAsked = true
             case .reload: reloadAsked = true
             case .calibrate(let n): calibrate(n)
             case .teach(let request):
