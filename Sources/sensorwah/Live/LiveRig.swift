@@ -30,6 +30,9 @@ final class LiveRig {
     /// The frame tap that runs anyway (`--osc-out-sources`), kept beside a trace or a teaching.
     let sourceTap: ((String, SensorFrame) -> Void)?
     let logger: Logger
+    /// The command line the run was started with (a reload reads the configuration file with
+    /// it again, as the start did).
+    let arguments: [String]
 
     private var watch: ConfigWatch?
     private var modelWatch: ConfigWatch?
@@ -42,9 +45,10 @@ final class LiveRig {
     private(set) var quitAsked = false
 
     init(listen: Listen, listener: Listener, pump: OutputPump, control: LiveControl, view: LiveView?, controlPage: Bool,
-         scenes: [Scene], startScene: Int, sourceTap: ((String, SensorFrame) -> Void)?, logger: Logger) {
+         scenes: [Scene], startScene: Int, sourceTap: ((String, SensorFrame) -> Void)?, logger: Logger,
+         arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
         self.listen = listen; self.listener = listener; self.pump = pump; self.control = control; self.view = view
-        self.controlPage = controlPage; self.sourceTap = sourceTap; self.logger = logger
+        self.controlPage = controlPage; self.sourceTap = sourceTap; self.logger = logger; self.arguments = arguments
         programChanges = Wiring.programChangeInputs(pump.outputs)
         runningChains = JackSession.engine(in: pump.outputs).flatMap { $0.wah ? $0.engine.chainSpecs : nil }
         scenesRun = !scenes.isEmpty
@@ -225,7 +229,7 @@ final class LiveRig {
     private func reload() -> Bool? {
         let path = listen.global.config ?? ""
         let config: ConfigArguments
-        do { config = try ConfigArguments(argv: Array(CommandLine.arguments.dropFirst())) } catch {
+        do { config = try ConfigArguments(argv: arguments) } catch {
             logger.error("\(error); the running configuration is kept")
             return nil
         }
