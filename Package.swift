@@ -82,11 +82,16 @@ let package = Package(
         ]),
         // The QR codes of `listen --web`'s page address, drawn in the terminal.
         .systemLibrary(name: "CQRencode", path: "Sources/CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        .systemLibrary(name: "CSndfile", path: "Sources/CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        // The JACK client: the effect chain in the process callback, its MIDI and wah outputs (libjack).
         .target(name: "SensorWahJack", dependencies: [
-            "SensorWahCore", "SensorWahRuntime", "SensorWahEngine", "CJack", "CSndfile",
+            "SensorWahCore", "SensorWahRuntime", "SensorWahEngine", "CJack",
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        // Sound files (libsndfile) and `render`: the effect chain over a file, offline. No JACK.
+        .systemLibrary(name: "CSndfile", path: "Sources/CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .target(name: "SensorWahAudioFiles", dependencies: [
+            "SensorWahCore", "SensorWahEngine", "CSndfile",
         ]),
         // The LV2 plugin: the descriptor, ports and Atom MIDI in C (LV2 headers from lv2-dev), the
         // DSP in Swift. The Swift runtime is linked statically and every symbol but lv2_descriptor
@@ -103,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "sensorwah",
             dependencies: [
-                "SensorWahCore", "SensorWahEngine", "SensorWahConsole", "SensorWahIO", "SensorWahALSA", "SensorWahJack", "SensorWahAvahi", "CQRencode",
+                "SensorWahCore", "SensorWahEngine", "SensorWahConsole", "SensorWahIO", "SensorWahALSA", "SensorWahJack", "SensorWahAudioFiles", "SensorWahAvahi", "CQRencode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -149,9 +154,10 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .testTarget(name: "SensorWahJackTests", dependencies: [
-            "SensorWahCore", "SensorWahRuntime", "SensorWahJack", "CWahReference",
+            "SensorWahCore", "SensorWahRuntime", "SensorWahJack", "SensorWahAudioFiles", "CWahReference",
             .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
         ]),
+        .testTarget(name: "SensorWahAudioFilesTests", dependencies: ["SensorWahCore", "SensorWahAudioFiles", "CWahReference"]),
         .testTarget(name: "SensorWahCLITests", dependencies: ["sensorwah", "sensorwah-jack-check"]),
         // The mapper's invariants as property tests: Swift Testing (PropertyBased reports through
         // it), run by tools/test as a step of its own before the XCTest run.
