@@ -6,6 +6,7 @@ import Atomics
 import CJack
 import Logging
 import SensorWahCore
+import SensorWahEngine
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -612,12 +613,6 @@ public final class JackEngine: @unchecked Sendable {
             }
         }
     }
-}
-
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
 }
 
 func sleepSeconds(_ s: Double) {

@@ -125,16 +125,6 @@ public final class WahPedalOutput: EventOutput {
     }
 }
 
-/// `render`: the events of the pedal's mapping become breakpoints of an offline automation.
-public final class PedalAutomationOutput: EventOutput {
-    public private(set) var automation: PedalAutomation
-    public init(_ automation: PedalAutomation) { self.automation = automation }
-    public var name: String { "render" }
-    public func send(_ e: MIDIEvent) { automation.add(e) }
-    public func flush() {}
-    public func close() {}
-}
-
 extension JackSession {
     /// The JACK client behind a run's outputs (nil without `--midi jack` or `--wah`), and
     /// whether it runs the wah: what the live view reads.

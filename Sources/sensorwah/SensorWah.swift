@@ -1,4 +1,5 @@
 import ArgumentParser
+import SensorWahConsole
 import SensorWahCore
 import SensorWahEngine
 import SensorWahIO

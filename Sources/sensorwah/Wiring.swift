@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import SensorWahALSA
 import SensorWahAvahi
+import SensorWahConsole
 import SensorWahCore
 import SensorWahEngine
 import SensorWahIO

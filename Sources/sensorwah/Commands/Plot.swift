@@ -1,8 +1,9 @@
 import ArgumentParser
+import SensorWahAudioFiles
+import SensorWahConsole
 import SensorWahCore
 import SensorWahEngine
 import SensorWahIO
-import SensorWahJack
 #if canImport(Glibc)
 import Glibc
 #endif

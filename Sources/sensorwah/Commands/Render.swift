@@ -1,9 +1,10 @@
 import ArgumentParser
 import Logging
+import SensorWahAudioFiles
+import SensorWahConsole
 import SensorWahCore
 import SensorWahEngine
 import SensorWahIO
-import SensorWahJack
 #if canImport(Glibc)
 import Glibc
 #endif

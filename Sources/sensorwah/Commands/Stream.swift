@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import NIOCore
 import NIOPosix
+import SensorWahConsole
 import SensorWahCore
 import SensorWahEngine
 import SensorWahIO

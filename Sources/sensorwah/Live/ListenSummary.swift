@@ -1,3 +1,4 @@
+import SensorWahConsole
 import SensorWahCore
 import SensorWahEngine
 import SensorWahIO

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import SensorWahConsole
 import SensorWahIO
 
 struct GlobalOptions: ParsableArguments {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SensorWahConsole
 import SensorWahEngine
 #if canImport(Glibc)
 import Glibc

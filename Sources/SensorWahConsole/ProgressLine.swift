@@ -1,3 +1,4 @@
+import SensorWahEngine
 #if canImport(Glibc)
 import Glibc
 #endif

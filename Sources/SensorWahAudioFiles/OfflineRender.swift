@@ -346,6 +346,16 @@ public func renderWah(input: SoundFile, output path: String, settings: WahSettin
     return result
 }
 
+/// `render`: the events of the pedal's mapping become breakpoints of an offline automation.
+public final class PedalAutomationOutput: EventOutput {
+    public private(set) var automation: PedalAutomation
+    public init(_ automation: PedalAutomation) { self.automation = automation }
+    public var name: String { "render" }
+    public func send(_ e: MIDIEvent) { automation.add(e) }
+    public func flush() {}
+    public func close() {}
+}
+
 /// A change of an effect parameter at a sample position (`render --fx` with `fx=` mappings):
 /// from `frame` on, slot `slot` of the chain is set to `value` (in the parameter's units).
 public struct EffectBreakpoint: Sendable, Equatable {

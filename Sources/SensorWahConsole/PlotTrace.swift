@@ -1,4 +1,5 @@
 import SensorWahCore
+import SensorWahEngine
 
 /// What `sensorwah plot` draws, gathered while a log plays through the real pipeline: per
 /// mapping, the raw reading, the smoothed value and the readings dropped as outliers (from the

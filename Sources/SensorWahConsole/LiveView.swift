@@ -1,6 +1,7 @@
 import Atomics
 import Foundation
 import SensorWahCore
+import SensorWahEngine
 import SensorWahRuntime
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import CWahReference
 import Foundation
+@testable import SensorWahAudioFiles
 import SensorWahCore
-@testable import SensorWahJack
 import XCTest
 
 /// `renderWah`: libsndfile in and out, the pedal applied at exact samples, the same result as the

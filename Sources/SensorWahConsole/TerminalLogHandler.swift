@@ -1,5 +1,4 @@
 import Logging
-import SensorWahEngine
 import SensorWahRuntime
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import SensorWahCore
+@testable import SensorWahConsole
 @testable import SensorWahEngine
 
 /// The live view's teach keys, byte by byte as a terminal in raw mode gives them: `t`, a
