@@ -120,8 +120,8 @@ final class DocExamplesTests: XCTestCase {
             usleep(10_000)
         }
         // a command that has just written its error is about to exit: half a second more to see
-        // it end (the debug binary's unknown-option message takes 1.3-1.7 s to come, so it was
-        // at times caught between writing it and exiting, stopped, and passed)
+        // it end (the debug binary's unknown-option message can take over a second to come, and
+        // a command caught between writing it and exiting would be stopped and pass)
         let grace = Date().addingTimeInterval(0.5)
         while p.isRunning && Date() < grace { usleep(10_000) }
         if p.isRunning {

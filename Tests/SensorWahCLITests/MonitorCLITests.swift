@@ -81,8 +81,8 @@ final class MonitorCLITests: XCTestCase {
 
         // q: the run ends with status 0 and the terminal is back in its cooked mode
         t.run(["send-keys", "-t", "view", "q"])
-        // the stty file appears whole (written aside, then renamed): a redirect alone made it
-        // exist empty for a moment, and one fresh-clone run read it then
+        // the stty file appears whole (written aside, then renamed): a redirect alone would make
+        // it exist empty for a moment, and the test could read it then
         let deadline = Date().addingTimeInterval(10)
         while !FileManager.default.fileExists(atPath: stty) && Date() < deadline { usleep(50_000) }
         usleep(100_000)

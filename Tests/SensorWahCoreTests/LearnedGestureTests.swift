@@ -119,9 +119,9 @@ final class LearnedGestureTests: XCTestCase {
             XCTAssertTrue(offsets.allSatisfy { $0 > -0.3 && $0 < 1.2 }, "\(Int(hz)) Hz: a firing away from every shot: \(offsets)")
             XCTAssertEqual(shots.count, times.count, "\(Int(hz)) Hz: a shot fired twice")
             // the test: the four shots not taught (2, 4, 6, 7) are recognised at every
-            // rate, and the taught ones too: all seven, one note each (shot 3, 1.84 s after
-            // shot 2, was missed while a note held the name back for 1.7 times the longest
-            // example, 1.04 s; now 1.3 times)
+            // rate, and the taught ones too: all seven, one note each (shot 3 comes 1.84 s after
+            // shot 2: the hold-back after a note, `GestureRecognizer.holdBack` times the longest
+            // example, must end before it)
             XCTAssertTrue(Set([1, 3, 5, 6]).isSubset(of: shots), "\(Int(hz)) Hz: shots found \(shots.sorted().map { $0 + 1 })")
             XCTAssertEqual(shots.count, 7, "\(Int(hz)) Hz: shots found \(shots.sorted().map { $0 + 1 })")
         }
@@ -275,9 +275,8 @@ final class LearnedGestureTests: XCTestCase {
     /// The same strokes played softer and harder (the hand's acceleration scaled, gravity kept,
     /// accelerometer only): taught from four strokes at their own strength, each class's take
     /// at 0.7 and 1.4 times it is recognised, one-to-one, as its class: at least 85 % of the 44
-    /// strokes over the six takes (39 today; with the magnitude saturated, 35: boxing went to
-    /// tennis). Not all: a tennis swing at 0.7 times is at times taken as a punch or a
-    /// table-tennis stroke.
+    /// strokes over the six takes (39 when the bound was set). Not all: a tennis swing at 0.7
+    /// times is at times taken as a punch or a table-tennis stroke.
     func testStrokesSofterOrHarderThanTaught() {
         var right = 0, total = 0
         let kinds: [SimTake.Kind] = [.tt, .tennis, .boxing]

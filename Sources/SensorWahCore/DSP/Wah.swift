@@ -180,8 +180,8 @@ public struct WahSettings: Sendable, Equatable {
 ///
 /// Real-time safe: a value type with no references; `process` never allocates (its 256-byte
 /// scratch is on the stack), locks or dispatches dynamically, and calls no library functions,
-/// so the output is also the same on every libm. About 15 ns per sample on a 2.6 GHz EPYC
-/// (release build), less than the same algorithm in C at -O2.
+/// so the output is also the same on every libm. Its time per sample against the same
+/// algorithm in C at -O2: `tools/jack-bench wah` (figures in docs/performance.md).
 ///
 /// Filter state and coefficients are `Double`: the recursion cannot be vectorised across time
 /// anyway and scalar `Double` arithmetic costs the same as `Float` on x86-64 and arm64, while it

@@ -277,9 +277,8 @@ public struct GestureModel: Sendable, Equatable {
 
     /// Whole-sequence DTW distance with the recogniser's steps and normalisation, but without
     /// its slope constraint (`GestureRecognizer.maxRun`): with it the still device's distance
-    /// grows too, the thresholds loosen and the simulator's distractors fired (score test: mean
-    /// F1 0.76 against 0.78 with the constraint in recognition only, both measured before the
-    /// wait for a longer movement and the shorter hold-back).
+    /// grows too, the thresholds loosen and the simulator's distractors fire (the score test,
+    /// `LearnedGestureScoreTests`, shows it with the constraint put in here as well).
     public static func distance(_ a: [Double], _ b: [Double], gyro: Bool) -> Double {
         let D = GestureFeatures.dims, dims = gyro ? D : GestureFeatures.accelDims
         let n = a.count / D, m = b.count / D
@@ -351,15 +350,15 @@ public struct GestureModel: Sendable, Equatable {
         guard let hi = times.lastIndex(where: { $0 <= mark + after }), lo <= hi else { return nil }
         var near = lo
         for i in lo...hi where which[i] > which[near] { near = i }
-        // no movement: judged as before the magnitude went unsaturated (a gentle movement that
-        // the unsaturated magnitude would lift over the bar still teaches nothing)
+        // no movement: judged on the saturated features (`which`), so a gentle movement that
+        // the unsaturated magnitude would lift over the bar teaches nothing
         guard which[near] > Self.stillEnergy else { return nil }
         // a mark in the preparation of a bigger movement (a tennis backswing, 0.5-0.9 s before
         // the swing and, about the vertical, nearly invisible to an accelerometer) means that
         // movement: a peak `preparationRatio` times the one nearest the mark, up to `reachOut` s
         // after the search window (and before `reachUntil`: halfway to the next mark), is taken
-        // instead. Only forward: a preparation comes before its movement. (Requiring no rest
-        // between the two lost most of what this gains: the backswing often reads as rest.)
+        // instead. Only forward: a preparation comes before its movement. (No rest is required
+        // between the two: the backswing often reads as rest.)
         var big = near
         if reachOut > 0, hi + 1 < n {
             let last = min(n - 1, hi + Int(reachOut * GestureFeatures.rate))
@@ -468,14 +467,16 @@ public struct GestureRecognizer: Sendable {
     public static let holdFrames = 3
     /// After a firing, no other for at least this long (s) ...
     public static let refractory = 0.25
-    /// ... and for this many times the name's longest example (1.7 held back the next of two
-    /// strokes 1.5 s apart: the forehand take's shot 3, a quick combination's next punch).
+    /// ... and for this many times the name's longest example (short enough not to hold back
+    /// the next of two strokes 1.5 s apart: the forehand take's shot 3, a quick combination's
+    /// next punch).
     public static let holdBack = 1.3
     /// A warping path may be this much shorter or longer than its example.
     public static let minStretch = 0.6, maxStretch = 1.7
     /// Progress falls back to 0 only after this many internal frames with no match (200 ms):
-    /// a few frames where the alignment wavers do not restart it (at 100 ms, 13 of 123
-    /// recognised simulator strokes had progress restart in their last half second; at 200 ms, 6).
+    /// a few frames where the alignment wavers do not restart it
+    /// (`LearnedGestureTests.testSimulatedStrokeClasses` counts the recognised strokes whose
+    /// progress restarts in the half second before their firing).
     public static let progressHold = 10
     /// Progress under this is reported as 0 (the still start of an example matches any rest).
     public static let progressFloor = 0.25
@@ -654,8 +655,8 @@ public struct GestureRecognizer: Sendable {
         guard ready >= 0 else { return }
         // a shorter class often matches the start of a longer movement: while another class's
         // match still grows (and at most `maxWait` frames), wait; then the nearest candidate of
-        // all takes the movement (a tennis swing is no longer taken by the table-tennis class
-        // that matched its first half)
+        // all takes the movement (so a tennis swing is not taken by the table-tennis class
+        // that matches its first half)
         if readySince == Int.min { readySince = now }
         if now >= refractoryUntil && now - readySince < maxWait {
             for c in 0..<nc where !candidate[c] && classProgress[c] >= Self.progressFloor && classProgress[c] < 1 && now - grewTick[c] <= Self.growingFrames { return }
@@ -663,9 +664,8 @@ public struct GestureRecognizer: Sendable {
         readySince = Int.min
         // the nearest candidate of all takes the movement: the smallest match distance among
         // the classes within their own thresholds (by distance/threshold instead, a class
-        // whose examples vary widely took the strokes of one whose examples are alike: score
-        // test mean F1 0.838 against 0.847, strokes fired as another class 49 against 45, both
-        // measured with the magnitude feature saturated).
+        // whose examples vary widely would take the strokes of one whose examples are alike;
+        // `LearnedGestureScoreTests` counts the strokes fired as another class).
         // A distance sums the features a class uses (4 from the accelerometer, 7 with a gyro):
         // when the candidates differ in that, distance over threshold decides instead.
         var sixSeen = false, fourSeen = false

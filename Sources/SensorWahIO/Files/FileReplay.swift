@@ -140,8 +140,9 @@ public struct FileReplay {
         if let w = parser.stats.implausibleRateWarning() { result.notes.append("warning: \(label)\(w)") }
     }
 
-    /// Whether the motion stage's work is read by anyone in this run (it costs about as much
-    /// per frame as parsing four more columns, so a plain `accel.x` replay skips it).
+    /// Whether the motion stage's work is read by anyone in this run (a plain `accel.x` replay
+    /// skips it; what it costs a frame: the `parse+motion+map` cases of `ParseMapBenchmarks`,
+    /// docs/performance.md).
     private func needsMotionStage(_ pipeline: Pipeline) -> Bool {
         monitor != nil || afterFrame != nil || pipeline.mapper.needsMotionStage
     }

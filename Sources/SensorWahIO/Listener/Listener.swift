@@ -330,8 +330,8 @@ final class ListenerCore: @unchecked Sendable {
 
     /// Whether anything reads what the motion stage computes: a mapping of the running set or
     /// of any scene, the live view, the scene gesture or a frame tap (`calibrate`). As in
-    /// `replay`, mappings of raw axes alone skip the stage: it cost a line more than parsing
-    /// its 82 columns did.
+    /// `replay`, mappings of raw axes alone skip the stage (what it costs a line: the
+    /// `parse+motion+map` cases of `ParseMapBenchmarks`, docs/performance.md).
     @inline(__always)
     var motionNeeded: Bool {
         scenesNeedMotion || monitor != nil || frameTap != nil || config.control != nil || config.sceneGesture != nil || pipeline.mapper.needsMotionStage

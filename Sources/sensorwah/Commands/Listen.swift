@@ -83,7 +83,7 @@ struct Listen: ParsableCommand {
     var record: String?
     @Flag(help: "Print latency percentiles at exit: over all senders, and for each sender by name.")
     var latency = false
-    @Flag(help: "Let the output thread sleep until each line arrives. By default, while a sender's lines come at a steady rate, it wakes just before the next is due and waits for it (at most 1 ms either side), so the line finds a running CPU: its message leaves tens of µs sooner on an idle machine, for about 4 % of one core with a steady sender at 100 Hz. Irregular or interleaved senders turn this off by themselves.")
+    @Flag(help: "Let the output thread sleep until each line arrives. By default, while a sender's lines come at a steady rate, it wakes just before the next is due and waits for it (at most 1 ms either side), so the line finds a running CPU: its message leaves tens of µs sooner on an idle machine, for a few percent of one core while a sender is steady (docs/performance.md has the figures). Irregular or interleaved senders turn this off by themselves.")
     var noAnticipate = false
     @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Mapping") var mapping: MappingOptions
