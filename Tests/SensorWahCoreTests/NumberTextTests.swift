@@ -28,8 +28,8 @@ final class NumberTextTests: XCTestCase {
             (-0.0001, 3, "0.000"), (-0.0, 2, "0.00"), (-0.4, 0, "0"), (-1.25, 1, "-1.2"),
             (1e20, 1, "100000000000000000000.0"), (12.3456, 3, "12.346"),
         ]
-        for (v, d, want) in table { XCTAssertEqual(NumberText.printf(v, d), want, "printf(\(v), \(d))") }
-        XCTAssertEqual(NumberText.printf(-0.0001, 3, keepNegativeZero: true), "-0.000")
+        for (v, d, want) in table { XCTAssertEqual(NumberText.printf(v, d, minusZero: false), want, "printf(\(v), \(d))") }
+        XCTAssertEqual(NumberText.printf(-0.0001, 3), "-0.000")
         XCTAssertEqual(NumberText.printf(.nan, 2), "nan")
         XCTAssertEqual(NumberText.printf(-.infinity, 2), "-inf")
     }
@@ -93,8 +93,8 @@ final class NumberTextTests: XCTestCase {
     func testPrintfIsTheGesturesFileAndTeachCopies() {
         for v in Self.grid + [.nan, .infinity, -.infinity] {
             for d in 0...6 {
-                if d > 0 { XCTAssertEqual(NumberText.printf(v, d), Self.gestureF(v, d), "\(v) \(d)") }
-                XCTAssertEqual(NumberText.printf(v, d, keepNegativeZero: true), String(format: "%.\(d)f", v), "\(v) \(d)")
+                if d > 0 { XCTAssertEqual(NumberText.printf(v, d, minusZero: false), Self.gestureF(v, d), "\(v) \(d)") }
+                XCTAssertEqual(NumberText.printf(v, d), String(format: "%.\(d)f", v), "\(v) \(d)")
             }
         }
     }

@@ -4,8 +4,8 @@ import Foundation
 ///
 /// - `fixed`: exactly `digits` decimals, zeros kept, half away from zero on the scaled value,
 ///   never "-0.0" (live view, JACK status).
-/// - `printf`: C's `%.Nf` (the exact binary value rounded, ties to even), "-0.000" written
-///   "0.000" unless asked otherwise (the gestures file, teach's report).
+/// - `printf`: C's `%.Nf` (the exact binary value rounded, ties to even), optionally with
+///   "-0.000" written "0.000" (the gestures file, teach's report).
 /// - `trimmed`: at most `digits` decimals, trailing zeros dropped, "0" for zero ("0.25", "-1",
 ///   "12.5"; the export CSV).
 /// - `rounded`: Swift's shortest text of `v` rounded to `digits` decimals ("0.5", "1.0", "-0.0"),
@@ -49,11 +49,11 @@ public enum NumberText {
         return (v < 0 && n != 0 ? "-" : "") + String(whole) + (digits > 0 ? "." + frac : "")
     }
 
-    /// C's `%.Nf`: 0.125 -> "0.12" (2). A negative that rounds to zero is written without its
-    /// sign unless `keepNegativeZero`.
-    public static func printf(_ v: Double, _ digits: Int, keepNegativeZero: Bool = false) -> String {
+    /// C's `%.Nf`: 0.125 -> "0.12" (2), -0.0001 -> "-0.000" (3); with `minusZero: false`, a
+    /// negative that rounds to zero is written without its sign ("0.000").
+    public static func printf(_ v: Double, _ digits: Int, minusZero: Bool = true) -> String {
         let s = String(format: "%.\(digits)f", v)
-        guard !keepNegativeZero else { return s }
+        guard !minusZero else { return s }
         let zeros = digits > 0 ? "0." + String(repeating: "0", count: digits) : "0"
         return s == "-" + zeros ? zeros : s
     }
