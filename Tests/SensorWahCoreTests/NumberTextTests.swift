@@ -91,8 +91,8 @@ final class NumberTextTests: XCTestCase {
     }
 
     func testPrintfIsTheGesturesFileAndTeachCopies() {
-        for v in Self.grid + [.nan, .infinity, -.infinity] {
-            for d in 0...6 {
+        for v in Self.grid + [.nan, -.nan, .infinity, -.infinity, 0 * -.infinity, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .leastNonzeroMagnitude] {
+            for d in [0, 1, 2, 3, 4, 5, 6, 12, 40] {
                 if d > 0 { XCTAssertEqual(NumberText.printf(v, d, minusZero: false), Self.gestureF(v, d), "\(v) \(d)") }
                 XCTAssertEqual(NumberText.printf(v, d), String(format: "%.\(d)f", v), "\(v) \(d)")
             }

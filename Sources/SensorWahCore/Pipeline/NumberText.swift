@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Numbers written as text for people and files: the few styles SensorWah writes, in one place.
 ///
@@ -52,10 +56,24 @@ public enum NumberText {
     /// C's `%.Nf`: 0.125 -> "0.12" (2), -0.0001 -> "-0.000" (3); with `minusZero: false`, a
     /// negative that rounds to zero is written without its sign ("0.000").
     public static func printf(_ v: Double, _ digits: Int, minusZero: Bool = true) -> String {
-        let s = String(format: "%.\(digits)f", v)
+        let s = cFormat(v, "%.\(max(digits, 0))f")
         guard !minusZero else { return s }
         let zeros = digits > 0 ? "0." + String(repeating: "0", count: digits) : "0"
         return s == "-" + zeros ? zeros : s
+    }
+
+    /// `v` through C's formatting (no Foundation in SensorWahCore).
+    static func cFormat(_ v: Double, _ format: String) -> String {
+        var size = 64
+        while true {
+            var buf = [CChar](repeating: 0, count: size)
+            let n = buf.withUnsafeMutableBufferPointer { p in
+                withVaList([v]) { vsnprintf(p.baseAddress, size, format, $0) }
+            }
+            guard n >= 0 else { return String(v) }
+            if Int(n) < size { return String(decoding: buf[..<Int(n)].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+            size = Int(n) + 1
+        }
     }
 
     /// At most `digits` decimals, trailing zeros dropped: "0.25", "-1", "12.5", "0" (never "-0").
