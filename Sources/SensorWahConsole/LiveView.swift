@@ -352,14 +352,14 @@ public final class LiveView: @unchecked Sendable {
         if r.senderCount == 0 { lines.append("  (none yet)") }
         for s in (0..<r.senderCount).map(r.sender).sorted(by: { $0.name < $1.name }) {
             let rate = rates[s.name] ?? 0
-            lines.append("  " + pad(s.name, 30) + lpad(fmt(rate, 1), 8) + " frames/s   frames \(s.frames)   skipped \(s.skipped)")
+            lines.append("  " + pad(s.name, 30) + lpad(NumberText.fixed(rate, 1, nonFinite: .nan("-")), 8) + " frames/s   frames \(s.frames)   skipped \(s.skipped)")
         }
         if r.queueDrops > 0 { lines.append("  messages dropped (outputs behind): \(r.queueDrops)") }
         lines.append("")
         if r.tiltPitch.isNaN && r.tiltRoll.isNaN {
             lines.append("tilt      (no orientation in these frames)")
         } else {
-            lines.append("tilt      pitch " + lpad(fmt(r.tiltPitch, 1), 7) + "°   roll " + lpad(fmt(r.tiltRoll, 1), 7) + "°")
+            lines.append("tilt      pitch " + lpad(NumberText.fixed(r.tiltPitch, 1, nonFinite: .nan("-")), 7) + "°   roll " + lpad(NumberText.fixed(r.tiltRoll, 1, nonFinite: .nan("-")), 7) + "°")
         }
         lines.append(gestureText(r))
         lines.append("")
@@ -378,7 +378,7 @@ public final class LiveView: @unchecked Sendable {
             let heldText = "-- held (solo \(r.solo + 1)) "
             let bar = held ? "[" + String((heldText + String(repeating: "-", count: max(0, barWidth - heldText.count))).prefix(barWidth)) + "]"
                 : "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "]"
-            lines.append("\(mark)\(lpad("\(i + 1)", 2)) " + pad(name, 38) + lpad(fmt(m.raw, 3), 9) + lpad(fmt(m.smoothed, 3), 9)
+            lines.append("\(mark)\(lpad("\(i + 1)", 2)) " + pad(name, 38) + lpad(NumberText.fixed(m.raw, 3, nonFinite: .nan("-")), 9) + lpad(NumberText.fixed(m.smoothed, 3, nonFinite: .nan("-")), 9)
                          + lpad(m.output < 0 ? "-" : "\(m.output)", 6) + " " + bar)
         }
         lines.append("")
@@ -397,13 +397,13 @@ public final class LiveView: @unchecked Sendable {
         var parts: [String] = []
         for i in 0..<r.senderCount {
             let s = r.sender(i)
-            parts.append("\(s.name) \(fmt(rates[s.name] ?? 0, 1)) frames/s, skipped \(s.skipped)")
+            parts.append("\(s.name) \(NumberText.fixed(rates[s.name] ?? 0, 1, nonFinite: .nan("-"))) frames/s, skipped \(s.skipped)")
         }
         if r.senderCount == 0 { parts.append("no sender") }
         let (names, _) = labels(r)
         for i in 0..<r.mappingCount {
             let m = r.mapping(i)
-            parts.append("\(i < names.count ? names[i] : "mapping \(i + 1)") raw \(fmt(m.raw, 3)) out \(m.output < 0 ? "-" : "\(m.output)")")
+            parts.append("\(i < names.count ? names[i] : "mapping \(i + 1)") raw \(NumberText.fixed(m.raw, 3, nonFinite: .nan("-"))) out \(m.output < 0 ? "-" : "\(m.output)")")
         }
         if r.solo >= 0 { parts.append("solo \(r.solo + 1) (the others held)") }
         if let extra = config.extraLines { parts += extra() }
@@ -419,14 +419,3 @@ public final class LiveView: @unchecked Sendable {
     }
 }
 
-/// `v` with `digits` decimals ("-" for NaN).
-func fmt(_ v: Double, _ digits: Int) -> String {
-    guard v.isFinite else { return v.isNaN ? "-" : "\(v)" }
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let n = Int((abs(v) * scale).rounded())
-    let whole = n / Int(scale)
-    var frac = "\(n % Int(scale))"
-    while frac.count < digits { frac = "0" + frac }
-    return (v < 0 && n != 0 ? "-" : "") + "\(whole)" + (digits > 0 ? "." + frac : "")
-}

@@ -291,8 +291,8 @@ public final class JackEngine: @unchecked Sendable {
         if !configuration.effectControllers.isEmpty { line += ", effect CCs applied \(s.effectControlChanges)" }
         if configuration.measureCallbackTime && s.timedCallbacks > 0 && s.sampleRate > 0 && s.periodFrames > 0 {
             let periodNanos = 1e9 * Double(s.periodFrames) / Double(s.sampleRate)
-            func us(_ n: Double) -> String { fmt1(n / 1000) + " µs" }
-            func pct(_ n: Double) -> String { fmt1(n / periodNanos * 100) + "%" }
+            func us(_ n: Double) -> String { NumberText.fixed(n / 1000, 1) + " µs" }
+            func pct(_ n: Double) -> String { NumberText.fixed(n / periodNanos * 100, 1) + "%" }
             line += "; callback time over \(s.timedCallbacks) callbacks (period \(s.periodFrames) frames = \(us(periodNanos))):"
             line += " mean \(us(s.meanCallbackNanos)) (\(pct(s.meanCallbackNanos))),"
             line += " p99 \(us(Double(s.p99CallbackNanos))) (\(pct(Double(s.p99CallbackNanos)))),"
@@ -384,7 +384,7 @@ public final class JackEngine: @unchecked Sendable {
             if !reportedNoServer {
                 reportedNoServer = true
                 let what = c.channels > 0 ? (c.midiOut ? "audio (wah) and JACK MIDI are" : "audio (wah) is") : "JACK MIDI is"
-                logger.error("JACK: no server '\(serverLabel)' (\(JackEngine.describe(status: status))); \(what) off, retrying every \(formatSeconds(c.retryInterval)) s; other outputs keep running")
+                logger.error("JACK: no server '\(serverLabel)' (\(JackEngine.describe(status: status))); \(what) off, retrying every \(NumberText.whole(c.retryInterval)) s; other outputs keep running")
             } else {
                 logger.debug("JACK: server '\(serverLabel)' still unavailable (\(JackEngine.describe(status: status)))")
             }
@@ -583,7 +583,7 @@ public final class JackEngine: @unchecked Sendable {
             if client != nil {
                 if state.pointee.serverGone.load(ordering: .acquiring) {
                     lossCount.wrappingIncrement(ordering: .relaxed)
-                    logger.warning("JACK: server '\(serverLabel)' shut down; audio and JACK MIDI paused, reconnecting every \(formatSeconds(configuration.retryInterval)) s")
+                    logger.warning("JACK: server '\(serverLabel)' shut down; audio and JACK MIDI paused, reconnecting every \(NumberText.whole(configuration.retryInterval)) s")
                     closeClient(deactivate: false)
                     reportedNoServer = true    // do not repeat the 'no server' error
                     nextAttempt = monotonicSeconds() + min(configuration.retryInterval, 0.5)
@@ -622,13 +622,3 @@ func sleepSeconds(_ s: Double) {
     while nanosleep(&ts, &rest) != 0 && errno == EINTR { ts = rest }
 }
 
-func formatSeconds(_ s: Double) -> String {
-    s == s.rounded() ? String(Int(s)) : String(s)
-}
-
-/// One decimal: 12.345 -> "12.3".
-func fmt1(_ v: Double) -> String {
-    guard v.isFinite else { return String(v) }
-    let tenths = Int((v * 10).rounded())
-    return (tenths < 0 ? "-" : "") + "\(abs(tenths) / 10).\(abs(tenths) % 10)"
-}

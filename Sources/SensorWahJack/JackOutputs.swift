@@ -180,7 +180,7 @@ extension JackEngine {
         if wah {
             let p = Double(pedal)
             let hz = Int(configuration.wah.centreFrequency(pedal: p).rounded())
-            lines.append("wah       pedal \(fmt1(p * 100))%   centre \(hz) Hz" + (isBypassed ? "   (bypassed)" : ""))
+            lines.append("wah       pedal \(NumberText.fixed(p * 100, 1))%   centre \(hz) Hz" + (isBypassed ? "   (bypassed)" : ""))
         }
         if wah { lines += effectLines() }
         guard isConnected else {
@@ -191,7 +191,7 @@ extension JackEngine {
         var line = "JACK      \(s.sampleRate) Hz, \(s.periodFrames) frames   cycles \(s.cycles)   xruns \(s.xruns)"
         if s.timedCallbacks > 0 && s.sampleRate > 0 && s.periodFrames > 0 {
             let period = 1e9 * Double(s.periodFrames) / Double(s.sampleRate)
-            line += "   load mean \(fmt1(s.meanCallbackNanos / period * 100))%, worst \(fmt1(Double(s.worstCallbackNanos) / period * 100))%"
+            line += "   load mean \(NumberText.fixed(s.meanCallbackNanos / period * 100, 1))%, worst \(NumberText.fixed(Double(s.worstCallbackNanos) / period * 100, 1))%"
         }
         lines.append(line)
         return lines

@@ -427,8 +427,8 @@ public struct GestureModel: Sendable, Equatable {
             guard !taken.contains(where: { Self.same($0, r) }) else { repeated?(i); found.append(nil); continue }
             taken.append(r)
             let v = Array(seq.values[(r.lowerBound * D)..<((r.upperBound + 1) * D)])
-            let at = span.map { ExportTable.format($0.lowerBound, digits: 3) + "-" + ExportTable.format($0.upperBound, digits: 3) + " s" }
-                ?? ExportTable.format(m.seconds, digits: 3) + " s"
+            let at = span.map { NumberText.trimmed($0.lowerBound, 3) + "-" + NumberText.trimmed($0.upperBound, 3) + " s" }
+                ?? NumberText.trimmed(m.seconds, 3) + " s"
             let o = origin.isEmpty ? at : "\(origin) \(span == nil ? "at " : "")\(at)"
             add(Example(values: v, origin: o), to: m.name, gyro: seq.hasGyro)
             found.append((seq.times[r.lowerBound] - t0, seq.times[r.upperBound] - t0))

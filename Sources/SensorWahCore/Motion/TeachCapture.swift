@@ -77,7 +77,7 @@ public struct TeachCapture: Sendable {
             out.lines.append("no readings arrived: is the sender streaming?")
             return out
         }
-        func s(_ v: Double) -> String { ExportTable.format(v, digits: 2) }
+        func s(_ v: Double) -> String { NumberText.trimmed(v, 2) }
         switch kind {
         case .gesture:
             var repeats = Set<Int>()
@@ -103,7 +103,7 @@ public struct TeachCapture: Sendable {
                 }
                 out.taught += 1
                 let deg = spread * 180 / .pi
-                out.lines.append("press at \(s(p - t0)) s: pose held within \(ExportTable.format(deg, digits: 1))°\(deg > 20 ? " (the wrist moved: hold it still for a pose)" : "")")
+                out.lines.append("press at \(s(p - t0)) s: pose held within \(NumberText.trimmed(deg, 1))°\(deg > 20 ? " (the wrist moved: hold it still for a pose)" : "")")
             }
         }
         return out

@@ -456,10 +456,9 @@ public struct FileInspection {
 
     /// The report, one item a line.
     public var text: String {
-        func r(_ x: Double, _ digits: Double = 1000) -> String { String((x * digits).rounded() / digits) }
         var s = "file: \(path)\n"
         s += "recognised as: \(app) (\(format.rawValue))"
-        if let c = confidence { s += ", confidence \(r(c, 100))" }
+        if let c = confidence { s += ", confidence \(NumberText.rounded(c, 2))" }
         s += "\nrunner-up: \(runnerUp ?? "none")\n"
         if let refusal { s += "refused: \(refusal)\n" }
         if columnCount > 0 { s += "columns: \(columnCount), used \(columns.count):\n" }
@@ -481,11 +480,11 @@ public struct FileInspection {
         } else {
             s += "rows skipped: 0\n"
         }
-        if let rate { s += "rate: \(r(rate, 10)) Hz (median interval \(r(1000 / rate, 100)) ms)\n" }
-        s += "duration: \(r(duration)) s\n"
+        if let rate { s += "rate: \(NumberText.rounded(rate, 1)) Hz (median interval \(NumberText.rounded(1000 / rate, 2)) ms)\n" }
+        s += "duration: \(NumberText.rounded(duration, 3)) s\n"
         if stats.frames > 1 {
-            s += "gaps over \(r(gapThreshold)) s: \(gaps)"
-            if gaps > 0 { s += " (longest \(r(longestGap)) s, the first at \(r(firstGapAt ?? 0)) s)" }
+            s += "gaps over \(NumberText.rounded(gapThreshold, 3)) s: \(gaps)"
+            if gaps > 0 { s += " (longest \(NumberText.rounded(longestGap, 3)) s, the first at \(NumberText.rounded(firstGapAt ?? 0, 3)) s)" }
             s += "\n"
         }
         for n in notes { s += "note: \(n)\n" }

@@ -129,7 +129,7 @@ struct Render: ParsableCommand {
             automation = collect.automation
             effects = collect.effects
             let end = automation.breakpoints.last.map { Double($0.frame) / rate } ?? 0
-            how = "gesture \(recording!): \(read.parser.frames) frames, \(automation.breakpoints.count) pedal changes over \(fmt(end, 2)) s from mapping \(pedalMap) (\(m.target))"
+            how = "gesture \(recording!): \(read.parser.frames) frames, \(automation.breakpoints.count) pedal changes over \(NumberText.rounded(end, 2, padded: true)) s from mapping \(pedalMap) (\(m.target))"
             if let w = wahSwitch {
                 how += "; wah switched by \(w): \(automation.switches.count) switch\(automation.switches.count == 1 ? "" : "es"), starts bypassed"
             }
@@ -167,40 +167,26 @@ struct Render: ParsableCommand {
             throw RuntimeFailure(error.message)
         }
         var text = "sensorwah render: \(input) -> \(output) (\(result.outputFormat.rawValue))\n"
-        text += "  \(result.frames) frames x \(result.channels) channel\(result.channels == 1 ? "" : "s") at \(result.sampleRate) Hz = \(fmt(result.audioSeconds, 3)) s of audio\n"
+        text += "  \(result.frames) frames x \(result.channels) channel\(result.channels == 1 ? "" : "s") at \(result.sampleRate) Hz = \(NumberText.rounded(result.audioSeconds, 3, padded: true)) s of audio\n"
         text += "  \(how)"
         if recording != nil { text += "; \(result.pedalChanges) applied within the audio" }
         if wahSwitch != nil { text += ", \(result.switchChanges) switch\(result.switchChanges == 1 ? "" : "es")" }
         if !effects.isEmpty { text += "; \(result.effectChanges) effect parameter change\(result.effectChanges == 1 ? "" : "s")" }
         if usesChain { text += "\n  effects: \(chain)" }
         text += "\n  wah: \(tone.summary)\n"
-        if result.tailFrames > 0 { text += "  \(fmt(Double(result.tailFrames) / Double(result.sampleRate), 2)) s after the input: the delay's repeats dying away (--tail)\n" }
-        func db(_ v: Double) -> String { v > 0 ? fmt(SoundLevel.dB(v) + 0, 1).replacingOccurrences(of: "-0.0", with: "0.0") : "-inf" }
+        if result.tailFrames > 0 { text += "  \(NumberText.rounded(Double(result.tailFrames) / Double(result.sampleRate), 2, padded: true)) s after the input: the delay's repeats dying away (--tail)\n" }
+        func db(_ v: Double) -> String { v > 0 ? NumberText.rounded(SoundLevel.dB(v) + 0, 1, padded: true).replacingOccurrences(of: "-0.0", with: "0.0") : "-inf" }
         text += "  level: input peak \(db(inLevel.peak)) dBFS, RMS \(db(inLevel.rms)) dBFS; output peak \(db(outLevel.peak)) dBFS, RMS \(db(outLevel.rms)) dBFS"
-        if inLevel.rms > 0 && outLevel.rms > 0 { text += " (\(fmt(SoundLevel.dB(outLevel.rms / inLevel.rms), 1)) dB against the input)" }
-        if applied != 0 { text += ", gain \(fmt(applied, 1)) dB applied" + (matchLevel ? " (--match-level)" : "") }
-        text += "\n  rendered in \(fmt(result.elapsedSeconds, 3)) s = \(fmt(result.realTimeFactor, 0))x real time"
+        if inLevel.rms > 0 && outLevel.rms > 0 { text += " (\(NumberText.rounded(SoundLevel.dB(outLevel.rms / inLevel.rms), 1, padded: true)) dB against the input)" }
+        if applied != 0 { text += ", gain \(NumberText.rounded(applied, 1, padded: true)) dB applied" + (matchLevel ? " (--match-level)" : "") }
+        text += "\n  rendered in \(NumberText.rounded(result.elapsedSeconds, 3, padded: true)) s = \(NumberText.rounded(result.realTimeFactor, 0, padded: true))x real time"
         printError(text)
         if clipped > 0 {
             let share = Double(clipped) / Double(max(outLevel.samples, 1)) * 100
             let down = max(1, (SoundLevel.dB(outLevel.peak) + 0.5).rounded(.up))
-            printError("sensorwah render: warning: \(clipped) samples (\(fmt(share, share < 0.1 ? 3 : 1)) %) went past full scale and were clipped in the \(format.rawValue) output (it would peak at +\(fmt(SoundLevel.dB(outLevel.peak), 1)) dBFS): render again \(fmt(down, 0)) dB lower (--gain \(fmt(gain - down, 0))\(matchLevel ? " with --match-level" : "")), or with --sample-format float to keep the peaks")
+            printError("sensorwah render: warning: \(clipped) samples (\(NumberText.rounded(share, share < 0.1 ? 3 : 1, padded: true)) %) went past full scale and were clipped in the \(format.rawValue) output (it would peak at +\(NumberText.rounded(SoundLevel.dB(outLevel.peak), 1, padded: true)) dBFS): render again \(NumberText.rounded(down, 0, padded: true)) dB lower (--gain \(NumberText.rounded(gain - down, 0, padded: true))\(matchLevel ? " with --match-level" : "")), or with --sample-format float to keep the peaks")
         } else if format == .float && outLevel.peak > 1 {
-            printError("sensorwah render: note: the float output peaks at +\(fmt(SoundLevel.dB(outLevel.peak), 1)) dBFS: kept in the file, but a player or a converter to PCM clips it (--gain -\(fmt(max(1, (SoundLevel.dB(outLevel.peak) + 0.5).rounded(.up)), 0)) avoids that)")
+            printError("sensorwah render: note: the float output peaks at +\(NumberText.rounded(SoundLevel.dB(outLevel.peak), 1, padded: true)) dBFS: kept in the file, but a player or a converter to PCM clips it (--gain -\(NumberText.rounded(max(1, (SoundLevel.dB(outLevel.peak) + 0.5).rounded(.up)), 0, padded: true)) avoids that)")
         }
     }
-}
-
-func fmt(_ v: Double, _ decimals: Int) -> String {
-    guard v.isFinite else { return String(v) }
-    var scale = 1.0
-    for _ in 0..<decimals { scale *= 10 }
-    let r = (v * scale).rounded() / scale
-    if decimals == 0 { return String(Int(r)) }
-    var s = String(r)
-    if let dot = s.firstIndex(of: ".") {
-        let have = s.distance(from: dot, to: s.endIndex) - 1
-        if have < decimals { s += String(repeating: "0", count: decimals - have) }
-    }
-    return s
 }

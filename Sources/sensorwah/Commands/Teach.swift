@@ -181,12 +181,12 @@ struct Teach: ParsableCommand {
                                                marks: list.map { ($0.seconds, $0.name) }, origin: name, spans: list.map(\.span),
                                                repeated: { repeats.insert($0) })
             for (i, (mark, f)) in zip(list, found).enumerated() {
-                let place = mark.span.map { "in \(Self.s($0.lowerBound))-\(Self.s($0.upperBound)) s" } ?? "at \(Self.s(mark.seconds)) s"
+                let place = mark.span.map { "in \(NumberText.printf($0.lowerBound, 3))-\(NumberText.printf($0.upperBound, 3)) s" } ?? "at \(NumberText.printf(mark.seconds, 3)) s"
                 if repeats.contains(i) {
                     print("\(mark.name) \(place) (\(mark.at)): the same movement as an earlier mark, taught once")
                 } else if let f {
                     taught += 1
-                    print("\(mark.name) \(place): example \(Self.s(f.start))-\(Self.s(f.end)) s (\(Self.s(f.end - f.start, 2)) s)")
+                    print("\(mark.name) \(place): example \(NumberText.printf(f.start, 3))-\(NumberText.printf(f.end, 3)) s (\(NumberText.printf(f.end - f.start, 2)) s)")
                 } else {
                     print("\(mark.name) \(place) (\(mark.at)): no movement \(mark.span == nil ? "within 0.4 s of the mark" : "in that stretch"), not taught")
                 }
@@ -199,13 +199,13 @@ struct Teach: ParsableCommand {
             for pose in list {
                 let held = data.gravity.filter { $0.t >= t0 + pose.start && $0.t <= t0 + pose.end }.map(\.g)
                 guard let spread = learned.addPose(pose.name, value: pose.value, samples: held,
-                                                    origin: "\(name) \(Self.s(pose.start))-\(Self.s(pose.end)) s") else {
-                    print("pose \(pose.name) = \(Self.f(pose.value)) from \(Self.s(pose.start))-\(Self.s(pose.end)) s (\(pose.at)): no orientation in that stretch, not taught")
+                                                    origin: "\(name) \(NumberText.printf(pose.start, 3))-\(NumberText.printf(pose.end, 3)) s") else {
+                    print("pose \(pose.name) = \(Self.f(pose.value)) from \(NumberText.printf(pose.start, 3))-\(NumberText.printf(pose.end, 3)) s (\(pose.at)): no orientation in that stretch, not taught")
                     continue
                 }
                 taught += 1
                 let still = spread * 180 / .pi
-                print("pose \(pose.name) = \(Self.f(pose.value)) from \(Self.s(pose.start))-\(Self.s(pose.end)) s: \(held.count) frames, held within \(Self.s(still, 1))°\(still > 20 ? " (the wrist moved: hold it still for a pose)" : "")")
+                print("pose \(pose.name) = \(Self.f(pose.value)) from \(NumberText.printf(pose.start, 3))-\(NumberText.printf(pose.end, 3)) s: \(held.count) frames, held within \(NumberText.printf(still, 1))°\(still > 20 ? " (the wrist moved: hold it still for a pose)" : "")")
             }
         }
         if let e = learned.validate() { throw RuntimeFailure("'\(model)': \(e)") }
@@ -215,7 +215,6 @@ struct Teach: ParsableCommand {
         print(Self.report(learned, file: model), terminator: "")
     }
 
-    static func s(_ v: Double, _ digits: Int = 3) -> String { String(format: "%.\(digits)f", v) }
     static func f(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e9 ? String(Int(v)) : String(format: "%g", v) }
 
     /// What the file holds, for a person: each gesture's examples, how far apart they are, its
@@ -224,26 +223,26 @@ struct Teach: ParsableCommand {
         let g = m.gestures.classes.count, p = m.poses.count
         var out = "\(file): \(g) gesture\(g == 1 ? "" : "s"), \(p) pose\(p == 1 ? "" : "s")\n"
         for c in m.gestures.classes {
-            let lengths = c.examples.map { s($0.duration, 2) }.joined(separator: ", ")
+            let lengths = c.examples.map { NumberText.printf($0.duration, 2) }.joined(separator: ", ")
             out += "  gesture:\(c.name): \(c.examples.count) example\(c.examples.count == 1 ? "" : "s") (\(lengths) s)\(c.gyro ? ", with rotation rate" : ", accelerometer only")\n"
-            out += "    threshold \(s(c.threshold, 4))\(c.tune != 1 ? " x tune \(s(c.tune, 2)) = \(s(c.effectiveThreshold, 4))" : "")"
+            out += "    threshold \(NumberText.printf(c.threshold, 4))\(c.tune != 1 ? " x tune \(NumberText.printf(c.tune, 2)) = \(NumberText.printf(c.effectiveThreshold, 4))" : "")"
             if let lo = c.spread.min(), let hi = c.spread.max() {
-                out += "; examples \(s(lo, 4))-\(s(hi, 4)) from their nearest sibling"
+                out += "; examples \(NumberText.printf(lo, 4))-\(NumberText.printf(hi, 4)) from their nearest sibling"
             } else {
                 out += "; one example: teach two or more so that the threshold is learned from how they differ"
             }
-            if c.rest.isFinite { out += "; a device held still \(s(c.rest, 4))" }
+            if c.rest.isFinite { out += "; a device held still \(NumberText.printf(c.rest, 4))" }
             out += "\n"
             let which = c.tune != 1 ? "the learned threshold" : "the threshold"
             switch c.bound {
             case .floor:
-                out += "    the examples are much alike: \(which) is at its floor (\(s(GestureModel.restFloor, 2)) of a device held still); if the same movement made a little differently is missed, teach one or two made differently (faster, softer, at another angle)\n"
+                out += "    the examples are much alike: \(which) is at its floor (\(NumberText.printf(GestureModel.restFloor, 2)) of a device held still); if the same movement made a little differently is missed, teach one or two made differently (faster, softer, at another angle)\n"
             case .cap:
-                out += "    the examples differ more than a device held still differs from them: \(which) is capped at \(s(GestureModel.restFraction, 2)) of that, so movements like the farthest example may be missed; check that each mark is on the movement, or teach more examples so that each has a close sibling\n"
+                out += "    the examples differ more than a device held still differs from them: \(which) is capped at \(NumberText.printf(GestureModel.restFraction, 2)) of that, so movements like the farthest example may be missed; check that each mark is on the movement, or teach more examples so that each has a close sibling\n"
             case .oneExample, .examples: break
             }
             if c.rest.isFinite && c.effectiveThreshold >= c.rest {
-                out += "    tuned to \(s(c.effectiveThreshold, 4)), at or past the distance of a device held still (\(s(c.rest, 4))): holding still or any movement may fire it; lower tune\n"
+                out += "    tuned to \(NumberText.printf(c.effectiveThreshold, 4)), at or past the distance of a device held still (\(NumberText.printf(c.rest, 4))): holding still or any movement may fire it; lower tune\n"
             }
             for e in c.examples { out += "    from \(e.origin)\n" }
         }
@@ -253,9 +252,9 @@ struct Teach: ParsableCommand {
                 var apart = ""
                 if i > 0 {
                     let d = acos(min(max(pt.gravity.dot(q.points[i - 1].gravity), -1), 1)) * 180 / .pi
-                    apart = ", \(s(d, 1))° from the one before"
+                    apart = ", \(NumberText.printf(d, 1))° from the one before"
                 }
-                out += "    \(f(pt.value)) at gravity (\(s(pt.gravity.x, 3)), \(s(pt.gravity.y, 3)), \(s(pt.gravity.z, 3)))\(apart), from \(pt.origin)\n"
+                out += "    \(f(pt.value)) at gravity (\(NumberText.printf(pt.gravity.x, 3)), \(NumberText.printf(pt.gravity.y, 3)), \(NumberText.printf(pt.gravity.z, 3)))\(apart), from \(pt.origin)\n"
             }
         }
         return out
@@ -272,13 +271,13 @@ struct Teach: ParsableCommand {
             r.feed(accel: t.accel[i], gyro: t.gyro[i], at: t.times[i])
             for c in 0..<r.classCount where r.fired[c] > 0 {
                 total += 1
-                out += "gesture:\(model.classes[c].name) at \(s(t.times[i] - t0)) s: match \(s(r.lastRatio[c], 2)) of its threshold, strength \(s(r.fired[c], 2))\n"
+                out += "gesture:\(model.classes[c].name) at \(NumberText.printf(t.times[i] - t0, 3)) s: match \(NumberText.printf(r.lastRatio[c], 2)) of its threshold, strength \(NumberText.printf(r.fired[c], 2))\n"
             }
         }
-        out += "\(name): \(total) recognised in \(s(t.times.last! - t0, 1)) s\n"
+        out += "\(name): \(total) recognised in \(NumberText.printf(t.times.last! - t0, 1)) s\n"
         for (c, k) in model.classes.enumerated() {
             let miss = r.nearestMiss[c].isFinite
-                ? "nearest miss \(s(r.nearestMiss[c], 2)) x the threshold at \(s(r.nearestMissTime[c] - t0)) s"
+                ? "nearest miss \(NumberText.printf(r.nearestMiss[c], 2)) x the threshold at \(NumberText.printf(r.nearestMissTime[c] - t0, 3)) s"
                 : "no near miss"
             out += "  gesture:\(k.name): \(r.counts[c]) recognised; \(miss)\n"
         }

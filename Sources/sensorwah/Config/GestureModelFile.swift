@@ -190,11 +190,6 @@ enum GestureModelFile {
 
     // MARK: writing
 
-    static func f(_ v: Double, _ digits: Int) -> String {
-        let s = String(format: "%.\(digits)f", v)
-        return s == "-0." + String(repeating: "0", count: digits) ? "0." + String(repeating: "0", count: digits) : s
-    }
-
     static func quoted(_ s: String) -> String {
         "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
@@ -211,24 +206,24 @@ enum GestureModelFile {
         """
         if model.gestures.classes.isEmpty { out += "gestures: {}\n" } else { out += "gestures:\n" }
         for c in model.gestures.classes {
-            let secs = c.examples.map { f($0.duration, 2) }.joined(separator: ", ")
+            let secs = c.examples.map { NumberText.printf($0.duration, 2, minusZero: false) }.joined(separator: ", ")
             out += "  \(c.name):\n"
             out += "    examples: \(c.examples.count)   # lasting \(secs) s\n"
-            out += "    threshold: \(f(c.threshold, 5))   # learned: a movement matching within this counts\n"
-            out += "    tune: \(f(c.tune, 2))\n"
+            out += "    threshold: \(NumberText.printf(c.threshold, 5, minusZero: false))   # learned: a movement matching within this counts\n"
+            out += "    tune: \(NumberText.printf(c.tune, 2, minusZero: false))\n"
             out += "    gyro: \(c.gyro)\n"
             if !c.spread.isEmpty {
-                out += "    spread: [\(c.spread.map { f($0, 5) }.joined(separator: ", "))]   # each example's distance to its nearest sibling\n"
+                out += "    spread: [\(c.spread.map { NumberText.printf($0, 5, minusZero: false) }.joined(separator: ", "))]   # each example's distance to its nearest sibling\n"
             }
-            if c.rest.isFinite { out += "    rest: \(f(c.rest, 5))   # the distance at which a device held still would match\n" }
+            if c.rest.isFinite { out += "    rest: \(NumberText.printf(c.rest, 5, minusZero: false))   # the distance at which a device held still would match\n" }
             out += "    taught:\n"
             for e in c.examples {
                 out += "      - from: \(quoted(e.origin))\n"
-                out += "        seconds: \(f(e.duration, 2))\n"
+                out += "        seconds: \(NumberText.printf(e.duration, 2, minusZero: false))\n"
                 out += "        frames:\n"
                 let D = GestureFeatures.dims
                 for i in 0..<e.frames {
-                    out += "          - [" + (0..<D).map { f(e.values[i * D + $0], 4) }.joined(separator: ", ") + "]\n"
+                    out += "          - [" + (0..<D).map { NumberText.printf(e.values[i * D + $0], 4, minusZero: false) }.joined(separator: ", ") + "]\n"
                 }
             }
         }
@@ -236,8 +231,8 @@ enum GestureModelFile {
         for p in model.poses {
             out += "  \(p.name):\n"
             for q in p.points {
-                out += "    - value: \(f(q.value, 4))\n"
-                out += "      gravity: [\(f(q.gravity.x, 5)), \(f(q.gravity.y, 5)), \(f(q.gravity.z, 5))]\n"
+                out += "    - value: \(NumberText.printf(q.value, 4, minusZero: false))\n"
+                out += "      gravity: [\(NumberText.printf(q.gravity.x, 5, minusZero: false)), \(NumberText.printf(q.gravity.y, 5, minusZero: false)), \(NumberText.printf(q.gravity.z, 5, minusZero: false))]\n"
                 out += "      from: \(quoted(q.origin))\n"
             }
         }

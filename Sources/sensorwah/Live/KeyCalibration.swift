@@ -81,11 +81,11 @@ final class KeyCalibration {
         }
         let elapsed = Double(now &- first) / 1e9
         if elapsed < Self.restSeconds {
-            say("calibrate mapping \(index) (\(mapping.source)): hold your rest pose ... \(fmt1(Self.restSeconds - elapsed)) s")
+            say("calibrate mapping \(index) (\(mapping.source)): hold your rest pose ... \(NumberText.rounded(max(Self.restSeconds - elapsed, 0), 1)) s")
             return true
         }
         if elapsed < Self.seconds {
-            say("calibrate mapping \(index) (\(mapping.source)): now move through your comfortable range ... \(fmt1(Self.seconds - elapsed)) s")
+            say("calibrate mapping \(index) (\(mapping.source)): now move through your comfortable range ... \(NumberText.rounded(max(Self.seconds - elapsed, 0), 1)) s")
             return true
         }
         cancel()   // the network thread has let go of the trace: it is ours to read
@@ -109,5 +109,4 @@ final class KeyCalibration {
         return false
     }
 
-    private func fmt1(_ v: Double) -> String { String((max(v, 0) * 10).rounded() / 10) }
 }

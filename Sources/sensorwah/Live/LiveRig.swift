@@ -210,8 +210,7 @@ final class LiveRig {
     /// A re-zero captured a rest orientation: with a configuration file, it is saved there
     /// (`motion: rest-gravity`) so the next start begins with it.
     private func saveRest(_ g: SIMD3<Double>) {
-        func r(_ v: Double) -> String { String((v * 10_000).rounded() / 10_000) }
-        let value = "\(r(g.x)),\(r(g.y)),\(r(g.z))"
+        let value = "\(NumberText.rounded(g.x, 4)),\(NumberText.rounded(g.y, 4)),\(NumberText.rounded(g.z, 4))"
         guard let path = listen.global.config else {
             logger.notice("rest orientation captured (gravity \(value)); give --rest-gravity \(value), or use --config, to keep it")
             return

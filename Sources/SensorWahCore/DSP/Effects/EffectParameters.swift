@@ -108,7 +108,7 @@ public struct EffectParameter: Sendable, Equatable {
             let i = Int(value.rounded())
             return names.indices.contains(i) ? names[i] : String(i)
         case .integer: return String(Int(value.rounded()))
-        case .continuous: return EffectParameter.shortest(value)
+        case .continuous: return NumberText.whole(value)
         }
     }
 
@@ -123,7 +123,7 @@ public struct EffectParameter: Sendable, Equatable {
             let r = "\(Int(range.lowerBound))-\(Int(range.upperBound))"
             return step == 2 ? r + " even" : (step == 1 ? r : r + " in steps of \(step)")
         case .continuous:
-            let r = EffectParameter.shortest(range.lowerBound) + "-" + EffectParameter.shortest(range.upperBound)
+            let r = NumberText.whole(range.lowerBound) + "-" + NumberText.whole(range.upperBound)
             return unit.isEmpty ? r : r + " " + unit
         }
     }
@@ -170,12 +170,6 @@ public struct EffectParameter: Sendable, Equatable {
             }
             return v
         }
-    }
-
-    /// The shortest decimal text that reads back as `v` (Swift's description, without `.0`).
-    static func shortest(_ v: Double) -> String {
-        if v == v.rounded(), abs(v) < 1e15 { return String(Int(v)) }
-        return String(v)
     }
 
     // MARK: Tables

@@ -116,8 +116,6 @@ enum DataChecks {
         return nil
     }
 
-    static func fmt(_ x: Double) -> String { String((x * 1000).rounded() / 1000) }
-
     /// Which sensor a one-sensor m/s² file (Sensor Logger, phyphox plain `X (m/s^2)`) holds:
     /// `--sensor` when given; else what the file name says, checked against the data
     /// (acceleration with gravity reads about 1 G on average, without it about 0); else what
@@ -126,7 +124,7 @@ enum DataChecks {
         if let explicit { return (explicit, nil) }
         let named = fileName.flatMap(LoggedSensor.fromFileName)
         let gravity = includesGravity(meanG: m.map { $0 / g })
-        let evidence = m.map { "mean magnitude \(fmt($0 / g)) G over the first rows" } ?? ""
+        let evidence = m.map { "mean magnitude \(NumberText.rounded($0 / g, 3)) G over the first rows" } ?? ""
         switch (named, gravity) {
         case (nil, true?):
             return (.totalAcceleration, "the file name does not say which sensor: read as \(LoggedSensor.totalAcceleration.label) from the data (\(evidence)); --sensor says otherwise")

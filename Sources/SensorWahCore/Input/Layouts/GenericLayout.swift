@@ -236,7 +236,7 @@ extension SensorParser {
                 if unit == nil {
                     let maxAbs = rows.flatMap { r in set.cols.compactMap { $0 < r.count ? DataChecks.number(r[$0], decimalComma: dc).map(abs) : nil } }.max()
                     unit = (maxAbs ?? 0) > 50 ? .degPerS : .radPerS
-                    how = maxAbs.map { "its peak \(DataChecks.fmt($0))" } ?? "assumed"
+                    how = maxAbs.map { "its peak \(NumberText.rounded($0, 3))" } ?? "assumed"
                 } else { how = "its name" }
                 if unit == .degPerS { scale = .pi / 180 }
                 said.append("\(names) rotation rate in \(unit == .degPerS ? "deg/s" : "rad/s") (\(how))")
@@ -246,15 +246,15 @@ extension SensorParser {
                 if unit == nil {
                     if let m = mean {
                         if DataChecks.includesGravity(meanG: m / DataChecks.g) == true {
-                            unit = .si; gravity = gravity ?? true; how = "mean magnitude \(DataChecks.fmt(m))"
+                            unit = .si; gravity = gravity ?? true; how = "mean magnitude \(NumberText.rounded(m, 3))"
                         } else if DataChecks.includesGravity(meanG: m) == true {
-                            unit = .g; gravity = gravity ?? true; how = "mean magnitude \(DataChecks.fmt(m))"
+                            unit = .g; gravity = gravity ?? true; how = "mean magnitude \(NumberText.rounded(m, 3))"
                         } else {
                             // neither about 1 G nor about 9.8 m/s²: no gravity; a mean over 0.6
                             // or a peak over 4 is no G reading of acceleration without gravity
                             unit = (m > 0.6 || (peak ?? 0) > 4) ? .si : .g
                             gravity = gravity ?? false
-                            how = "mean magnitude \(DataChecks.fmt(m)), peak \(DataChecks.fmt(peak ?? 0))"
+                            how = "mean magnitude \(NumberText.rounded(m, 3)), peak \(NumberText.rounded(peak ?? 0, 3))"
                         }
                     } else {
                         unit = .si; how = "assumed: no data to judge"
@@ -264,7 +264,7 @@ extension SensorParser {
                 if gravity == nil {
                     let mG = mean.map { $0 / (unit == .si ? DataChecks.g : 1) }
                     gravity = DataChecks.includesGravity(meanG: mG) ?? true
-                    if let m = mean { how += how == "its name" ? "; mean magnitude \(DataChecks.fmt(m))" : "" }
+                    if let m = mean { how += how == "its name" ? "; mean magnitude \(NumberText.rounded(m, 3))" : "" }
                 }
                 switch sensor {
                 case .user: base = .userX
