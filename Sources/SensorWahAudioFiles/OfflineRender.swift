@@ -4,7 +4,7 @@ import CSndfile
 import SensorWahCore
 import SensorWahEngine
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 public struct SoundFileError: Error, Sendable, CustomStringConvertible {
@@ -96,7 +96,9 @@ public final class SoundFile {
         guard let h = sf_open(path, Int32(SFM_READ), &info) else {
             let why = String(cString: sf_strerror(nil))
             if looksLikeText(path) {
-                throw SoundFileError("'\(path)' is not a sound file: it reads as text (a sensor log?). The input is a sound (WAV, FLAC, AIFF, OGG ...); give a log with --recording LOG")
+                throw SoundFileError(
+                    "'\(path)' is not a sound file: it reads as text (a sensor log?). The input is a sound (WAV, FLAC, AIFF, OGG ...); give a log with --recording LOG"
+                )
             }
             throw SoundFileError("cannot read '\(path)' as sound: \(why)")
         }
@@ -109,8 +111,10 @@ public final class SoundFile {
 
     /// Creates `path` in the container its extension names. `sampleFormat` nil: 24-bit PCM.
     /// Float is refused for FLAC.
-    public static func create(_ path: String, sampleRate: Int, channels: Int,
-                              sampleFormat: SoundSampleFormat?) throws(SoundFileError) -> SoundFile {
+    public static func create(
+        _ path: String, sampleRate: Int, channels: Int,
+        sampleFormat: SoundSampleFormat?
+    ) throws(SoundFileError) -> SoundFile {
         guard let container = SoundFileContainer(path: path) else {
             throw SoundFileError("'\(path)': the output format comes from the extension: .wav, .flac, .aif or .aiff")
         }
@@ -123,7 +127,9 @@ public final class SoundFile {
         info.channels = Int32(channels)
         info.format = container.majorFormat | sample.subtype
         guard sf_format_check(&info) != 0 else {
-            throw SoundFileError("'\(path)': libsndfile cannot write \(container.rawValue) with \(sample.rawValue) at \(sampleRate) Hz, \(channels) channels")
+            throw SoundFileError(
+                "'\(path)': libsndfile cannot write \(container.rawValue) with \(sample.rawValue) at \(sampleRate) Hz, \(channels) channels"
+            )
         }
         guard let h = sf_open(path, Int32(SFM_WRITE), &info) else {
             throw SoundFileError("cannot create '\(path)': \(String(cString: sf_strerror(nil)))")
@@ -166,7 +172,9 @@ public final class SoundFile {
     }
 
     /// Writes channels (equal lengths) to a new file.
-    public static func writeAll(_ path: String, sampleRate: Int, channels: [[Float]], sampleFormat: SoundSampleFormat?) throws(SoundFileError) {
+    public static func writeAll(_ path: String, sampleRate: Int, channels: [[Float]], sampleFormat: SoundSampleFormat?)
+        throws(SoundFileError)
+    {
         let f = try create(path, sampleRate: sampleRate, channels: channels.count, sampleFormat: sampleFormat)
         let frames = channels.first?.count ?? 0
         var interleaved = [Float](repeating: 0, count: frames * channels.count)
@@ -213,7 +221,9 @@ extension SoundFile {
 
     /// The encoding a render writes: `requested`, else the input's where the output's
     /// container holds it (a FLAC output takes no float), else 24-bit PCM.
-    public static func renderFormat(requested: SoundSampleFormat?, input: SoundFile, output path: String) -> SoundSampleFormat {
+    public static func renderFormat(requested: SoundSampleFormat?, input: SoundFile, output path: String)
+        -> SoundSampleFormat
+    {
         var chosen = requested ?? input.sampleFormat ?? .pcm24
         if requested == nil && chosen == .float && SoundFileContainer(path: path) == .flac { chosen = .pcm24 }
         return chosen
@@ -222,8 +232,10 @@ extension SoundFile {
     /// Copies the sound at `source` into a new file `path` in `sampleFormat`, every sample times
     /// `gain`; returns the copy's level (before any clipping) and, for an integer encoding, how
     /// many samples went past full scale and were clipped.
-    public static func copyScaled(from source: String, to path: String, sampleFormat: SoundSampleFormat,
-                                  gain: Double) throws(SoundFileError) -> (level: SoundLevel, clipped: Int) {
+    public static func copyScaled(
+        from source: String, to path: String, sampleFormat: SoundSampleFormat,
+        gain: Double
+    ) throws(SoundFileError) -> (level: SoundLevel, clipped: Int) {
         let f = try openForReading(source)
         let out = try create(path, sampleRate: f.sampleRate, channels: f.channels, sampleFormat: sampleFormat)
         var l = SoundLevel()
@@ -272,9 +284,11 @@ public struct OfflineRenderResult: Sendable {
 /// it as they do in real time. The engage switch (`automation.switches`) changes at its exact
 /// sample too, with the wah's 5 ms crossfade. `sampleFormat` nil: the input's encoding where the output container
 /// holds it, else 24-bit PCM.
-public func renderWah(input: SoundFile, output path: String, settings: WahSettings, automation: PedalAutomation,
-                      sampleFormat: SoundSampleFormat? = nil, blockFrames: Int = 4096,
-                      progress: ((Double) -> Void)? = nil) throws(SoundFileError) -> OfflineRenderResult {
+public func renderWah(
+    input: SoundFile, output path: String, settings: WahSettings, automation: PedalAutomation,
+    sampleFormat: SoundSampleFormat? = nil, blockFrames: Int = 4096,
+    progress: ((Double) -> Void)? = nil
+) throws(SoundFileError) -> OfflineRenderResult {
     let start = monotonicSeconds()
     let channels = input.channels
     var chosen = sampleFormat ?? input.sampleFormat ?? .pcm24
@@ -282,7 +296,7 @@ public func renderWah(input: SoundFile, output path: String, settings: WahSettin
     let output = try SoundFile.create(path, sampleRate: input.sampleRate, channels: channels, sampleFormat: chosen)
 
     var startSettings = settings
-    if automation.initialBypassed { startSettings.bypass = true }   // a switched wah starts off
+    if automation.initialBypassed { startSettings.bypass = true }  // a switched wah starts off
     var wahs = [WahProcessor](repeating: WahProcessor(settings: startSettings), count: channels)
     for c in 0..<channels {
         wahs[c].setPedal(automation.initialPedal)
@@ -295,9 +309,9 @@ public func renderWah(input: SoundFile, output path: String, settings: WahSettin
 
     let points = automation.breakpoints
     let switches = automation.switches
-    var next = 0            // next breakpoint to apply
-    var nextSwitch = 0      // next engage-switch change to apply
-    var position = 0        // frame index of the block start
+    var next = 0  // next breakpoint to apply
+    var nextSwitch = 0  // next engage-switch change to apply
+    var position = 0  // frame index of the block start
     var result = OfflineRenderResult()
     result.channels = channels
     result.sampleRate = input.sampleRate
@@ -327,7 +341,9 @@ public func renderWah(input: SoundFile, output path: String, settings: WahSettin
             }
             var end = n
             if next < points.count && points[next].frame < position + n { end = points[next].frame - position }
-            if nextSwitch < switches.count && switches[nextSwitch].frame < position + end { end = switches[nextSwitch].frame - position }
+            if nextSwitch < switches.count && switches[nextSwitch].frame < position + end {
+                end = switches[nextSwitch].frame - position
+            }
             for c in 0..<channels {
                 let p = planar + c * block + offset
                 wahs[c].process(p, p, count: end - offset)
@@ -381,11 +397,15 @@ public final class EffectAutomationOutput: EventOutput {
     public func send(_ e: MIDIEvent) {
         guard e.kind == .effect else { automation.add(e); return }
         let slot = Int(e.controller)
-        guard slot < ranges.count, let f = PedalAutomation.frame(at: e.time, sampleRate: automation.sampleRate) else { return }
+        guard slot < ranges.count, let f = PedalAutomation.frame(at: e.time, sampleRate: automation.sampleRate) else {
+            return
+        }
         var frame = f
-        if let last = effects.last, frame < last.frame { frame = last.frame }   // in frame order, as the pedal's
-        effects.append(EffectBreakpoint(frame: frame, slot: slot,
-                                        value: EffectTarget.value(position: e.value, minimum: ranges[slot].lower, maximum: ranges[slot].upper)))
+        if let last = effects.last, frame < last.frame { frame = last.frame }  // in frame order, as the pedal's
+        effects.append(
+            EffectBreakpoint(
+                frame: frame, slot: slot,
+                value: EffectTarget.value(position: e.value, minimum: ranges[slot].lower, maximum: ranges[slot].upper)))
     }
     public func flush() {}
     public func close() {}
@@ -395,10 +415,12 @@ public final class EffectAutomationOutput: EventOutput {
 /// into a new file: the wahs' pedal follows `automation`'s breakpoints and their switch its
 /// switches, and every effect breakpoint sets its parameter, each at its exact sample; the
 /// chain smooths them as it does in real time. As `renderWah` otherwise.
-public func renderChain(input: SoundFile, output path: String, chain spec: EffectChainSpec, settings: WahSettings,
-                        automation: PedalAutomation, effects: [EffectBreakpoint] = [],
-                        sampleFormat: SoundSampleFormat? = nil, blockFrames: Int = 4096, maxTailSeconds: Double = 0,
-                        progress: ((Double) -> Void)? = nil) throws(SoundFileError) -> OfflineRenderResult {
+public func renderChain(
+    input: SoundFile, output path: String, chain spec: EffectChainSpec, settings: WahSettings,
+    automation: PedalAutomation, effects: [EffectBreakpoint] = [],
+    sampleFormat: SoundSampleFormat? = nil, blockFrames: Int = 4096, maxTailSeconds: Double = 0,
+    progress: ((Double) -> Void)? = nil
+) throws(SoundFileError) -> OfflineRenderResult {
     let start = monotonicSeconds()
     let channels = input.channels
     var chosen = sampleFormat ?? input.sampleFormat ?? .pcm24
@@ -406,7 +428,7 @@ public func renderChain(input: SoundFile, output path: String, chain spec: Effec
     let output = try SoundFile.create(path, sampleRate: input.sampleRate, channels: channels, sampleFormat: chosen)
 
     var startSettings = settings
-    if automation.initialBypassed { startSettings.bypass = true }   // a switched wah starts off
+    if automation.initialBypassed { startSettings.bypass = true }  // a switched wah starts off
     let block = max(blockFrames, 1)
     let chains = (0..<channels).map { _ in
         EffectChain(spec: spec, sampleRate: Double(input.sampleRate), maximumBlock: block, wah: startSettings)
@@ -423,7 +445,7 @@ public func renderChain(input: SoundFile, output path: String, chain spec: Effec
             for c in chains { c.setParameter(slot: first[i] + pedal, value: Double(automation.initialPedal)) }
         }
     }
-    for c in chains { c.reset() }   // the start is where it is, no glide from the defaults
+    for c in chains { c.reset() }  // the start is where it is, no glide from the defaults
 
     let interleaved = UnsafeMutablePointer<Float>.allocate(capacity: block * channels)
     let planar = UnsafeMutablePointer<Float>.allocate(capacity: block * channels)
@@ -465,7 +487,9 @@ public func renderChain(input: SoundFile, output path: String, chain spec: Effec
                 result.pedalChanges += 1
             }
             while nextSwitch < switches.count && switches[nextSwitch].frame <= here {
-                for c in chains { for s in switchSlots { c.setParameter(slot: s, value: switches[nextSwitch].pedal == 0 ? 1 : 0) } }
+                for c in chains {
+                    for s in switchSlots { c.setParameter(slot: s, value: switches[nextSwitch].pedal == 0 ? 1 : 0) }
+                }
                 nextSwitch += 1
                 result.switchChanges += 1
             }
@@ -476,8 +500,12 @@ public func renderChain(input: SoundFile, output path: String, chain spec: Effec
             }
             var end = n
             if next < points.count && points[next].frame < position + end { end = points[next].frame - position }
-            if nextSwitch < switches.count && switches[nextSwitch].frame < position + end { end = switches[nextSwitch].frame - position }
-            if nextEffect < effects.count && effects[nextEffect].frame < position + end { end = effects[nextEffect].frame - position }
+            if nextSwitch < switches.count && switches[nextSwitch].frame < position + end {
+                end = switches[nextSwitch].frame - position
+            }
+            if nextEffect < effects.count && effects[nextEffect].frame < position + end {
+                end = effects[nextEffect].frame - position
+            }
             for c in 0..<channels { chains[c].process(planar + c * block + offset, count: end - offset) }
             offset = end
         }

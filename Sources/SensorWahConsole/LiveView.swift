@@ -4,7 +4,7 @@ import SensorWahCore
 import SensorWahEngine
 import SensorWahRuntime
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The live view (`--monitor`): on its own thread, ten times a second, it reads the latest
@@ -100,13 +100,15 @@ public final class LiveView: @unchecked Sendable {
     /// A line under the status (a calibration's progress); empty: none.
     public func setMessage(_ text: String) { lock.withLock { shown.message = text } }
 
-    var snapshot: (labels: [[String]], maxima: [[Int]], sceneNames: [String], message: String) { lock.withLock { shown } }
+    var snapshot: (labels: [[String]], maxima: [[Int]], sceneNames: [String], message: String) {
+        lock.withLock { shown }
+    }
 
     public func start() {
         if case .terminal(let fd) = config.mode {
             if config.keys, isatty(0) == 1, tcgetattr(0, &saved) == 0 {
                 var raw = saved
-                raw.c_lflag &= ~tcflag_t(ICANON | ECHO)   // ISIG stays: Ctrl-C still stops the run
+                raw.c_lflag &= ~tcflag_t(ICANON | ECHO)  // ISIG stays: Ctrl-C still stops the run
                 withUnsafeMutableBytes(of: &raw.c_cc) { cc in
                     cc[Int(VMIN)] = 0
                     cc[Int(VTIME)] = 0
@@ -184,7 +186,9 @@ public final class LiveView: @unchecked Sendable {
             let b = bytes[i]
             if b == 27, i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "[") || bytes[i + 1] == UInt8(ascii: "O") {
                 var j = i + 2
-                if bytes[i + 1] == UInt8(ascii: "[") { while j < bytes.count && !(0x40...0x7E).contains(bytes[j]) { j += 1 } }
+                if bytes[i + 1] == UInt8(ascii: "[") {
+                    while j < bytes.count && !(0x40...0x7E).contains(bytes[j]) { j += 1 }
+                }
                 let end = min(j, bytes.count - 1)
                 escapeSequence(Array(bytes[i...end]))
                 i = end + 1
@@ -246,7 +250,8 @@ public final class LiveView: @unchecked Sendable {
         }
         if control.teachingLabel != nil {
             switch b {
-            case UInt8(ascii: " "): control.post(.teach(.mark(nanos: monotonicNanos())))   // (and Down, Right, Page Down)
+            // space (and Down, Right, Page Down)
+            case UInt8(ascii: " "): control.post(.teach(.mark(nanos: monotonicNanos())))
             case 13, 10: control.post(.teach(.finish))
             case 27: control.post(.teach(.cancel))
             default: return false
@@ -280,7 +285,7 @@ public final class LiveView: @unchecked Sendable {
         case UInt8(ascii: "c"), UInt8(ascii: "C"):
             guard config.calibrateKey else { break }
             let r = MonitorRecord(p: copy)
-            let solo = control.solo.load(ordering: .relaxed)   // an `s` just before counts
+            let solo = control.solo.load(ordering: .relaxed)  // an `s` just before counts
             if solo >= 0 && solo < r.mappingCount {
                 control.post(.calibrate(mapping: solo + 1))
             } else if r.mappingCount == 1 {
@@ -327,20 +332,25 @@ public final class LiveView: @unchecked Sendable {
         lastGestures = g
         if !fired.isEmpty { lastGestureText = fired.joined(separator: " "); lastGestureClock = r.clock }
         let recent = !lastGestureText.isEmpty && r.clock - lastGestureClock < 1.5
-        return "gestures  flick \(g.flick)  shake \(g.shake)  tap \(g.tap)" + (recent ? "   << \(lastGestureText.uppercased()) >>" : "")
+        return "gestures  flick \(g.flick)  shake \(g.shake)  tap \(g.tap)"
+            + (recent ? "   << \(lastGestureText.uppercased()) >>" : "")
     }
 
     func labels(_ r: MonitorRecord) -> (names: [String], maxima: [Int]) {
         let now = snapshot
         let s = min(max(r.scene, 0), max(now.labels.count - 1, 0))
-        return (now.labels.isEmpty ? [] : now.labels[s], now.maxima.isEmpty || s >= now.maxima.count ? [] : now.maxima[s])
+        return (
+            now.labels.isEmpty ? [] : now.labels[s], now.maxima.isEmpty || s >= now.maxima.count ? [] : now.maxima[s]
+        )
     }
 
     func render(_ r: MonitorRecord, width: Int) -> String {
         senderRates(r)
         let now = snapshot
         var lines: [String] = []
-        lines.append("\(config.title) live view   z re-zero  s solo next  a all  \(now.sceneNames.isEmpty ? "" : "n next scene  ")\(config.calibrateKey ? "c calibrate  " : "")\(config.teachKey ? "t teach  " : "")q quit")
+        lines.append(
+            "\(config.title) live view   z re-zero  s solo next  a all  \(now.sceneNames.isEmpty ? "" : "n next scene  ")\(config.calibrateKey ? "c calibrate  " : "")\(config.teachKey ? "t teach  " : "")q quit"
+        )
         var status = "solo: " + (r.solo < 0 ? "all mappings send" : "mapping \(r.solo + 1) only, the others held")
         if !now.sceneNames.isEmpty {
             let s = min(max(r.scene, 0), now.sceneNames.count - 1)
@@ -352,14 +362,18 @@ public final class LiveView: @unchecked Sendable {
         if r.senderCount == 0 { lines.append("  (none yet)") }
         for s in (0..<r.senderCount).map(r.sender).sorted(by: { $0.name < $1.name }) {
             let rate = rates[s.name] ?? 0
-            lines.append("  " + pad(s.name, 30) + lpad(NumberText.fixed(rate, 1, nonFinite: .nan("-")), 8) + " frames/s   frames \(s.frames)   skipped \(s.skipped)")
+            lines.append(
+                "  " + pad(s.name, 30) + lpad(NumberText.fixed(rate, 1, nonFinite: .nan("-")), 8)
+                    + " frames/s   frames \(s.frames)   skipped \(s.skipped)")
         }
         if r.queueDrops > 0 { lines.append("  messages dropped (outputs behind): \(r.queueDrops)") }
         lines.append("")
         if r.tiltPitch.isNaN && r.tiltRoll.isNaN {
             lines.append("tilt      (no orientation in these frames)")
         } else {
-            lines.append("tilt      pitch " + lpad(NumberText.fixed(r.tiltPitch, 1, nonFinite: .nan("-")), 7) + "°   roll " + lpad(NumberText.fixed(r.tiltRoll, 1, nonFinite: .nan("-")), 7) + "°")
+            lines.append(
+                "tilt      pitch " + lpad(NumberText.fixed(r.tiltPitch, 1, nonFinite: .nan("-")), 7) + "°   roll "
+                    + lpad(NumberText.fixed(r.tiltRoll, 1, nonFinite: .nan("-")), 7) + "°")
         }
         lines.append(gestureText(r))
         lines.append("")
@@ -376,15 +390,24 @@ public final class LiveView: @unchecked Sendable {
             let filled = Int((min(max(frac, 0), 1) * Double(barWidth)).rounded())
             // a mapping soloed out keeps its last value: its bar says so instead of moving
             let heldText = "-- held (solo \(r.solo + 1)) "
-            let bar = held ? "[" + String((heldText + String(repeating: "-", count: max(0, barWidth - heldText.count))).prefix(barWidth)) + "]"
+            let bar =
+                held
+                ? "["
+                    + String(
+                        (heldText + String(repeating: "-", count: max(0, barWidth - heldText.count))).prefix(barWidth))
+                    + "]"
                 : "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "]"
-            lines.append("\(mark)\(lpad("\(i + 1)", 2)) " + pad(name, 38) + lpad(NumberText.fixed(m.raw, 3, nonFinite: .nan("-")), 9) + lpad(NumberText.fixed(m.smoothed, 3, nonFinite: .nan("-")), 9)
-                         + lpad(m.output < 0 ? "-" : "\(m.output)", 6) + " " + bar)
+            lines.append(
+                "\(mark)\(lpad("\(i + 1)", 2)) " + pad(name, 38)
+                    + lpad(NumberText.fixed(m.raw, 3, nonFinite: .nan("-")), 9)
+                    + lpad(NumberText.fixed(m.smoothed, 3, nonFinite: .nan("-")), 9)
+                    + lpad(m.output < 0 ? "-" : "\(m.output)", 6) + " " + bar)
         }
         lines.append("")
         if let extra = config.extraLines { lines += extra() }
         if let l = config.latency?() {
-            lines.append(l.p50 < 0 ? "latency   (no message yet)" : "latency   socket->output p50 \(l.p50) µs   p99 \(l.p99) µs")
+            lines.append(
+                l.p50 < 0 ? "latency   (no message yet)" : "latency   socket->output p50 \(l.p50) µs   p99 \(l.p99) µs")
         }
         var out = "\u{1B}[H"
         for l in lines { out += String(l.prefix(width)) + "\u{1B}[K\r\n" }
@@ -397,13 +420,17 @@ public final class LiveView: @unchecked Sendable {
         var parts: [String] = []
         for i in 0..<r.senderCount {
             let s = r.sender(i)
-            parts.append("\(s.name) \(NumberText.fixed(rates[s.name] ?? 0, 1, nonFinite: .nan("-"))) frames/s, skipped \(s.skipped)")
+            parts.append(
+                "\(s.name) \(NumberText.fixed(rates[s.name] ?? 0, 1, nonFinite: .nan("-"))) frames/s, skipped \(s.skipped)"
+            )
         }
         if r.senderCount == 0 { parts.append("no sender") }
         let (names, _) = labels(r)
         for i in 0..<r.mappingCount {
             let m = r.mapping(i)
-            parts.append("\(i < names.count ? names[i] : "mapping \(i + 1)") raw \(NumberText.fixed(m.raw, 3, nonFinite: .nan("-"))) out \(m.output < 0 ? "-" : "\(m.output)")")
+            parts.append(
+                "\(i < names.count ? names[i] : "mapping \(i + 1)") raw \(NumberText.fixed(m.raw, 3, nonFinite: .nan("-"))) out \(m.output < 0 ? "-" : "\(m.output)")"
+            )
         }
         if r.solo >= 0 { parts.append("solo \(r.solo + 1) (the others held)") }
         if let extra = config.extraLines { parts += extra() }
@@ -418,4 +445,3 @@ public final class LiveView: @unchecked Sendable {
         s.count >= n ? s : String(repeating: " ", count: n - s.count) + s
     }
 }
-

@@ -1,6 +1,6 @@
 import SensorWahCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Draws a `PlotTrace` as an SVG document: one panel per mapping over a shared time axis in
@@ -27,16 +27,22 @@ public enum PlotSVG {
         var t0 = trace.start, t1 = trace.end
         if !(t0 <= t1) { t0 = 0; t1 = 1 }
         if t1 - t0 < 1e-9 { t1 = t0 + 1 }
-        if t0 > 0 && t0 < (t1 - t0) * 0.1 { t0 = 0 }   // a log that starts just after 0 s: the axis starts at 0
+        if t0 > 0 && t0 < (t1 - t0) * 0.1 { t0 = 0 }  // a log that starts just after 0 s: the axis starts at 0
         let time = Scale(from: t0, to: t1, onto: left, left + plotWidth)
         var s = ""
         s += ##"<?xml version="1.0" encoding="UTF-8"?>"## + "\n"
-        s += ##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(n(width))" height="\##(n(height))" viewBox="0 0 \##(n(width)) \##(n(height))" font-family="sans-serif" font-size="12">"## + "\n"
+        s +=
+            ##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(n(width))" height="\##(n(height))" viewBox="0 0 \##(n(width)) \##(n(height))" font-family="sans-serif" font-size="12">"##
+            + "\n"
         s += ##"<title>SensorWah plot: \##(escape(title))</title>"## + "\n"
         s += ##"<rect width="100%" height="100%" fill="white"/>"## + "\n"
-        s += ##"<text class="title" x="\##(n(left))" y="26" font-size="18" font-weight="bold">SensorWah plot: \##(escape(title))</text>"## + "\n"
+        s +=
+            ##"<text class="title" x="\##(n(left))" y="26" font-size="18" font-weight="bold">SensorWah plot: \##(escape(title))</text>"##
+            + "\n"
         let seconds = t1 - t0
-        s += ##"<text class="subtitle" x="\##(n(left))" y="46" fill="#555">\##(trace.frames) frames, \##(n(seconds, 1)) s, \##(lanes.count) mapping\##(lanes.count == 1 ? "" : "s"), \##(trace.gestures.count) gesture\##(trace.gestures.count == 1 ? "" : "s")</text>"## + "\n"
+        s +=
+            ##"<text class="subtitle" x="\##(n(left))" y="46" fill="#555">\##(trace.frames) frames, \##(n(seconds, 1)) s, \##(lanes.count) mapping\##(lanes.count == 1 ? "" : "s"), \##(trace.gestures.count) gesture\##(trace.gestures.count == 1 ? "" : "s")</text>"##
+            + "\n"
         s += legend(y: 66)
         for (i, lane) in lanes.enumerated() {
             let top = header + Double(i) * (panelTitle + panelHeight + panelGap) + panelTitle
@@ -51,7 +57,8 @@ public enum PlotSVG {
         var x = left
         func line(_ colour: String, _ label: String, width w: Double = 2, dash: String? = nil) {
             let d = dash.map { ##" stroke-dasharray="\##($0)""## } ?? ""
-            s += ##"<line x1="\##(n(x))" y1="\##(n(y - 4))" x2="\##(n(x + 24))" y2="\##(n(y - 4))" stroke="\##(colour)" stroke-width="\##(n(w))"\##(d)/>"##
+            s +=
+                ##"<line x1="\##(n(x))" y1="\##(n(y - 4))" x2="\##(n(x + 24))" y2="\##(n(y - 4))" stroke="\##(colour)" stroke-width="\##(n(w))"\##(d)/>"##
             s += ##"<text x="\##(n(x + 30))" y="\##(n(y))">\##(label)</text>"## + "\n"
             x += 44 + Double(label.count) * 6.5
         }
@@ -66,14 +73,22 @@ public enum PlotSVG {
         return s
     }
 
-    static func panel(_ i: Int, _ lane: PlotTrace.Lane, top: Double, time: Scale, gestures: [(time: Double, gesture: Gesture)]) -> String {
+    static func panel(
+        _ i: Int, _ lane: PlotTrace.Lane, top: Double, time: Scale, gestures: [(time: Double, gesture: Gesture)]
+    ) -> String {
         let m = lane.mapping
         let bottom = top + panelHeight
         let k = i + 1
         var s = ##"<g class="panel" id="mapping-\##(k)">"## + "\n"
-        s += ##"<text class="panel-title" x="\##(n(left))" y="\##(n(top - 7))" font-weight="bold">\##(k). \##(escape(m.syntax))</text>"## + "\n"
-        s += ##"<clipPath id="clip-\##(k)"><rect x="\##(n(left))" y="\##(n(top))" width="\##(n(plotWidth))" height="\##(n(panelHeight))"/></clipPath>"## + "\n"
-        s += ##"<rect x="\##(n(left))" y="\##(n(top))" width="\##(n(plotWidth))" height="\##(n(panelHeight))" fill="#fbfbfb" stroke="#999"/>"## + "\n"
+        s +=
+            ##"<text class="panel-title" x="\##(n(left))" y="\##(n(top - 7))" font-weight="bold">\##(k). \##(escape(m.syntax))</text>"##
+            + "\n"
+        s +=
+            ##"<clipPath id="clip-\##(k)"><rect x="\##(n(left))" y="\##(n(top))" width="\##(n(plotWidth))" height="\##(n(panelHeight))"/></clipPath>"##
+            + "\n"
+        s +=
+            ##"<rect x="\##(n(left))" y="\##(n(top))" width="\##(n(plotWidth))" height="\##(n(panelHeight))" fill="#fbfbfb" stroke="#999"/>"##
+            + "\n"
 
         // left axis: the source's units, covering the mapping's range and every reading kept
         var lo = min(m.inputMin, lane.keptMin.isNaN ? m.inputMin : lane.keptMin)
@@ -89,31 +104,48 @@ public enum PlotSVG {
         let rawTicks = ticks(lo - pad, hi + pad, about: 5)
         for v in rawTicks.values {
             let y = rawY.map(v)
-            s += ##"<line class="grid" x1="\##(n(left))" y1="\##(n(y))" x2="\##(n(left + plotWidth))" y2="\##(n(y))" stroke="#e3e3e3"/>"##
-            s += ##"<text class="tick-raw" data-mapping="\##(k)" x="\##(n(left - 6))" y="\##(n(y + 4))" text-anchor="end">\##(n(v, rawTicks.decimals))</text>"## + "\n"
+            s +=
+                ##"<line class="grid" x1="\##(n(left))" y1="\##(n(y))" x2="\##(n(left + plotWidth))" y2="\##(n(y))" stroke="#e3e3e3"/>"##
+            s +=
+                ##"<text class="tick-raw" data-mapping="\##(k)" x="\##(n(left - 6))" y="\##(n(y + 4))" text-anchor="end">\##(n(v, rawTicks.decimals))</text>"##
+                + "\n"
         }
         let quarter = (maxOut + 1) / 4
         for v in maxOut > 1 ? [0, quarter, 2 * quarter, 3 * quarter, maxOut] : [0, 1] {
             let y = sentY.map(v)
-            s += ##"<text class="tick-sent" data-mapping="\##(k)" x="\##(n(left + plotWidth + 6))" y="\##(n(y + 4))" fill="\##(sentColour)">\##(Int(v))</text>"## + "\n"
+            s +=
+                ##"<text class="tick-sent" data-mapping="\##(k)" x="\##(n(left + plotWidth + 6))" y="\##(n(y + 4))" fill="\##(sentColour)">\##(Int(v))</text>"##
+                + "\n"
         }
         let timeTicks = ticks(time.lo, time.hi, about: 12)
         for v in timeTicks.values {
             let x = time.map(v)
-            s += ##"<line class="grid" x1="\##(n(x))" y1="\##(n(top))" x2="\##(n(x))" y2="\##(n(bottom))" stroke="#e3e3e3"/>"##
-            s += ##"<text class="tick-time" data-mapping="\##(k)" x="\##(n(x))" y="\##(n(bottom + 15))" text-anchor="middle">\##(n(v, timeTicks.decimals))</text>"## + "\n"
+            s +=
+                ##"<line class="grid" x1="\##(n(x))" y1="\##(n(top))" x2="\##(n(x))" y2="\##(n(bottom))" stroke="#e3e3e3"/>"##
+            s +=
+                ##"<text class="tick-time" data-mapping="\##(k)" x="\##(n(x))" y="\##(n(bottom + 15))" text-anchor="middle">\##(n(v, timeTicks.decimals))</text>"##
+                + "\n"
         }
-        s += ##"<text class="axis-title" x="\##(n(left + plotWidth))" y="\##(n(bottom + 32))" text-anchor="end">time (s)</text>"## + "\n"
+        s +=
+            ##"<text class="axis-title" x="\##(n(left + plotWidth))" y="\##(n(bottom + 32))" text-anchor="end">time (s)</text>"##
+            + "\n"
         let midY = (top + bottom) / 2
-        s += ##"<text class="axis-title" x="\##(n(left - 52))" y="\##(n(midY))" text-anchor="middle" transform="rotate(-90 \##(n(left - 52)) \##(n(midY)))">\##(escape(m.source.description))</text>"## + "\n"
+        s +=
+            ##"<text class="axis-title" x="\##(n(left - 52))" y="\##(n(midY))" text-anchor="middle" transform="rotate(-90 \##(n(left - 52)) \##(n(midY)))">\##(escape(m.source.description))</text>"##
+            + "\n"
         let rightX = left + plotWidth + 52
-        s += ##"<text class="axis-title" x="\##(n(rightX))" y="\##(n(midY))" text-anchor="middle" fill="\##(sentColour)" transform="rotate(90 \##(n(rightX)) \##(n(midY)))">\##(escape(m.target.description))</text>"## + "\n"
+        s +=
+            ##"<text class="axis-title" x="\##(n(rightX))" y="\##(n(midY))" text-anchor="middle" fill="\##(sentColour)" transform="rotate(90 \##(n(rightX)) \##(n(midY)))">\##(escape(m.target.description))</text>"##
+            + "\n"
 
         // gestures
         for g in gestures {
             let x = time.map(g.time)
-            s += ##"<line class="gesture" data-gesture="\##(g.gesture)" x1="\##(n(x))" y1="\##(n(top))" x2="\##(n(x))" y2="\##(n(bottom))" stroke="\##(gestureColour)" stroke-width="1.5" stroke-dasharray="4 3"/>"##
-            s += ##"<text class="gesture-label" x="\##(n(x + 3))" y="\##(n(top + 12))" fill="\##(gestureColour)" font-size="10">\##(g.gesture)</text>"## + "\n"
+            s +=
+                ##"<line class="gesture" data-gesture="\##(g.gesture)" x1="\##(n(x))" y1="\##(n(top))" x2="\##(n(x))" y2="\##(n(bottom))" stroke="\##(gestureColour)" stroke-width="1.5" stroke-dasharray="4 3"/>"##
+            s +=
+                ##"<text class="gesture-label" x="\##(n(x + 3))" y="\##(n(top + 12))" fill="\##(gestureColour)" font-size="10">\##(g.gesture)</text>"##
+                + "\n"
         }
 
         // the curves, clipped to the panel (a reading beyond the axis shows at its edge)
@@ -121,7 +153,9 @@ public enum PlotSVG {
         if m.target.isTrigger {
             // a gesture's strength on the frames it fired: a dot each
             for j in 0..<lane.raw.count {
-                s += ##"<circle class="raw" data-mapping="\##(k)" cx="\##(n(time.map(lane.raw.t[j])))" cy="\##(n(rawY.clamped(lane.raw.v[j])))" r="2.5" fill="\##(rawColour)"/>"## + "\n"
+                s +=
+                    ##"<circle class="raw" data-mapping="\##(k)" cx="\##(n(time.map(lane.raw.t[j])))" cy="\##(n(rawY.clamped(lane.raw.v[j])))" r="2.5" fill="\##(rawColour)"/>"##
+                    + "\n"
             }
         } else {
             s += path("raw", k, lane.raw, time: time, y: rawY, colour: rawColour, width: 1)
@@ -132,9 +166,13 @@ public enum PlotSVG {
         for j in 0..<lane.outliers.count {
             let x = time.map(lane.outliers.t[j]), y = rawY.clamped(lane.outliers.v[j])
             let v = lane.outliers.v[j]
-            s += ##"<circle class="outlier" data-mapping="\##(k)" cx="\##(n(x))" cy="\##(n(y))" r="3.5" fill="\##(outlierColour)"><title>dropped \##(n(v, 3)) at \##(n(lane.outliers.t[j], 3)) s</title></circle>"## + "\n"
-            if v < rawY.lo || v > rawY.hi {   // beyond the axis: say how far
-                s += ##"<text class="outlier-value" x="\##(n(x + 6))" y="\##(n(v > rawY.hi ? y + 12 : y - 4))" fill="\##(outlierColour)" font-size="10">\##(n(v, 3))</text>"## + "\n"
+            s +=
+                ##"<circle class="outlier" data-mapping="\##(k)" cx="\##(n(x))" cy="\##(n(y))" r="3.5" fill="\##(outlierColour)"><title>dropped \##(n(v, 3)) at \##(n(lane.outliers.t[j], 3)) s</title></circle>"##
+                + "\n"
+            if v < rawY.lo || v > rawY.hi {  // beyond the axis: say how far
+                s +=
+                    ##"<text class="outlier-value" x="\##(n(x + 6))" y="\##(n(v > rawY.hi ? y + 12 : y - 4))" fill="\##(outlierColour)" font-size="10">\##(n(v, 3))</text>"##
+                    + "\n"
             }
         }
         s += "</g>\n"
@@ -142,7 +180,9 @@ public enum PlotSVG {
     }
 
     /// A series as one polyline, at most four points per pixel column.
-    static func path(_ name: String, _ k: Int, _ series: PlotTrace.Series, time: Scale, y: Scale, colour: String, width: Double) -> String {
+    static func path(
+        _ name: String, _ k: Int, _ series: PlotTrace.Series, time: Scale, y: Scale, colour: String, width: Double
+    ) -> String {
         let keep = decimate(series, time: time, columns: Int(plotWidth))
         var d = ""
         d.reserveCapacity(keep.count * 16)
@@ -154,7 +194,9 @@ public enum PlotSVG {
             d += n(time.map(series.t[j])) + "," + n(y.clamped(v))
             first = false
         }
-        return ##"<path class="\##(name)" data-mapping="\##(k)" d="\##(d)" fill="none" stroke="\##(colour)" stroke-width="\##(n(width))" stroke-linejoin="round"/>"## + "\n"
+        return
+            ##"<path class="\##(name)" data-mapping="\##(k)" d="\##(d)" fill="none" stroke="\##(colour)" stroke-width="\##(n(width))" stroke-linejoin="round"/>"##
+            + "\n"
     }
 
     /// A value that holds until the next one: each change as a vertical step, the last value

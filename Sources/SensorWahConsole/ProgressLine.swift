@@ -1,6 +1,6 @@
 import SensorWahEngine
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A one-line progress display on stderr for long batch jobs (`replay --fast`, `render`), only

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `sensorwah plot --audio`: the spectrum of a sound over time as a compact SVG picture (plain
@@ -26,7 +26,9 @@ public enum SpectrogramSVG {
 
     /// The power per band (rows, low to high) per column (time), in dB below the loudest cell
     /// (0 the loudest), and each column's time in seconds.
-    public static func analyse(_ x: [Float], rate: Int, options o: Options = .init()) -> (times: [Double], db: [[Double]]) {
+    public static func analyse(_ x: [Float], rate: Int, options o: Options = .init()) -> (
+        times: [Double], db: [[Double]]
+    ) {
         let n = 4096
         guard x.count >= n, rate > 0 else { return ([], []) }
         let hop = max(1, (x.count - n) / max(o.columns - 1, 1))
@@ -59,8 +61,10 @@ public enum SpectrogramSVG {
 
     /// The picture: the spectrogram, time (s) along, frequency (Hz, log) up; `line` (time,
     /// frequency) drawn over it, labelled `lineLabel`.
-    public static func render(_ x: [Float], rate: Int, title: String, line: [(t: Double, hz: Double)] = [],
-                              lineLabel: String = "", options o: Options = .init()) -> String {
+    public static func render(
+        _ x: [Float], rate: Int, title: String, line: [(t: Double, hz: Double)] = [],
+        lineLabel: String = "", options o: Options = .init()
+    ) -> String {
         let (times, db) = analyse(x, rate: rate, options: o)
         let w = 900.0, h = 360.0, left = 60.0, top = 36.0, right = 20.0, bottom = 40.0
         let pw = w - left - right, ph = h - top - bottom
@@ -68,7 +72,8 @@ public enum SpectrogramSVG {
         func px(_ t: Double) -> Double { left + pw * min(max(t / max(duration, 1e-9), 0), 1) }
         func py(_ hz: Double) -> Double { top + ph * (1 - log(hz / o.low) / log(o.high / o.low)) }
         func n1(_ v: Double) -> String { String((v * 10).rounded() / 10) }
-        var s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(w))\" height=\"\(Int(h))\" viewBox=\"0 0 \(Int(w)) \(Int(h))\" font-family=\"sans-serif\" font-size=\"12\">\n"
+        var s =
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(w))\" height=\"\(Int(h))\" viewBox=\"0 0 \(Int(w)) \(Int(h))\" font-family=\"sans-serif\" font-size=\"12\">\n"
         s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
         s += "<text x=\"\(Int(left))\" y=\"22\" font-size=\"14\">\(escape(title))</text>\n"
         // one shade per level: dark blue (quiet) to yellow (loud)
@@ -77,7 +82,8 @@ public enum SpectrogramSVG {
             let r = Int(20 + 235 * u), g = Int(20 + 200 * u * u), b = Int(90 + 60 * (1 - u) - 90 * u)
             return "rgb(\(r),\(g),\(max(b, 0)))"
         }
-        s += "<rect x=\"\(n1(left))\" y=\"\(n1(top))\" width=\"\(n1(pw))\" height=\"\(n1(ph))\" fill=\"\(shades[0])\"/>\n<g shape-rendering=\"crispEdges\">\n"
+        s +=
+            "<rect x=\"\(n1(left))\" y=\"\(n1(top))\" width=\"\(n1(pw))\" height=\"\(n1(ph))\" fill=\"\(shades[0])\"/>\n<g shape-rendering=\"crispEdges\">\n"
         let bandHeight = ph / Double(o.bands)
         let colWidth = times.count > 1 ? (times[1] - times[0]) : duration
         for b in 0..<o.bands {
@@ -89,7 +95,8 @@ public enum SpectrogramSVG {
                 if level > 0 {
                     let x0 = px(times[c] - colWidth / 2), x1 = px(times[end - 1] + colWidth / 2)
                     let y0 = top + ph - Double(b + 1) * bandHeight
-                    s += "<rect x=\"\(n1(x0))\" y=\"\(n1(y0))\" width=\"\(n1(x1 - x0))\" height=\"\(n1(bandHeight + 0.2))\" fill=\"\(shades[level])\"/>\n"
+                    s +=
+                        "<rect x=\"\(n1(x0))\" y=\"\(n1(y0))\" width=\"\(n1(x1 - x0))\" height=\"\(n1(bandHeight + 0.2))\" fill=\"\(shades[level])\"/>\n"
                 }
                 c = end
             }
@@ -114,7 +121,8 @@ public enum SpectrogramSVG {
             }
             s += "<path d=\"\(d)\" fill=\"none\" stroke=\"white\" stroke-width=\"1.6\" stroke-dasharray=\"5,3\"/>\n"
             if !lineLabel.isEmpty {
-                s += "<text x=\"\(n1(left + pw - 4))\" y=\"\(n1(top + 16))\" text-anchor=\"end\" fill=\"white\">\(escape(lineLabel))</text>\n"
+                s +=
+                    "<text x=\"\(n1(left + pw - 4))\" y=\"\(n1(top + 16))\" text-anchor=\"end\" fill=\"white\">\(escape(lineLabel))</text>\n"
             }
         }
         s += "</svg>\n"

@@ -12,8 +12,10 @@ public struct Summary {
     /// Extra lines: files left out, header notes, how timing was found, rate warnings.
     public var notes: [String] = []
 
-    public init(source: String, format: SensorFormat, parser: ParserStats, mapper: MapperStats,
-                gapsShortened: Int = 0, elapsed: Double, showElapsed: Bool = true) {
+    public init(
+        source: String, format: SensorFormat, parser: ParserStats, mapper: MapperStats,
+        gapsShortened: Int = 0, elapsed: Double, showElapsed: Bool = true
+    ) {
         self.source = source; self.format = format; self.parser = parser; self.mapper = mapper
         self.gapsShortened = gapsShortened; self.elapsed = elapsed; self.showElapsed = showElapsed
     }
@@ -30,7 +32,9 @@ public struct Summary {
         if skipped > 0 {
             s += "  rows skipped \(skipped):"
             var parts: [String] = []
-            for r in SkipReason.allCases where parser.skipped(r) > 0 { parts.append(" \(parser.skipped(r)) \(r.label)") }
+            for r in SkipReason.allCases where parser.skipped(r) > 0 {
+                parts.append(" \(parser.skipped(r)) \(r.label)")
+            }
             s += parts.joined(separator: ",") + "\n"
         } else {
             s += "  rows skipped 0\n"
@@ -41,7 +45,8 @@ public struct Summary {
         if parser.lateSamples > 0 { s += "  late samples dropped (timestamp went backwards): \(parser.lateSamples)\n" }
         if parser.clockRestarts > 0 { s += "  clock restarts (timestamp jumped back > 1 s): \(parser.clockRestarts)\n" }
         if gapsShortened > 0 { s += "  long pauses shortened: \(gapsShortened)\n" }
-        s += "  outliers dropped \(mapper.outliers) (\(mapper.outOfBounds) beyond the hard bound, \(mapper.implausibleJumps) implausible jumps)"
+        s +=
+            "  outliers dropped \(mapper.outliers) (\(mapper.outOfBounds) beyond the hard bound, \(mapper.implausibleJumps) implausible jumps)"
         if mapper.nonFinite > 0 { s += ", non-finite \(mapper.nonFinite)" }
         s += "\n  messages sent \(mapper.messages)"
         if mapper.rateLimited > 0 { s += " (\(mapper.rateLimited) changes delayed by the rate limit)" }

@@ -39,11 +39,14 @@ public struct TerminalLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         let site = LogRate.Site(file: event.file, line: event.line)
-        guard let left = LogRate.shared.admit(site, text: event.message.description, now: monotonicNanos()) else { return }
+        guard let left = LogRate.shared.admit(site, text: event.message.description, now: monotonicNanos()) else {
+            return
+        }
         let text = TerminalText.escaped(event.message.description)
         if let left {
             var note = event
-            note.message = "... and \(left.count) more like it within \(LogRate.tenths(left.seconds)) s (the last: \(left.last))"
+            note.message =
+                "... and \(left.count) more like it within \(LogRate.tenths(left.seconds)) s (the last: \(left.last))"
             note.metadata = nil
             inner.log(event: note)
         }
@@ -58,8 +61,12 @@ public struct TerminalLogHandler: LogHandler {
         for (site, left) in LogRate.shared.takeAll() {
             var h = StreamLogHandler.standardError(label: "sensorwah")
             h.logLevel = .trace
-            h.log(event: LogEvent(level: .notice, message: "... and \(left.count) more like it within \(LogRate.tenths(left.seconds)) s (the last: \(left.last))",
-                                  metadata: nil, source: "sensorwah", file: site.file, function: "", line: site.line))
+            h.log(
+                event: LogEvent(
+                    level: .notice,
+                    message:
+                        "... and \(left.count) more like it within \(LogRate.tenths(left.seconds)) s (the last: \(left.last))",
+                    metadata: nil, source: "sensorwah", file: site.file, function: "", line: site.line))
         }
     }
 
@@ -83,7 +90,9 @@ public final class LogRate: Sendable {
     /// Lines a site was not given, the seconds from its window's start to the last of them,
     /// and that one's text (escaped).
     struct LeftOut { var count: Int; var seconds: Double; var last: String }
-    private struct State { var windowStart: UInt64; var count: Int; var left: Int; var last: String; var lastLeft: UInt64 = 0 }
+    private struct State {
+        var windowStart: UInt64; var count: Int; var left: Int; var last: String; var lastLeft: UInt64 = 0
+    }
     private let sites = Mutex<[Site: State]>([:])
 
     /// Nil: leave this line out. Otherwise the line goes, after a note of what was left out
@@ -95,7 +104,9 @@ public final class LogRate: Sendable {
                 return .some(nil)
             }
             if now &- s.windowStart >= 1_000_000_000 {
-                let before = s.left > 0 ? LeftOut(count: s.left, seconds: Double(s.lastLeft &- s.windowStart) * 1e-9, last: s.last) : nil
+                let before =
+                    s.left > 0
+                    ? LeftOut(count: s.left, seconds: Double(s.lastLeft &- s.windowStart) * 1e-9, last: s.last) : nil
                 s = State(windowStart: now, count: 1, left: 0, last: "")
                 sites[site] = s
                 return .some(before)
@@ -115,7 +126,8 @@ public final class LogRate: Sendable {
         sites.withLock { sites in
             var out: [(Site, LeftOut)] = []
             for (k, s) in sites where s.left > 0 {
-                out.append((k, LeftOut(count: s.left, seconds: Double(s.lastLeft &- s.windowStart) * 1e-9, last: s.last)))
+                out.append(
+                    (k, LeftOut(count: s.left, seconds: Double(s.lastLeft &- s.windowStart) * 1e-9, last: s.last)))
                 sites[k]!.left = 0
             }
             return out

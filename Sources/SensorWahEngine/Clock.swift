@@ -1,6 +1,6 @@
 import SensorWahRuntime
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Seconds on the monotonic clock.

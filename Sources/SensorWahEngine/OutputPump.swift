@@ -1,7 +1,7 @@
 import Atomics
 import Dispatch
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 import Synchronization
@@ -121,7 +121,9 @@ public final class OutputPump: @unchecked Sendable {
             var publishedTotal = 0
             while true {
                 sleeping.store(true, ordering: .sequentiallyConsistent)
-                if queue.isEmpty && !expecting.load(ordering: .sequentiallyConsistent) && running.load(ordering: .acquiring) {
+                if queue.isEmpty && !expecting.load(ordering: .sequentiallyConsistent)
+                    && running.load(ordering: .acquiring)
+                {
                     let from = watchFrom.load(ordering: .relaxed), now = monotonicNanos()
                     if from > now && from - now < 100_000_000 {
                         if signal.wait(timeout: .now() + .nanoseconds(Int(from - now))) == .timedOut {
@@ -189,7 +191,8 @@ public final class OutputPump: @unchecked Sendable {
     @inline(__always)
     private func spinForExpected() {
         guard queue.isEmpty, expecting.load(ordering: .acquiring),
-              Int(sensorwah_current_cpu()) != producerCPU.load(ordering: .relaxed) else { return }
+            Int(sensorwah_current_cpu()) != producerCPU.load(ordering: .relaxed)
+        else { return }
         let start = monotonicNanos()
         spins &+= 1
         spinNanos &+= spin(from: start) { now in

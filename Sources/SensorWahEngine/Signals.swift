@@ -1,6 +1,6 @@
 import Atomics
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The process-wide stop request: set by SIGINT and SIGTERM, polled by every loop that waits.
@@ -17,14 +17,15 @@ public enum Shutdown {
 
     /// SIGUSR2 asks for the next scene (a foot switch script, a stage manager's remote).
     public static func installSceneSignal() {
-        _ = nextSceneRequested.load(ordering: .relaxed)   // initialised here, never in the handler
-        let handler: @convention(c) (Int32) -> Void = { _ in Shutdown.nextSceneRequested.store(true, ordering: .relaxed) }
+        _ = nextSceneRequested.load(ordering: .relaxed)  // initialised here, never in the handler
+        let handler: @convention(c) (Int32) -> Void = { _ in Shutdown.nextSceneRequested.store(true, ordering: .relaxed)
+        }
         signal(SIGUSR2, handler)
     }
 
     /// SIGHUP asks for a reload instead of ending the process.
     public static func installReloadHandler() {
-        _ = reloadRequested.load(ordering: .relaxed)   // initialised here, never in the handler
+        _ = reloadRequested.load(ordering: .relaxed)  // initialised here, never in the handler
         let handler: @convention(c) (Int32) -> Void = { _ in Shutdown.reloadRequested.store(true, ordering: .relaxed) }
         signal(SIGHUP, handler)
     }
@@ -77,7 +78,7 @@ public enum Shutdown {
 
     /// SIGUSR1 requests a re-zero (`kill -USR1 <pid>` while `listen` or `replay` runs).
     public static func installRezeroSignal() {
-        _ = rezero.load(ordering: .relaxed)   // initialised here, never in the handler
+        _ = rezero.load(ordering: .relaxed)  // initialised here, never in the handler
         let handler: @convention(c) (Int32) -> Void = { _ in Shutdown.rezero.store(true, ordering: .relaxed) }
         signal(SIGUSR1, handler)
     }

@@ -10,14 +10,20 @@ public struct ExportColumn: Sendable, Equatable {
     public init(parsing text: String) throws {
         let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let srcText = parts[0].trimmingCharacters(in: " ")
-        guard !srcText.isEmpty else { throw MappingSyntaxError(message: "'\(text)': a column needs a source, e.g. tilt.x or accel.x@40") }
+        guard !srcText.isEmpty else {
+            throw MappingSyntaxError(message: "'\(text)': a column needs a source, e.g. tilt.x or accel.x@40")
+        }
         guard let s = Source(parsing: srcText) else {
-            throw MappingSyntaxError(message: "'\(text)': unknown source '\(srcText)' (try accel.x, tilt.pitch, zero.x, flick; see `sensorwah mappings`)")
+            throw MappingSyntaxError(
+                message:
+                    "'\(text)': unknown source '\(srcText)' (try accel.x, tilt.pitch, zero.x, flick; see `sensorwah mappings`)"
+            )
         }
         source = s
         if parts.count == 2 {
             guard let ms = Double(parts[1].replacingMS), ms.isFinite, ms >= 0, ms <= 10_000 else {
-                throw MappingSyntaxError(message: "'\(text)': the smoothing after @ is a time from 0 to 10000 ms, e.g. tilt.x@40")
+                throw MappingSyntaxError(
+                    message: "'\(text)': the smoothing after @ is a time from 0 to 10000 ms, e.g. tilt.x@40")
             }
             smoothing = ms / 1000
             name = "\(s)@\(Mapping.show(ms))"

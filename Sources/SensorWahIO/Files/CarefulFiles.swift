@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reading and writing the files a person or a program may change under a running `listen`
@@ -16,7 +16,9 @@ public enum CarefulFile {
         public let description: String
         /// The file does not exist (the only failure some callers treat as "nothing yet").
         public let missing: Bool
-        public init(_ description: String, missing: Bool = false) { self.description = description; self.missing = missing }
+        public init(_ description: String, missing: Bool = false) {
+            self.description = description; self.missing = missing
+        }
     }
 
     /// What a file's type is, in words, for a message.
@@ -37,7 +39,9 @@ public enum CarefulFile {
     /// The whole of `path` as bytes, when it is a regular file of at most `maxBytes`: opened
     /// without blocking (O_NONBLOCK, so a FIFO's open returns at once) and checked with fstat
     /// before a byte is read. `what` names the file in messages ("the configuration file").
-    public static func readBytes(_ path: String, what: String, maxBytes: Int = CarefulFile.maxBytes) throws(Failure) -> [UInt8] {
+    public static func readBytes(_ path: String, what: String, maxBytes: Int = CarefulFile.maxBytes) throws(Failure)
+        -> [UInt8]
+    {
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else {
             let e = errno
@@ -47,10 +51,13 @@ public enum CarefulFile {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw Failure("cannot read \(what) \(path): \(errorText(errno))") }
         guard st.st_mode & S_IFMT == S_IFREG else {
-            throw Failure("\(path) is \(kind(st.st_mode)), not a regular file: \(what) is read only from a regular file; put a file there (or point to one)")
+            throw Failure(
+                "\(path) is \(kind(st.st_mode)), not a regular file: \(what) is read only from a regular file; put a file there (or point to one)"
+            )
         }
         guard Int(st.st_size) <= maxBytes else {
-            throw Failure("\(path) is \(Int(st.st_size)) bytes, over the \(maxBytes) bytes \(what) may have: it is not read")
+            throw Failure(
+                "\(path) is \(Int(st.st_size)) bytes, over the \(maxBytes) bytes \(what) may have: it is not read")
         }
         var bytes = [UInt8](repeating: 0, count: Int(st.st_size) + 1)
         var count = 0
@@ -58,7 +65,8 @@ public enum CarefulFile {
             if count == bytes.count {
                 // grown since the fstat: read on up to the cap
                 guard count <= maxBytes else {
-                    throw Failure("\(path) grew over the \(maxBytes) bytes \(what) may have while it was read: it is not read")
+                    throw Failure(
+                        "\(path) grew over the \(maxBytes) bytes \(what) may have while it was read: it is not read")
                 }
                 bytes += [UInt8](repeating: 0, count: Swift.min(65536, maxBytes + 1 - count))
             }
@@ -70,12 +78,16 @@ public enum CarefulFile {
             if n == 0 { break }
             count += n
         }
-        guard count <= maxBytes else { throw Failure("\(path) grew over the \(maxBytes) bytes \(what) may have while it was read: it is not read") }
+        guard count <= maxBytes else {
+            throw Failure("\(path) grew over the \(maxBytes) bytes \(what) may have while it was read: it is not read")
+        }
         return Array(bytes[0..<count])
     }
 
     /// The whole of `path` as text (UTF-8, invalid bytes replaced); see `readBytes`.
-    public static func readText(_ path: String, what: String, maxBytes: Int = CarefulFile.maxBytes) throws(Failure) -> String {
+    public static func readText(_ path: String, what: String, maxBytes: Int = CarefulFile.maxBytes) throws(Failure)
+        -> String
+    {
         String(decoding: try readBytes(path, what: what, maxBytes: maxBytes), as: UTF8.self)
     }
 
@@ -118,7 +130,9 @@ public enum CarefulFile {
         var tmp = ""
         var fd: Int32 = -1
         for _ in 0..<16 {
-            let tag = (0..<8).map { _ in let b = UInt8.random(in: 0...255, using: &g); return (b < 16 ? "0" : "") + String(b, radix: 16) }.joined()
+            let tag = (0..<8).map { _ in
+                let b = UInt8.random(in: 0...255, using: &g); return (b < 16 ? "0" : "") + String(b, radix: 16)
+            }.joined()
             tmp = "\(dir).\(base).\(tag).sensorwah-tmp"
             fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if fd >= 0 || errno != EEXIST { break }
@@ -145,7 +159,11 @@ public enum CarefulFile {
             off += n
         }
         guard fsync(fd) == 0 else { throw fail("flushing to disk", errno) }
-        guard close(fd) == 0 else { let e = errno; unlink(tmp); throw Failure("cannot replace \(target): \(errorText(e))") }
-        guard rename(tmp, target) == 0 else { let e = errno; unlink(tmp); throw Failure("cannot replace \(target): \(errorText(e))") }
+        guard close(fd) == 0 else {
+            let e = errno; unlink(tmp); throw Failure("cannot replace \(target): \(errorText(e))")
+        }
+        guard rename(tmp, target) == 0 else {
+            let e = errno; unlink(tmp); throw Failure("cannot replace \(target): \(errorText(e))")
+        }
     }
 }

@@ -1,7 +1,7 @@
 import SensorWahCore
 import SensorWahEngine
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `sensorwah export`: a sensor log through the parser and the motion stage (tilt, gestures)
@@ -21,8 +21,12 @@ public struct FileExport {
 
     /// Every frame after the motion stage, in order; returns the parser's counts.
     public func forEachFrame(_ body: (borrowing SensorFrame) -> Void) throws -> ParserStats {
-        let parser = try frames { body($0); return true }
-        if let r = parser.refusal, parser.stats.frames == 0 { throw FileReplay.Failure.notUnderstood(path: path, message: r) }
+        let parser = try frames {
+            body($0); return true
+        }
+        if let r = parser.refusal, parser.stats.frames == 0 {
+            throw FileReplay.Failure.notUnderstood(path: path, message: r)
+        }
         return parser.stats
     }
 
@@ -41,7 +45,9 @@ public struct FileExport {
             case .tooLong: parser.noteTooLong()
             case .line(let bytes):
                 guard parser.parse(bytes, into: &frame) == .frame else { return true }
-                if step.derive(&frame, motionNeeded: true, monitor: nil) { noteAccelerometerOnly(step.accelerometerOnlyNotice) }
+                if step.derive(&frame, motionNeeded: true, monitor: nil) {
+                    noteAccelerometerOnly(step.accelerometerOnlyNotice)
+                }
                 going = body(frame)
             }
             return going

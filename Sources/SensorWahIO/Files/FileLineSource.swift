@@ -1,6 +1,6 @@
 import SensorWahCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads a file in large chunks and frames it into lines (no copy for lines inside a chunk).

@@ -3,7 +3,7 @@ import SensorWahCore
 import SensorWahEngine
 import SensorWahRuntime
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How a recording is played back: its own timing scaled by `speed` (long pauses shortened),
@@ -50,7 +50,8 @@ public struct FileReplay {
         public var description: String {
             switch self {
             case .empty(let p, let n):
-                return "'\(p)' is empty (\(n == 0 ? "0 bytes" : "only blank lines")): nothing to play; check that the app finished writing it, or pick another file"
+                return
+                    "'\(p)' is empty (\(n == 0 ? "0 bytes" : "only blank lines")): nothing to play; check that the app finished writing it, or pick another file"
             case .unreadable(let p, let why): return "cannot read '\(p)': \(why)"
             case .notUnderstood(let p, let m): return "'\(p)': \(m)"
             case .nothingToPlay(let m): return m
@@ -85,13 +86,18 @@ public struct FileReplay {
     /// A stop request, or `shouldStop`.
     private var stopping: Bool { Shutdown.isRequested || (shouldStop?() ?? false) }
 
-    public init(path: String, parserOptions: ParserOptions, maxLineLength: Int, timing: PlaybackTiming,
-                motion: MotionSettings = .init()) {
-        self.init(paths: [path], parserOptions: parserOptions, maxLineLength: maxLineLength, timing: timing, motion: motion)
+    public init(
+        path: String, parserOptions: ParserOptions, maxLineLength: Int, timing: PlaybackTiming,
+        motion: MotionSettings = .init()
+    ) {
+        self.init(
+            paths: [path], parserOptions: parserOptions, maxLineLength: maxLineLength, timing: timing, motion: motion)
     }
 
-    public init(paths: [String], parserOptions: ParserOptions, maxLineLength: Int, timing: PlaybackTiming,
-                motion: MotionSettings = .init()) {
+    public init(
+        paths: [String], parserOptions: ParserOptions, maxLineLength: Int, timing: PlaybackTiming,
+        motion: MotionSettings = .init()
+    ) {
         self.paths = paths
         self.parserOptions = parserOptions
         self.maxLineLength = maxLineLength
@@ -193,7 +199,9 @@ public struct FileReplay {
             if !ok && !player.quit { throw Failure.unreadable(path: path, reason: String(cString: strerror(errno))) }
             if refused, let why = parser.refusal {
                 // a binary file whose bytes happened to make one "line" of text: say what it is
-                if parser.stats.firstSkipReason == .binary { throw Failure.nothingUsable(path: path, message: Self.whatWasSeen(parser)) }
+                if parser.stats.firstSkipReason == .binary {
+                    throw Failure.nothingUsable(path: path, message: Self.whatWasSeen(parser))
+                }
                 throw Failure.notUnderstood(path: path, message: why)
             }
             if firstPass && parser.stats.lines == parser.stats.blank && !stopping {
@@ -207,7 +215,7 @@ public struct FileReplay {
             result.parser.add(parser.stats)
             result.format = parser.detectedFormat
             offset = player.latest + 0.01
-            if parser.stats.frames == 0 { break }   // nothing to loop over
+            if parser.stats.frames == 0 { break }  // nothing to loop over
         } while timing.loop && !stopping && !player.quit
         result.gapsShortened = player.schedule.gapsShortened
         result.elapsed = monotonicSeconds() - player.start
@@ -252,7 +260,9 @@ public struct FileReplay {
                 result.notes.append("\(name): empty; left out")
                 continue
             }
-            do { try review(parser, path: path, into: &result, label: "\(name): ") } catch let Failure.notUnderstood(_, why) {
+            do { try review(parser, path: path, into: &result, label: "\(name): ") } catch let Failure.notUnderstood(
+                _, why)
+            {
                 // one file of a folder that is not a motion log (metadata, annotations ...)
                 let short = why.components(separatedBy: ". Known layouts").first ?? why
                 result.notes.append("\(name): left out (\(short))")
@@ -263,13 +273,16 @@ public struct FileReplay {
             if !frames.isEmpty { sources.append((frames, parser.timeOrigin ?? 0)); names.append(name) }
         }
         guard !sources.isEmpty else {
-            throw Failure.nothingToPlay("no sensor frames in \(paths.count) files" + result.notes.map { "\n  " + $0 }.joined())
+            throw Failure.nothingToPlay(
+                "no sensor frames in \(paths.count) files" + result.notes.map { "\n  " + $0 }.joined())
         }
         let (merged, takes) = FrameMerger.mergeTakes(sources)
         result.takes = takes.count
         if takes.count > 1 {
             let list = takes.map { $0.map { names[$0] }.joined(separator: " + ") }.joined(separator: "; then ")
-            result.notes.append("\(takes.count) takes (files whose times do not overlap) played one after another, half a second apart: \(list)")
+            result.notes.append(
+                "\(takes.count) takes (files whose times do not overlap) played one after another, half a second apart: \(list)"
+            )
         }
         var offset = 0.0
         var player = Player(replay: self, sender: "these files", pipeline: pipeline)
@@ -343,10 +356,13 @@ public struct FileReplay {
         /// `counts`: the live view's sender line (name, frames, skipped), asked only when a
         /// picture is due.
         @inline(__always)
-        mutating func play(_ frame: inout SensorFrame, into pipeline: inout Pipeline, counts: () -> (String, Int, Int)) {
+        mutating func play(_ frame: inout SensorFrame, into pipeline: inout Pipeline, counts: () -> (String, Int, Int))
+        {
             if let c = control, c.hasCommands { takeCommands(c) }
             if motionOn && Shutdown.takeRezeroRequest() { step.motion.captureRest() }
-            if step.derive(&frame, motionNeeded: motionOn, monitor: monitor) { noteAccelerometerOnly(step.accelerometerOnlyNotice) }
+            if step.derive(&frame, motionNeeded: motionOn, monitor: monitor) {
+                noteAccelerometerOnly(step.accelerometerOnlyNotice)
+            }
             let t = frame.latestTime
             latest = max(latest, t)
             if !fast {
@@ -396,16 +412,20 @@ public struct FileReplay {
         let st = parser.stats
         let binary = st.skipped(.binary) + st.skipped(.tooLong)
         if st.rows > 0 && (binary * 2 >= st.rows || st.firstSkipReason == .binary) {
-            return "not a text sensor log (\(binary) of \(st.lines) lines are binary data or too long for a text line); nothing was played"
+            return
+                "not a text sensor log (\(binary) of \(st.lines) lines are binary data or too long for a text line); nothing was played"
         }
-        var s = "\(st.lines) lines read (\(st.rows) rows, \(st.headers) header\(st.headers == 1 ? "" : "s"), \(st.comments) comments), no sensor frame"
+        var s =
+            "\(st.lines) lines read (\(st.rows) rows, \(st.headers) header\(st.headers == 1 ? "" : "s"), \(st.comments) comments), no sensor frame"
         if st.totalSkipped > 0 {
             let parts = SkipReason.allCases.filter { st.skipped($0) > 0 }.map { "\(st.skipped($0)) \($0.label)" }
             s += "; rows skipped \(st.totalSkipped): " + parts.joined(separator: ", ")
             if let why = st.firstSkipReason { s += "; the first at line \(st.firstSkipLine): \(why.label)" }
         }
         if st.held > 0 { s += "; \(st.held) rows repeated samples already seen" }
-        if parser.detectedFormat != .auto { s += " (read as \(parser.choice?.winner.name ?? parser.detectedFormat.rawValue))" }
+        if parser.detectedFormat != .auto {
+            s += " (read as \(parser.choice?.winner.name ?? parser.detectedFormat.rawValue))"
+        }
         return s + "; nothing was played"
     }
 
@@ -480,11 +500,16 @@ public struct FileInspection {
         } else {
             s += "rows skipped: 0\n"
         }
-        if let rate { s += "rate: \(NumberText.rounded(rate, 1)) Hz (median interval \(NumberText.rounded(1000 / rate, 2)) ms)\n" }
+        if let rate {
+            s += "rate: \(NumberText.rounded(rate, 1)) Hz (median interval \(NumberText.rounded(1000 / rate, 2)) ms)\n"
+        }
         s += "duration: \(NumberText.rounded(duration, 3)) s\n"
         if stats.frames > 1 {
             s += "gaps over \(NumberText.rounded(gapThreshold, 3)) s: \(gaps)"
-            if gaps > 0 { s += " (longest \(NumberText.rounded(longestGap, 3)) s, the first at \(NumberText.rounded(firstGapAt ?? 0, 3)) s)" }
+            if gaps > 0 {
+                s +=
+                    " (longest \(NumberText.rounded(longestGap, 3)) s, the first at \(NumberText.rounded(firstGapAt ?? 0, 3)) s)"
+            }
             s += "\n"
         }
         for n in notes { s += "note: \(n)\n" }
@@ -494,7 +519,8 @@ public struct FileInspection {
 
 extension FileReplay {
     /// Reads a whole file with the table's choice and reports what was recognised (no MIDI).
-    public static func inspect(path: String, parserOptions: ParserOptions, maxLineLength: Int) throws -> FileInspection {
+    public static func inspect(path: String, parserOptions: ParserOptions, maxLineLength: Int) throws -> FileInspection
+    {
         var options = parserOptions
         if options.preview == nil { options.preview = preview(path) }
         var parser = SensorParser(options: options)
@@ -511,7 +537,9 @@ extension FileReplay {
             }
             return true
         }
-        if !ok && parser.refusal == nil { throw Failure.unreadable(path: path, reason: String(cString: strerror(errno))) }
+        if !ok && parser.refusal == nil {
+            throw Failure.unreadable(path: path, reason: String(cString: strerror(errno)))
+        }
         var out = FileInspection(path: path)
         out.stats = parser.stats
         out.format = parser.detectedFormat
@@ -526,7 +554,8 @@ extension FileReplay {
         out.columns = parser.columnsUsed
         out.refusal = parser.refusal
         if parser.stats.frames == 0 && out.refusal == nil {
-            out.refusal = parser.stats.lines == parser.stats.blank ? "empty: no line but blank ones" : whatWasSeen(parser)
+            out.refusal =
+                parser.stats.lines == parser.stats.blank ? "empty: no line but blank ones" : whatWasSeen(parser)
         }
         out.notes = parser.headerNotes
         if let n = parser.timingNote { out.notes.append(n) }

@@ -1,6 +1,6 @@
 import Logging
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes one sender's stream verbatim to its own file. Bytes are buffered and written by
@@ -24,7 +24,8 @@ public final class StreamRecorder {
         var t = time(nil)
         var tmv = tm()
         localtime_r(&t, &tmv)
-        let stamp = "\(Int(tmv.tm_year) + 1900)" + pad2(Int(tmv.tm_mon) + 1) + pad2(Int(tmv.tm_mday))
+        let stamp =
+            "\(Int(tmv.tm_year) + 1900)" + pad2(Int(tmv.tm_mon) + 1) + pad2(Int(tmv.tm_mday))
             + "-" + pad2(Int(tmv.tm_hour)) + pad2(Int(tmv.tm_min)) + pad2(Int(tmv.tm_sec))
         let safePeer = String(peer.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" })
         mkdir(directory, 0o755)
@@ -76,7 +77,9 @@ public final class StreamRecorder {
         buffer = []
         // part of a line may be on disk: keep whole lines only
         _ = ftruncate(fd, off_t(bytesThroughLastLine))
-        logger.error("recording to \(path) stopped: \(why); it keeps what was written up to its last whole line (\(bytesThroughLastLine) bytes), the MIDI goes on")
+        logger.error(
+            "recording to \(path) stopped: \(why); it keeps what was written up to its last whole line (\(bytesThroughLastLine) bytes), the MIDI goes on"
+        )
     }
 
     /// Sends further writes to another file (tests use /dev/full to simulate a full disk).

@@ -1,13 +1,13 @@
 import SensorWahCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A recording split into lines, each with the sensor time at which a phone would send it.
 public struct StreamScript: Sendable {
     public struct Line: Sendable {
-        public var bytes: [UInt8]       // the line with its original terminator
-        public var time: Double         // sensor seconds since the first sample
+        public var bytes: [UInt8]  // the line with its original terminator
+        public var time: Double  // sensor seconds since the first sample
         public var isHeader: Bool
     }
     public var lines: [Line] = []
@@ -16,7 +16,9 @@ public struct StreamScript: Sendable {
     public enum LoadError: Error, CustomStringConvertible {
         case unreadable(String, String)
         public var description: String {
-            switch self { case .unreadable(let p, let why): return "cannot read '\(p)': \(why)" }
+            switch self {
+            case .unreadable(let p, let why): return "cannot read '\(p)': \(why)"
+            }
         }
     }
 
@@ -28,7 +30,9 @@ public struct StreamScript: Sendable {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; throw LoadError.unreadable(path, String(cString: strerror(errno))) }
+            if n < 0 {
+                if errno == EINTR { continue }; throw LoadError.unreadable(path, String(cString: strerror(errno)))
+            }
             if n == 0 { break }
             data += chunk[0..<n]
         }

@@ -1,6 +1,6 @@
 import SensorWahEngine
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A file a command writes in one piece at the end of its work (`plot`'s picture): opened first,
@@ -22,7 +22,10 @@ public struct WholeFileOutput {
         var st = stat()
         let existed = stat(path, &st) == 0
         if existed && (st.st_mode & S_IFMT) == S_IFDIR {
-            throw Failure(description: "cannot write '\(path)': it is a folder; give a file name such as \(path.hasSuffix("/") ? path : path + "/")\(example)")
+            throw Failure(
+                description:
+                    "cannot write '\(path)': it is a folder; give a file name such as \(path.hasSuffix("/") ? path : path + "/")\(example)"
+            )
         }
         fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure(description: "cannot write '\(path)': \(String(cString: strerror(errno)))") }
@@ -41,6 +44,9 @@ public struct WholeFileOutput {
         if fd != 1 { _ = ftruncate(fd, 0) }
         var bytes = Array(text.utf8)
         let ok = bytes.withUnsafeMutableBytes { writeAll(fd, $0.baseAddress!, $0.count) }
-        guard ok else { throw Failure(description: "cannot write '\(path == "-" ? "stdout" : path)': \(String(cString: strerror(errno)))") }
+        guard ok else {
+            throw Failure(
+                description: "cannot write '\(path == "-" ? "stdout" : path)': \(String(cString: strerror(errno)))")
+        }
     }
 }

@@ -13,8 +13,10 @@ import SensorWahRuntime
 // Logger batch, 413 for a body over the size limit, 405 for anything but POST.
 
 extension ListenerCore {
-    func pushSession(_ address: SocketAddress?, device: String?, sessions list: inout [SenderSession],
-                     app: String = "sensorlogger", host: String? = nil) -> SenderSession {
+    func pushSession(
+        _ address: SocketAddress?, device: String?, sessions list: inout [SenderSession],
+        app: String = "sensorlogger", host: String? = nil
+    ) -> SenderSession {
         let dev = Array((device ?? "").utf8)
         if let s = list.first(where: { $0.oscDevice == dev }) { return s }
         if list.count >= Self.maxOSCDevicesPerSender, let last = list.last { return last }
@@ -52,7 +54,7 @@ extension ListenerCore {
         }
         s.push!.add(batch) { frame in
             n += 1
-            s.frameLog?.append(frame)          // recorded as decoded; derived values are recomputed on replay
+            s.frameLog?.append(frame)  // recorded as decoded; derived values are recomputed on replay
             var derived = frame
             if deliver(&derived, from: s, received: received) { pushed = true }
         }
@@ -121,7 +123,8 @@ final class HTTPPushHandler: ChannelInboundHandler, @unchecked Sendable {
             let peer = context.channel.remoteAddress
             if tooLarge {
                 core.stats.push.tooLarge += 1
-                core.logger.warning("\(peer?.ipAddress ?? "?"): HTTP body over \(core.config.maxPushBody) bytes refused (413)")
+                core.logger.warning(
+                    "\(peer?.ipAddress ?? "?"): HTTP body over \(core.config.maxPushBody) bytes refused (413)")
                 respond(context, .payloadTooLarge, "body over \(core.config.maxPushBody) bytes", close: true)
                 return
             }
@@ -130,7 +133,9 @@ final class HTTPPushHandler: ChannelInboundHandler, @unchecked Sendable {
                 return
             }
             let result: Result<SensorLoggerBatch, SensorLoggerBatch.Refusal> = body.withUnsafeBytes { b in
-                do throws(SensorLoggerBatch.Refusal) { return .success(try SensorLoggerBatch.decode(b)) } catch { return .failure(error) }
+                do throws(SensorLoggerBatch.Refusal) { return .success(try SensorLoggerBatch.decode(b)) } catch {
+                    return .failure(error)
+                }
             }
             switch result {
             case .failure(let r):
@@ -158,14 +163,18 @@ final class HTTPPushHandler: ChannelInboundHandler, @unchecked Sendable {
 
 /// One whole HTTP/1.1 answer on a server pipeline (head, body, end), then the connection
 /// closed when `close`; `headOnly` leaves the body out (a HEAD request).
-func writeHTTPAnswer(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, type: String, _ bytes: [UInt8],
-                     extra: [(String, String)] = [], headOnly: Bool = false, close: Bool = false) {
+func writeHTTPAnswer(
+    _ context: ChannelHandlerContext, _ status: HTTPResponseStatus, type: String, _ bytes: [UInt8],
+    extra: [(String, String)] = [], headOnly: Bool = false, close: Bool = false
+) {
     var headers = HTTPHeaders()
     headers.add(name: "Content-Type", value: type)
     headers.add(name: "Content-Length", value: "\(bytes.count)")
     for (k, v) in extra { headers.add(name: k, value: v) }
     if close { headers.add(name: "Connection", value: "close") }
-    context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+    context.write(
+        NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+        promise: nil)
     if !headOnly {
         var buf = context.channel.allocator.buffer(capacity: bytes.count)
         buf.writeBytes(bytes)

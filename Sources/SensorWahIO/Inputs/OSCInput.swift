@@ -5,7 +5,7 @@ import SensorWahCore
 import SensorWahEngine
 import SensorWahRuntime
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // OSC input: each sender (its address, plus the device id where the app sends one) is a
@@ -17,11 +17,13 @@ extension ListenerCore {
     /// The session for this packet's sender: found by the device id of the packet's first
     /// recognised message among `list` (the sessions of one address or connection), or opened.
     /// A malformed packet goes to the sender's latest session, where it is counted.
-    func oscSession(in list: inout [SenderSession], address: SocketAddress?, packet p: UnsafeRawBufferPointer) -> SenderSession {
+    func oscSession(in list: inout [SenderSession], address: SocketAddress?, packet p: UnsafeRawBufferPointer)
+        -> SenderSession
+    {
         var found: SenderSession?
-        if let first = p.first, first == 0x7B {     // ZIG SIM's JSON mode
+        if let first = p.first, first == 0x7B {  // ZIG SIM's JSON mode
             let decoded = ZigSimJSON.decode(p)
-            if decoded == nil, let last = list.last { return last }   // refused and counted there
+            if decoded == nil, let last = list.last { return last }  // refused and counted there
             let device = decoded?.device ?? ""
             let bytes = Array(device.utf8)
             if let s = list.first(where: { $0.oscApp == .zigsim && $0.oscDevice == bytes }) { return s }
@@ -34,7 +36,8 @@ extension ListenerCore {
             // messages with no built-in address join the sender's first session
             if app == .osc, let first = list.first { found = first; return }
             let n = device?.count ?? 0
-            for s in list where s.oscApp == app && s.oscDevice.count == n && (device == nil || s.oscDevice.elementsEqual(device!)) {
+            for s in list
+            where s.oscApp == app && s.oscDevice.count == n && (device == nil || s.oscDevice.elementsEqual(device!)) {
                 found = s
                 return
             }
@@ -80,18 +83,24 @@ extension ListenerCore {
         stats.bytes &+= p.count
         var pushed = false
         if let first = p.first, first == 0x7B { feedZigSimJSON(s, p, received: received); return }
-        let error = s.osc!.packet(p, arrival: received, emit: { frame in
-            s.frameLog?.append(frame)          // recorded as decoded; derived values are recomputed on replay
-            var derived = frame
-            if deliver(&derived, from: s, received: received) { pushed = true }
-        }, unused: { m in
-            guard detect == nil, s.unusedAddressesLogged < 8 else { return }
-            s.unusedAddressesLogged += 1
-            logger.notice("\(s.peer): OSC address \(m.addressString) (,\(m.typeTagString)) has no built-in meaning and no osc: mapping; counted (--detect lists what arrives)")
-        })
+        let error = s.osc!.packet(
+            p, arrival: received,
+            emit: { frame in
+                s.frameLog?.append(frame)  // recorded as decoded; derived values are recomputed on replay
+                var derived = frame
+                if deliver(&derived, from: s, received: received) { pushed = true }
+            },
+            unused: { m in
+                guard detect == nil, s.unusedAddressesLogged < 8 else { return }
+                s.unusedAddressesLogged += 1
+                logger.notice(
+                    "\(s.peer): OSC address \(m.addressString) (,\(m.typeTagString)) has no built-in meaning and no osc: mapping; counted (--detect lists what arrives)"
+                )
+            })
         if let e = error, !s.malformedLogged {
             s.malformedLogged = true
-            logger.warning("\(s.peer): OSC packet of \(p.count) bytes refused: \(e) (counted; further ones are only counted)")
+            logger.warning(
+                "\(s.peer): OSC packet of \(p.count) bytes refused: \(e) (counted; further ones are only counted)")
         }
         detect?.see(p, from: s.peer, now: received)
         if pushed { wake() }
@@ -130,7 +139,8 @@ extension ListenerCore {
         }
         if let e = error, !s.malformedLogged {
             s.malformedLogged = true
-            logger.warning("\(s.peer): datagram of \(p.count) bytes refused: \(e) (counted; further ones are only counted)")
+            logger.warning(
+                "\(s.peer): datagram of \(p.count) bytes refused: \(e) (counted; further ones are only counted)")
         }
         if pushed { wake() }
     }
@@ -255,7 +265,8 @@ final class OSCDetect {
                 guard lastPrinted.count < Self.maxAddresses else { return }
                 var line = "new address \(a) ,\(m.typeTagString) from \(peer)"
                 if let (b, _) = OSCBuiltIn.recognise(m.address) {
-                    line += ": \(b.app.rawValue) " + b.quantities.map { Source.axis($0).description }.joined(separator: " ")
+                    line +=
+                        ": \(b.app.rawValue) " + b.quantities.map { Source.axis($0).description }.joined(separator: " ")
                 } else {
                     line += ": use as osc:\(a)" + (m.argumentCount > 1 ? " ... osc:\(a)[\(m.argumentCount - 1)]" : "")
                 }
@@ -272,7 +283,7 @@ final class OSCDetect {
                 if v.isNaN {
                     values.append("<\(Character(Unicode.Scalar(tag)))>")
                 } else if tag == 0x66 {
-                    values.append("\(Float(v))")                 // a float as it was sent
+                    values.append("\(Float(v))")  // a float as it was sent
                 } else if v == v.rounded() && abs(v) < 1e15 {
                     values.append("\(Int64(v))")
                 } else {

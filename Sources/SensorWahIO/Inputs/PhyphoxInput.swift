@@ -52,13 +52,17 @@ final class PhyphoxPoller: @unchecked Sendable {
                 case .success(let body):
                     let received = monotonicNanos()
                     do throws(SensorLoggerBatch.Refusal) {
-                        let read: Result<(SensorLoggerBatch, Bool, Bool?), SensorLoggerBatch.Refusal> = body.withUnsafeBytes { b in
-                            do throws(SensorLoggerBatch.Refusal) { return .success(try self.poll!.read(b)) } catch { return .failure(error) }
-                        }
+                        let read: Result<(SensorLoggerBatch, Bool, Bool?), SensorLoggerBatch.Refusal> =
+                            body.withUnsafeBytes { b in
+                                do throws(SensorLoggerBatch.Refusal) { return .success(try self.poll!.read(b)) } catch {
+                                    return .failure(error)
+                                }
+                            }
                         let (batch, restarted, measuring) = try read.get()
                         if let m = measuring, m != measuringLogged {
                             measuringLogged = m
-                            core.logger.notice("phyphox at \(target): \(m ? "measuring" : "not measuring (press play on the phone)")")
+                            core.logger.notice(
+                                "phyphox at \(target): \(m ? "measuring" : "not measuring (press play on the phone)")")
                         }
                         let s = session()
                         if restarted {
@@ -85,14 +89,20 @@ final class PhyphoxPoller: @unchecked Sendable {
                 case .success(let body):
                     do throws(SensorLoggerBatch.Refusal) {
                         let parsed: Result<PhyphoxLayout, SensorLoggerBatch.Refusal> = body.withUnsafeBytes { b in
-                            do throws(SensorLoggerBatch.Refusal) { return .success(try PhyphoxLayout.parse(b)) } catch { return .failure(error) }
+                            do throws(SensorLoggerBatch.Refusal) { return .success(try PhyphoxLayout.parse(b)) } catch {
+                                return .failure(error)
+                            }
                         }
                         let layout = try parsed.get()
                         if let st = stale, st.layout == layout { poll = st } else { poll = PhyphoxPoll(layout: layout) }
                         stale = nil
                         core.stats.phyphox.connects += 1
-                        let what = layout.sensors.map { Source.axis($0.base).description.replacingOccurrences(of: ".x", with: ".*") + " (\($0.t))" }
-                        core.logger.notice("phyphox at \(target): experiment \"\(layout.title)\", reading \(what.joined(separator: ", "))")
+                        let what = layout.sensors.map {
+                            Source.axis($0.base).description.replacingOccurrences(of: ".x", with: ".*") + " (\($0.t))"
+                        }
+                        core.logger.notice(
+                            "phyphox at \(target): experiment \"\(layout.title)\", reading \(what.joined(separator: ", "))"
+                        )
                         failures = 0
                         schedule(after: 0)
                     } catch {
@@ -135,7 +145,9 @@ final class PhyphoxPoller: @unchecked Sendable {
             .whenComplete { r in
                 switch r {
                 case .success(let ch):
-                    ch.eventLoop.scheduleTask(in: Self.timeout) { handler.finish(.failure(FetchError("no answer within 3 s"))); ch.close(promise: nil) }
+                    ch.eventLoop.scheduleTask(in: Self.timeout) {
+                        handler.finish(.failure(FetchError("no answer within 3 s"))); ch.close(promise: nil)
+                    }
                 case .failure(let e):
                     handler.finish(.failure(FetchError("\(e)")))
                 }
@@ -168,7 +180,9 @@ final class HTTPGetHandler: ChannelInboundHandler, @unchecked Sendable {
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: host)
         headers.add(name: "Connection", value: "close")
-        context.write(wrapOutboundOut(.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers))),
+            promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         context.fireChannelActive()
     }
@@ -178,13 +192,20 @@ final class HTTPGetHandler: ChannelInboundHandler, @unchecked Sendable {
         case .head(let h): status = h.status
         case .body(var b):
             if body.count + b.readableBytes > PhyphoxPoller.maxBody {
-                finish(.failure(FetchError("answer over \(PhyphoxPoller.maxBody >> 20) MB (clear the experiment on the phone)")))
+                finish(
+                    .failure(
+                        FetchError("answer over \(PhyphoxPoller.maxBody >> 20) MB (clear the experiment on the phone)"))
+                )
                 context.close(promise: nil)
                 return
             }
             body += b.readBytes(length: b.readableBytes) ?? []
         case .end:
-            if status == .ok { finish(.success(body)) } else { finish(.failure(FetchError("HTTP \(status.map { "\($0.code)" } ?? "?") for \(path)"))) }
+            if status == .ok {
+                finish(.success(body))
+            } else {
+                finish(.failure(FetchError("HTTP \(status.map { "\($0.code)" } ?? "?") for \(path)")))
+            }
             context.close(promise: nil)
         }
     }

@@ -38,7 +38,9 @@ struct Admission {
         }
         guard pair else { return .admitted }
         if paired == nil {
-            if let wanted = pairWith, wanted != ip { return .notPaired(ip: ip, firstTime: refusedByPair.insert(ip).inserted) }
+            if let wanted = pairWith, wanted != ip {
+                return .notPaired(ip: ip, firstTime: refusedByPair.insert(ip).inserted)
+            }
             paired = ip
             return .pairedNow(ip: ip)
         }

@@ -9,7 +9,8 @@ public struct CIDR: Sendable, Equatable, CustomStringConvertible {
     public init?(_ text: String) {
         let parts = text.split(separator: "/", maxSplits: 1)
         guard let first = parts.first, let addr = try? SocketAddress(ipAddress: String(first), port: 0),
-              let b = CIDR.addressBytes(addr) else { return nil }
+            let b = CIDR.addressBytes(addr)
+        else { return nil }
         let max = b.count * 8
         if parts.count == 2 {
             guard let p = Int(parts[1]), p >= 0, p <= max else { return nil }
@@ -25,8 +26,10 @@ public struct CIDR: Sendable, Equatable, CustomStringConvertible {
 
     /// Where a phone on the same Wi-Fi, USB tether or hotspot sends from, and nothing on the
     /// internet: loopback, the private blocks (RFC 1918, IPv6 unique local) and link-local.
-    public static let localNetworks: [CIDR] = ["127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12",
-                                               "192.168.0.0/16", "169.254.0.0/16", "fc00::/7", "fe80::/10"].compactMap(CIDR.init)
+    public static let localNetworks: [CIDR] = [
+        "127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12",
+        "192.168.0.0/16", "169.254.0.0/16", "fc00::/7", "fe80::/10"
+    ].compactMap(CIDR.init)
     /// Every address (`--allow any`).
     public static let everywhere: [CIDR] = ["0.0.0.0/0", "::/0"].compactMap(CIDR.init)
 

@@ -63,7 +63,10 @@ final class ConnectionTable: @unchecked Sendable {
         let address = channel.remoteAddress?.ipAddress ?? "?"
         let now = monotonicNanos()
         if open.count >= limits.total {
-            guard let victim = Self.stalest(Array(open.values), now: now, after: limits.evictableAfter, unheard: limits.evictableUnheardAfter) else {
+            guard
+                let victim = Self.stalest(
+                    Array(open.values), now: now, after: limits.evictableAfter, unheard: limits.evictableUnheardAfter)
+            else {
                 refused += 1
                 return .failure(Refusal(text: "already \(plural(open.count)), every one in use"))
             }
@@ -71,9 +74,16 @@ final class ConnectionTable: @unchecked Sendable {
         }
         let same = open.values.filter { $0.address == address }
         if same.count >= limits.perAddress {
-            guard let victim = Self.stalest(same, now: now, after: limits.evictableAfter, unheard: limits.evictableUnheardAfter) else {
+            guard
+                let victim = Self.stalest(
+                    same, now: now, after: limits.evictableAfter, unheard: limits.evictableUnheardAfter)
+            else {
                 refused += 1
-                return .failure(Refusal(text: "already \(plural(same.count)) from \(address), every one in use (at most \(limits.perAddress) from one address)"))
+                return .failure(
+                    Refusal(
+                        text:
+                            "already \(plural(same.count)) from \(address), every one in use (at most \(limits.perAddress) from one address)"
+                    ))
             }
             evict(victim, because: "making room for another \(what) from \(address)")
         }
@@ -91,7 +101,9 @@ final class ConnectionTable: @unchecked Sendable {
     private func evict(_ g: ConnectionGuard, because why: String) {
         evicted += 1
         remove(g)
-        logger.info("closed a \(what) from \(g.address) with no complete message for \(Self.seconds(monotonicNanos() &- g.lastProgress)) s: \(why)")
+        logger.info(
+            "closed a \(what) from \(g.address) with no complete message for \(Self.seconds(monotonicNanos() &- g.lastProgress)) s: \(why)"
+        )
         g.close()
     }
 
@@ -156,14 +168,19 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler, @unc
         let deadline = limits.firstMessageDeadline, idle = limits.idle
         guard deadline > 0 || idle > 0 else { return }
         nonisolated(unsafe) let ctx = context
-        timer = context.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { [weak self] _ in
+        timer = context.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) {
+            [weak self] _ in
             guard let self, !self.closing else { return }
             let now = monotonicNanos()
             if self.messages == 0, deadline > 0, now &- self.opened > UInt64(deadline * 1e9) {
-                self.table?.logger.info("\(self.table?.what ?? "connection") from \(self.address): no complete message in \(ConnectionTable.seconds(now &- self.opened)) s; closed")
+                self.table?.logger.info(
+                    "\(self.table?.what ?? "connection") from \(self.address): no complete message in \(ConnectionTable.seconds(now &- self.opened)) s; closed"
+                )
                 self.end(ctx)
             } else if idle > 0, now &- self.lastProgress > UInt64(idle * 1e9) {
-                self.table?.logger.info("\(self.table?.what ?? "connection") from \(self.address): no complete message for \(ConnectionTable.seconds(now &- self.lastProgress)) s (--idle-timeout); closed")
+                self.table?.logger.info(
+                    "\(self.table?.what ?? "connection") from \(self.address): no complete message for \(ConnectionTable.seconds(now &- self.lastProgress)) s (--idle-timeout); closed"
+                )
                 self.end(ctx)
             }
         }
@@ -201,9 +218,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler, @unc
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         context.write(data, promise: promise)
         guard !context.channel.isWritable, !closing,
-              let pending = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes),
-              pending > limits.maxPendingOutput else { return }
-        table?.logger.info("\(table?.what ?? "connection") from \(address): \(pending) bytes of answers not taken; closed")
+            let pending = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes),
+            pending > limits.maxPendingOutput
+        else { return }
+        table?.logger.info(
+            "\(table?.what ?? "connection") from \(address): \(pending) bytes of answers not taken; closed")
         end(context)
     }
 }

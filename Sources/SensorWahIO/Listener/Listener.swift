@@ -13,7 +13,9 @@ public struct Endpoint: Sendable, Equatable, CustomStringConvertible {
     public init(host: String, port: Int) { self.host = host; self.port = port }
     /// `HOST:PORT`, `[v6]:PORT`, or `PORT` alone (localhost).
     public init?(parsing s: String, defaultHost: String = "127.0.0.1") {
-        if let p = Int(s) { self.init(host: defaultHost, port: p); guard (1...65535).contains(p) else { return nil }; return }
+        if let p = Int(s) {
+            self.init(host: defaultHost, port: p); guard (1...65535).contains(p) else { return nil }; return
+        }
         var hostPart: Substring
         var portPart: Substring
         if s.hasPrefix("["), let close = s.firstIndex(of: "]") {
@@ -83,14 +85,16 @@ public struct ListenerConfiguration: Sendable {
     /// The TCP line and OSC ports' connections: `maxConnections` in all, half of them (4 at
     /// least) from one address.
     public var streamLimits: ConnectionLimits {
-        ConnectionLimits(total: maxConnections, perAddress: min(maxConnections, max(4, maxConnections / 2)),
-                         firstMessageDeadline: 0, idle: idleTimeout)
+        ConnectionLimits(
+            total: maxConnections, perAddress: min(maxConnections, max(4, maxConnections / 2)),
+            firstMessageDeadline: 0, idle: idleTimeout)
     }
     /// The `--web` and HTTP push ports' connections: a browser opens a few (the page, the
     /// socket, posts), so four for each sender `maxConnections` allows, 16 from one address.
     public var webLimits: ConnectionLimits {
-        ConnectionLimits(total: 4 * maxConnections, perAddress: min(4 * maxConnections, 16),
-                         firstMessageDeadline: firstRequestDeadline, idle: idleTimeout)
+        ConnectionLimits(
+            total: 4 * maxConnections, perAddress: min(4 * maxConnections, 16),
+            firstMessageDeadline: firstRequestDeadline, idle: idleTimeout)
     }
     /// Seconds of silence from a sender before its controllers are sent their rest values (0: never).
     public var restAfter = 2.0
@@ -147,7 +151,7 @@ final class SenderSession {
     var latencySlot: UInt16?
     let host: String
     var named = false
-    let peer: String      // address:port, for logs and file names
+    let peer: String  // address:port, for logs and file names
     var framer: LineFramer
     var parser: SensorParser
     var frame = SensorFrame()
@@ -184,15 +188,17 @@ final class SenderSession {
     /// A line passed the maximum length (stream senders are then disconnected).
     var overLong = false
 
-    init(name: String, peer: String, config: ListenerConfiguration, logger: Logger, verbatimRecording: Bool = true,
-         learned: LearnedModel?) {
+    init(
+        name: String, peer: String, config: ListenerConfiguration, logger: Logger, verbatimRecording: Bool = true,
+        learned: LearnedModel?
+    ) {
         self.name = name
         self.host = name
         self.peer = peer
         framer = LineFramer(maxLineLength: verbatimRecording ? config.maxLineLength : 1)
         parser = SensorParser(options: config.parser)
         var settings = config.motion
-        settings.learned = learned   // the running model: the configuration's, or one taught or reloaded since
+        settings.learned = learned  // the running model: the configuration's, or one taught or reloaded since
         step = FrameStep(sender: name, motion: settings)
         lastDataNanos = monotonicNanos()
         if verbatimRecording { recordDirectory = config.recordDirectory }
@@ -225,9 +231,11 @@ final class ListenerCore: @unchecked Sendable {
     /// The live view's feed (`--monitor`): frames noted here, a picture published every 50 ms.
     var monitor: MonitorFeed?
 
-    init(config: ListenerConfiguration, mappings: [Mapping], loop: EventLoop, queue: SPSCQueue<QueuedEvent>,
-         wake: @escaping @Sendable () -> Void, arriving: @escaping @Sendable (Bool) -> Void = { _ in },
-         logger: Logger) {
+    init(
+        config: ListenerConfiguration, mappings: [Mapping], loop: EventLoop, queue: SPSCQueue<QueuedEvent>,
+        wake: @escaping @Sendable () -> Void, arriving: @escaping @Sendable (Bool) -> Void = { _ in },
+        logger: Logger
+    ) {
         self.config = config
         self.loop = loop
         self.logger = logger
@@ -238,8 +246,11 @@ final class ListenerCore: @unchecked Sendable {
         let (routes, error) = Self.assignOSC(&sets)
         if let error { logger.error("\(error)") }
         self.oscRoutes = routes
-        book = SceneBook(scenes: zip(config.scenes, sets.dropFirst()).map { Scene(name: $0.0.name, mappings: $0.1, chain: $0.0.chain) },
-                         start: config.startScene, listTexts: config.mappingTexts, sceneTexts: config.sceneTexts)
+        book = SceneBook(
+            scenes: zip(config.scenes, sets.dropFirst()).map {
+                Scene(name: $0.0.name, mappings: $0.1, chain: $0.0.chain)
+            },
+            start: config.startScene, listTexts: config.mappingTexts, sceneTexts: config.sceneTexts)
         self.pipeline = Pipeline(mappings: book.current?.mappings ?? sets[0], outputs: [handoff], control: config.live)
         self.wake = wake
         self.arriving = arriving
@@ -280,8 +291,9 @@ final class ListenerCore: @unchecked Sendable {
     /// A sender's session. Its name and peer may carry what the sender chose (a device name):
     /// they are kept with control characters escaped, as every terminal and log shows them.
     func newSession(name: String, peer: String, verbatimRecording: Bool = true) -> SenderSession {
-        SenderSession(name: TerminalText.escaped(name, limit: 200), peer: TerminalText.escaped(peer, limit: 200), config: config,
-                      logger: logger, verbatimRecording: verbatimRecording, learned: learned)
+        SenderSession(
+            name: TerminalText.escaped(name, limit: 200), peer: TerminalText.escaped(peer, limit: 200), config: config,
+            logger: logger, verbatimRecording: verbatimRecording, learned: learned)
     }
 
     @inline(__always)
@@ -300,7 +312,9 @@ final class ListenerCore: @unchecked Sendable {
         let before = handoff.pushed
         handoff.stamp(received: monotonicNanos())
         pipeline.replaceMappings(scene.mappings, scene: i)
-        logger.notice("scene '\(scene.name)' (\(i + 1) of \(book.scenes.count)): \(scene.mappings.count) mapping\(scene.mappings.count == 1 ? "" : "s")")
+        logger.notice(
+            "scene '\(scene.name)' (\(i + 1) of \(book.scenes.count)): \(scene.mappings.count) mapping\(scene.mappings.count == 1 ? "" : "s")"
+        )
         if handoff.pushed != before { wake() }
     }
 
@@ -334,7 +348,8 @@ final class ListenerCore: @unchecked Sendable {
     /// `parse+motion+map` cases of `ParseMapBenchmarks`, docs/performance.md).
     @inline(__always)
     var motionNeeded: Bool {
-        scenesNeedMotion || monitor != nil || frameTap != nil || config.control != nil || config.sceneGesture != nil || pipeline.mapper.needsMotionStage
+        scenesNeedMotion || monitor != nil || frameTap != nil || config.control != nil || config.sceneGesture != nil
+            || pipeline.mapper.needsMotionStage
     }
     private(set) lazy var scenesNeedMotion = book.scenes.contains { $0.mappings.contains { $0.needsMotionStage } }
 
@@ -362,7 +377,9 @@ final class ListenerCore: @unchecked Sendable {
     /// tap, if one is set, sees the frame.
     @inline(__always)
     func afterMotion(_ s: SenderSession, _ frame: borrowing SensorFrame) {
-        if let g = s.step.motion.restGravity, !s.step.motion.restIsStartingPose, g != s.publishedRest { s.publishedRest = g; publishRest(g) }
+        if let g = s.step.motion.restGravity, !s.step.motion.restIsStartingPose, g != s.publishedRest {
+            s.publishedRest = g; publishRest(g)
+        }
         afterMotion(s.name, frame)
     }
 
@@ -399,7 +416,9 @@ final class ListenerCore: @unchecked Sendable {
             return false
         case .notPaired(let ip, let first):
             stats.pairRefused += 1
-            if first { logger.warning("ignored \(ip): paired with \(admission.paired ?? config.pairWith ?? "?") (--pair)") }
+            if first {
+                logger.warning("ignored \(ip): paired with \(admission.paired ?? config.pairWith ?? "?") (--pair)")
+            }
             return false
         case .unknown: return false
         }
@@ -448,7 +467,8 @@ final class ListenerCore: @unchecked Sendable {
         if pushed { wake() }
         if !datagram && (s.overLong || s.framer.isOverLong) {
             if !s.overLong { s.parser.noteTooLong() }
-            logger.warning("\(s.peer): no line end within --max-line \(config.maxLineLength) bytes; disconnecting this sender")
+            logger.warning(
+                "\(s.peer): no line end within --max-line \(config.maxLineLength) bytes; disconnecting this sender")
             stats.cutOff += 1
             return false
         }
@@ -533,8 +553,10 @@ final class ListenerCore: @unchecked Sendable {
     func publishMonitor() {
         guard let m = monitor else { return }
         let sessions = self.sessions
-        m.publish(now: monotonicNanos(), mapper: pipeline.mapper, scene: book.index,
-                  queueDrops: queue.dropped.load(ordering: .relaxed)) { r in
+        m.publish(
+            now: monotonicNanos(), mapper: pipeline.mapper, scene: book.index,
+            queueDrops: queue.dropped.load(ordering: .relaxed)
+        ) { r in
             var k = 0
             for s in sessions.values {
                 if k == MonitorLayout.maxSenders { break }
@@ -559,8 +581,9 @@ final class ListenerCore: @unchecked Sendable {
                 let othersActive = sessions.values.contains { $0 !== s && !$0.rested }
                 let before = handoff.pushed
                 handoff.stamp(received: now)
-                pipeline.rest(at: s.frame.latestTime, sender: s.name, includeUnrestricted: !othersActive,
-                              glideClock: Double(now) * 1e-9)
+                pipeline.rest(
+                    at: s.frame.latestTime, sender: s.name, includeUnrestricted: !othersActive,
+                    glideClock: Double(now) * 1e-9)
                 if handoff.pushed != before { pushed = true }
                 logger.info("\(s.peer): silent for \(config.restAfter) s; controllers set to rest")
             }
@@ -612,4 +635,3 @@ final class ListenerCore: @unchecked Sendable {
         if handoff.pushed != before { wake() }
     }
 }
-

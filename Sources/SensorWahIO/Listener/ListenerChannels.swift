@@ -7,7 +7,7 @@ import SensorWahCore
 import SensorWahEngine
 import SensorWahRuntime
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A TCP connection from (or to) a sender. Bytes go straight into the shared core.
@@ -125,7 +125,9 @@ final class DatagramHandler: ChannelInboundHandler, @unchecked Sendable {
         for (a, s) in peers where now &- s.lastDataNanos > limit {
             core.close(s); peers[a] = nil
         }
-        if force && peers.count >= Self.maxPeers, let oldest = peers.min(by: { $0.value.lastDataNanos < $1.value.lastDataNanos }) {
+        if force && peers.count >= Self.maxPeers,
+            let oldest = peers.min(by: { $0.value.lastDataNanos < $1.value.lastDataNanos })
+        {
             core.close(oldest.value); peers[oldest.key] = nil
         }
     }
@@ -149,12 +151,15 @@ public final class Listener: @unchecked Sendable {
     var controlTask: RepeatedTask?
     public private(set) var boundAddresses: [String] = []
 
-    public init(configuration: ListenerConfiguration, mappings: [Mapping], queue: SPSCQueue<QueuedEvent>,
-                wake: @escaping @Sendable () -> Void, arriving: @escaping @Sendable (Bool) -> Void = { _ in },
-                logger: Logger) {
+    public init(
+        configuration: ListenerConfiguration, mappings: [Mapping], queue: SPSCQueue<QueuedEvent>,
+        wake: @escaping @Sendable () -> Void, arriving: @escaping @Sendable (Bool) -> Void = { _ in },
+        logger: Logger
+    ) {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        core = ListenerCore(config: configuration, mappings: mappings, loop: group.next(), queue: queue, wake: wake,
-                            arriving: arriving, logger: logger)
+        core = ListenerCore(
+            config: configuration, mappings: mappings, loop: group.next(), queue: queue, wake: wake,
+            arriving: arriving, logger: logger)
         streamTable = ConnectionTable(limits: configuration.streamLimits, what: "connection", logger: logger)
     }
 
@@ -196,7 +201,9 @@ public final class Listener: @unchecked Sendable {
                     switch table.admit(channel) {
                     case .failure(let refusal):
                         core.stats.push.refused += 1
-                        core.logger.warning("refused an HTTP push connection from \(channel.remoteAddress?.ipAddress ?? "?"): \(refusal.text)")
+                        core.logger.warning(
+                            "refused an HTTP push connection from \(channel.remoteAddress?.ipAddress ?? "?"): \(refusal.text)"
+                        )
                         return channel.close()
                     case .success(let g): guardian = g
                     }
@@ -232,10 +239,13 @@ public final class Listener: @unchecked Sendable {
             web.expireIdle()
         }
         if config.control != nil {
-            controlTask = core.loop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in core.updateControlRates() }
+            controlTask = core.loop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
+                core.updateControlRates()
+            }
         }
         if core.monitor != nil {
-            monitorTask = core.loop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) { _ in
+            monitorTask = core.loop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) {
+                _ in
                 core.publishMonitor()
             }
         }
@@ -252,8 +262,10 @@ public final class Listener: @unchecked Sendable {
     /// `--max-connections` (one table for the line and OSC ports), then its guard and the
     /// sender's handler. A sender refused for want of room is told so in a line before the
     /// connection closes. Its address goes into `boundAddresses`.
-    private func bindStream(port: Int, scheme: String, what: String,
-                            handler: @escaping @Sendable () -> any ChannelHandler) throws {
+    private func bindStream(
+        port: Int, scheme: String, what: String,
+        handler: @escaping @Sendable () -> any ChannelHandler
+    ) throws {
         let core = self.core
         let config = core.config
         let table = streamTable
@@ -266,7 +278,9 @@ public final class Listener: @unchecked Sendable {
                 switch table.admit(channel) {
                 case .failure(let refusal):
                     core.stats.refused += 1
-                    core.logger.warning("refused \(what) from \(addr?.ipAddress ?? "?"): \(refusal.text) (--max-connections \(config.maxConnections))")
+                    core.logger.warning(
+                        "refused \(what) from \(addr?.ipAddress ?? "?"): \(refusal.text) (--max-connections \(config.maxConnections))"
+                    )
                     let line = "# refused: \(refusal.text) (--max-connections \(config.maxConnections))\n"
                     return channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(SayAndClose(line))
@@ -319,7 +333,8 @@ public final class Listener: @unchecked Sendable {
                     channel.eventLoop.makeCompletedFuture {
                         if core.config.idleTimeout > 0 {
                             try channel.pipeline.syncOperations.addHandler(
-                                IdleStateHandler(readTimeout: .milliseconds(ListenerCore.millis(core.config.idleTimeout))))
+                                IdleStateHandler(
+                                    readTimeout: .milliseconds(ListenerCore.millis(core.config.idleTimeout))))
                         }
                         try channel.pipeline.syncOperations.addHandler(StreamHandler(core: core, onClose: onClose))
                     }
@@ -353,12 +368,13 @@ public final class Listener: @unchecked Sendable {
             for ch in self.channels { ch.close(promise: nil) }
         }.wait()
         // let the close events run, then close what is left
-        let stats = (try? core.loop.scheduleTask(in: .milliseconds(50)) { () -> ListenerStats in
-            core.stopAll()
-            for h in self.udpHandlers { h.peers.removeAll() }
-            for h in self.oscHandlers { h.peers.removeAll() }
-            return core.stats
-        }.futureResult.wait()) ?? core.stats
+        let stats =
+            (try? core.loop.scheduleTask(in: .milliseconds(50)) { () -> ListenerStats in
+                core.stopAll()
+                for h in self.udpHandlers { h.peers.removeAll() }
+                for h in self.oscHandlers { h.peers.removeAll() }
+                return core.stats
+            }.futureResult.wait()) ?? core.stats
         try? group.syncShutdownGracefully()
         return stats
     }
@@ -386,30 +402,32 @@ public final class Listener: @unchecked Sendable {
         let core = self.core
         do {
             return try core.loop.submit { () -> String? in
-            var running = core.pipeline.mapper.mappings
-            if let e = LearnedModel.resolve(&running, against: model, file: file) { return e }
-            var scenes = core.book.scenes
-            for i in scenes.indices {
-                if let e = LearnedModel.resolve(&scenes[i].mappings, against: model, file: file) { return "scene '\(scenes[i].name)': \(e)" }
-            }
-            // a gesture keeps its count under its name; a new one starts at 0
-            let before = core.learned?.gestures.classes.map(\.name) ?? []
-            let counts = core.controlView.learned
-            for i in counts.indices {
-                let name = i < model.gestures.classes.count ? model.gestures.classes[i].name : nil
-                core.controlView.learned[i] = name.flatMap { n in before.firstIndex(of: n).map { counts[$0] } } ?? 0
-            }
-            core.learned = model
-            core.learnedGestureCount = min(model.gestures.classes.count, SensorFrame.learnedGestures)
-            for s in core.sessions.values { s.step.motion.replaceLearned(model) }
-            core.book.scenes = scenes
-            if running != core.pipeline.mapper.mappings {
-                let before = core.handoff.pushed
-                core.handoff.stamp(received: monotonicNanos())
-                core.pipeline.replaceMappings(running, scene: core.book.isEmpty ? nil : core.book.index)
-                if core.handoff.pushed != before { core.wake() }
-            }
-            return nil
+                var running = core.pipeline.mapper.mappings
+                if let e = LearnedModel.resolve(&running, against: model, file: file) { return e }
+                var scenes = core.book.scenes
+                for i in scenes.indices {
+                    if let e = LearnedModel.resolve(&scenes[i].mappings, against: model, file: file) {
+                        return "scene '\(scenes[i].name)': \(e)"
+                    }
+                }
+                // a gesture keeps its count under its name; a new one starts at 0
+                let before = core.learned?.gestures.classes.map(\.name) ?? []
+                let counts = core.controlView.learned
+                for i in counts.indices {
+                    let name = i < model.gestures.classes.count ? model.gestures.classes[i].name : nil
+                    core.controlView.learned[i] = name.flatMap { n in before.firstIndex(of: n).map { counts[$0] } } ?? 0
+                }
+                core.learned = model
+                core.learnedGestureCount = min(model.gestures.classes.count, SensorFrame.learnedGestures)
+                for s in core.sessions.values { s.step.motion.replaceLearned(model) }
+                core.book.scenes = scenes
+                if running != core.pipeline.mapper.mappings {
+                    let before = core.handoff.pushed
+                    core.handoff.stamp(received: monotonicNanos())
+                    core.pipeline.replaceMappings(running, scene: core.book.isEmpty ? nil : core.book.index)
+                    if core.handoff.pushed != before { core.wake() }
+                }
+                return nil
             }.wait()
         } catch { return "the listener has stopped" }
     }
@@ -444,9 +462,10 @@ public final class Listener: @unchecked Sendable {
     /// each capture (0: none yet). Safe from any thread.
     public var capturedRest: (version: Int, gravity: SIMD3<Double>) {
         let v = core.restVersion.load(ordering: .acquiring)
-        let g = SIMD3(Double(bitPattern: core.restBits.0.load(ordering: .relaxed)),
-                      Double(bitPattern: core.restBits.1.load(ordering: .relaxed)),
-                      Double(bitPattern: core.restBits.2.load(ordering: .relaxed)))
+        let g = SIMD3(
+            Double(bitPattern: core.restBits.0.load(ordering: .relaxed)),
+            Double(bitPattern: core.restBits.1.load(ordering: .relaxed)),
+            Double(bitPattern: core.restBits.2.load(ordering: .relaxed)))
         return (v, g)
     }
 
@@ -471,11 +490,15 @@ public final class Listener: @unchecked Sendable {
             guard let current = core.book.current else { return }
             guard scenes.indices.contains(program) else {
                 let names = scenes.enumerated().map { "\($0.offset) \($0.element.name)" }.joined(separator: ", ")
-                core.logger.warning("Program Change \(program) (channel \(channel)): there is no scene \(program) (the scenes are \(names)); scene '\(current.name)' stays")
+                core.logger.warning(
+                    "Program Change \(program) (channel \(channel)): there is no scene \(program) (the scenes are \(names)); scene '\(current.name)' stays"
+                )
                 return
             }
             guard program != core.book.index else {
-                core.logger.info("Program Change \(program) (channel \(channel)): scene '\(scenes[program].name)' is already running")
+                core.logger.info(
+                    "Program Change \(program) (channel \(channel)): scene '\(scenes[program].name)' is already running"
+                )
                 return
             }
             core.logger.info("Program Change \(program) (channel \(channel))")
@@ -497,14 +520,15 @@ public final class Listener: @unchecked Sendable {
     /// Counts so far (taken on the event loop).
     public func snapshot() -> ListenerStats {
         let core = self.core
-        return (try? core.loop.submit { () -> ListenerStats in
-            var s = core.stats
-            for session in core.sessions.values {
-                s.parser.add(session.parser.stats)
-                if let o = session.osc { s.osc.add(o.stats) }
-            }
-            s.mapper = core.pipeline.mapper.stats
-            return s
-        }.wait()) ?? core.stats
+        return
+            (try? core.loop.submit { () -> ListenerStats in
+                var s = core.stats
+                for session in core.sessions.values {
+                    s.parser.add(session.parser.stats)
+                    if let o = session.osc { s.osc.add(o.stats) }
+                }
+                s.mapper = core.pipeline.mapper.stats
+                return s
+            }.wait()) ?? core.stats
     }
 }

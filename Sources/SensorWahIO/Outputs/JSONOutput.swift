@@ -1,7 +1,7 @@
 import SensorWahCore
 import SensorWahEngine
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `--midi stdout`: one JSON object per MIDI message per line, buffered, written with write(2).
@@ -26,14 +26,14 @@ public final class JSONOutput: EventOutput {
     public var name: String { "stdout" }
 
     public func send(_ e: MIDIEvent) {
-        if e.kind == .effectChain { return }   // the engine's scene hand-over, nothing to print
+        if e.kind == .effectChain { return }  // the engine's scene hand-over, nothing to print
         if used + JSONLine.maxLength > capacity { flush() }
         used += JSONLine.write(e, into: buffer + used)
     }
 
     public func flush() {
         guard used > 0 else { return }
-        if !failed {   // a closed pipe: stop writing, keep running
+        if !failed {  // a closed pipe: stop writing, keep running
             var off = 0
             while off < used {
                 let n = write(fd, buffer + off, used - off)
@@ -43,7 +43,10 @@ public final class JSONOutput: EventOutput {
             if off < used {
                 let e = errno
                 failed = true
-                failure = e == EPIPE ? "stdout: \(String(cString: strerror(e))) (nothing reads it any more)" : "stdout: \(String(cString: strerror(e)))"
+                failure =
+                    e == EPIPE
+                    ? "stdout: \(String(cString: strerror(e))) (nothing reads it any more)"
+                    : "stdout: \(String(cString: strerror(e)))"
                 undelivered += lines(from: off)
             }
         } else {

@@ -4,7 +4,7 @@ import NIOPosix
 import SensorWahCore
 import SensorWahEngine
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `--osc-out`: every mapped event as OSC (`OSCOut`'s addresses) to each target: over UDP with
@@ -14,7 +14,7 @@ import Glibc
 /// clock at the flush; a single event as a plain message.
 public final class OSCOutput: EventOutput {
     public struct Target: Sendable, CustomStringConvertible {
-        public var host: String   // numeric IPv4 for UDP; a name or address for TCP
+        public var host: String  // numeric IPv4 for UDP; a name or address for TCP
         public var port: Int
         public var tcp: Bool
         public init(host: String, port: Int, tcp: Bool) { self.host = host; self.port = port; self.tcp = tcp }
@@ -39,7 +39,9 @@ public final class OSCOutput: EventOutput {
         self.raw = raw
         self.logger = logger
         fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { throw RTPMIDIError("OSC out: cannot make a UDP socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw RTPMIDIError("OSC out: cannot make a UDP socket: \(String(cString: strerror(errno)))")
+        }
         for t in targets where !t.tcp {
             guard let a = ipv4SocketAddress(host: t.host, port: t.port) else {
                 Glibc.close(fd)
@@ -54,7 +56,8 @@ public final class OSCOutput: EventOutput {
             tcp = tcpTargets.map { TCPLink(target: $0, group: g, logger: logger) }
             for l in tcp { l.connect() }
         }
-        logger.info("OSC out: to \(targets.map(\.description).joined(separator: ", "))\(raw ? " (raw MIDI values)" : "")")
+        logger.info(
+            "OSC out: to \(targets.map(\.description).joined(separator: ", "))\(raw ? " (raw MIDI values)" : "")")
         messages.reserveCapacity(64)
     }
 
@@ -95,7 +98,9 @@ public final class OSCOutput: EventOutput {
             for i in udp.indices {
                 let n = withUnsafePointer(to: &udp[i].address) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(fd, b.baseAddress, b.count, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                        sendto(
+                            fd, b.baseAddress, b.count, Int32(MSG_DONTWAIT), $0,
+                            socklen_t(MemoryLayout<sockaddr_in>.size))
                     }
                 }
                 if n < 0 { failed += 1 } else { sent += 1 }
@@ -113,7 +118,9 @@ public final class OSCOutput: EventOutput {
         for l in tcp { l.close() }
         try? group?.syncShutdownGracefully()
         Glibc.close(fd)
-        logger.info("OSC out: \(sent) packets sent\(failed > 0 ? ", \(failed) not sent (a target away or its buffer full)" : "")")
+        logger.info(
+            "OSC out: \(sent) packets sent\(failed > 0 ? ", \(failed) not sent (a target away or its buffer full)" : "")"
+        )
     }
 }
 
@@ -123,10 +130,10 @@ final class TCPLink: @unchecked Sendable {
     let group: EventLoopGroup
     let logger: Logger
     private let loop: EventLoop
-    private var channel: Channel?   // on `loop`
-    private var closing = false      // on `loop`
+    private var channel: Channel?  // on `loop`
+    private var closing = false  // on `loop`
     /// Frames written before the first connection is up (bounded), sent once it is.
-    private var backlog: [[UInt8]] = []   // on `loop`
+    private var backlog: [[UInt8]] = []  // on `loop`
     private var backlogBytes = 0
     static let maxBacklog = 64 << 10
     private var warned = false

@@ -1,6 +1,6 @@
 import SensorWahCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `--osc-out-sources`: each frame's derived quantities (`OSCSourceEncoder`'s addresses) as one
@@ -18,7 +18,9 @@ public final class OSCSourceOutput {
     /// `targets`: numeric IPv4 addresses and ports.
     public init(targets: [(host: String, port: Int)]) throws {
         fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { throw RTPMIDIError("OSC out: cannot make a UDP socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw RTPMIDIError("OSC out: cannot make a UDP socket: \(String(cString: strerror(errno)))")
+        }
         self.targets = []
         for t in targets {
             guard let a = ipv4SocketAddress(host: t.host, port: t.port) else {
@@ -39,7 +41,9 @@ public final class OSCSourceOutput {
             for i in targets.indices {
                 let n = withUnsafePointer(to: &targets[i]) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(fd, b.baseAddress, b.count, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                        sendto(
+                            fd, b.baseAddress, b.count, Int32(MSG_DONTWAIT), $0,
+                            socklen_t(MemoryLayout<sockaddr_in>.size))
                     }
                 }
                 if n < 0 { failed += 1 } else { sent += 1 }

@@ -6,7 +6,7 @@ import SensorWahCore
 import SensorWahEngine
 import SensorWahRuntime
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Something that announces the session on the local network (mDNS / DNS-SD through Avahi),
@@ -61,7 +61,7 @@ public final class RTPMIDIOutput: EventOutput {
     private var controlChannel: Channel?
     private var dataChannel: Channel?
     private let loop: EventLoop
-    private var session: AppleMIDISession   // touched on `loop` only
+    private var session: AppleMIDISession  // touched on `loop` only
     private var ticker: RepeatedTask?
     private let announcer: RTPServiceAnnouncer?
     private let startNanos: UInt64
@@ -71,8 +71,8 @@ public final class RTPMIDIOutput: EventOutput {
     private var receivers: [Receiver] = []
     private var packet: [UInt8] = []
     private let sendFD: Int32
-    private var closing = false   // on `loop`
-    private var ticks = 0         // on `loop`
+    private var closing = false  // on `loop`
+    private var ticks = 0  // on `loop`
     private let updates = SPSCQueue<Update>(capacity: 256)
     public private(set) var sendErrors = 0
 
@@ -99,7 +99,9 @@ public final class RTPMIDIOutput: EventOutput {
 
         let controlFD = try Self.udpSocket(host: c.bindHost, port: c.port)
         let dataFD: Int32
-        do { dataFD = try Self.udpSocket(host: c.bindHost, port: c.port + 1) } catch { Glibc.close(controlFD); throw error }
+        do { dataFD = try Self.udpSocket(host: c.bindHost, port: c.port + 1) } catch {
+            Glibc.close(controlFD); throw error
+        }
         sendFD = dup(dataFD)
         do {
             controlChannel = try bootstrap(.control).withBoundSocket(controlFD).wait()
@@ -116,14 +118,17 @@ public final class RTPMIDIOutput: EventOutput {
             for t in c.connect { session.connect(t, now: now) }
             perform(session.tick(now: now))
             publish()
-            ticker = loop.scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { [self] _ in
+            ticker = loop.scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) {
+                [self] _ in
                 perform(session.tick(now: Double(monotonicNanos() &- start) * 1e-9))
                 ticks &+= 1
-                if ticks % 50 == 0 { publish() }   // the round trips, every 5 s
+                if ticks % 50 == 0 { publish() }  // the round trips, every 5 s
             }
         }.wait()
         // said once `sensorwah ports` can list it (publish above)
-        logger.info("RTP-MIDI: session '\(c.name)' on UDP \(c.port) (control) and \(c.port + 1) (data)\(c.journal ? ", recovery journal on" : "")")
+        logger.info(
+            "RTP-MIDI: session '\(c.name)' on UDP \(c.port) (control) and \(c.port + 1) (data)\(c.journal ? ", recovery journal on" : "")"
+        )
         if let announcer {
             if announcer.announce(name: c.name, port: c.port) {
                 logger.info("RTP-MIDI: announced as '\(c.name)' (_apple-midi._udp) over mDNS")
@@ -133,12 +138,16 @@ public final class RTPMIDIOutput: EventOutput {
             // every session we invite, or a first one that invites us
             let wanted = max(1, c.connect.count)
             let deadline = monotonicSeconds() + c.waitForParticipant
-            while participantCount.load(ordering: .relaxed) < wanted && monotonicSeconds() < deadline && !Shutdown.isRequested {
+            while participantCount.load(ordering: .relaxed) < wanted && monotonicSeconds() < deadline
+                && !Shutdown.isRequested
+            {
                 usleep(10_000)
             }
             let joined = participantCount.load(ordering: .relaxed)
             if joined < wanted {
-                logger.warning("RTP-MIDI: \(joined) of \(wanted) participant\(wanted == 1 ? "" : "s") joined in \(c.waitForParticipant) s; starting anyway")
+                logger.warning(
+                    "RTP-MIDI: \(joined) of \(wanted) participant\(wanted == 1 ? "" : "s") joined in \(c.waitForParticipant) s; starting anyway"
+                )
             }
         }
     }
@@ -154,7 +163,9 @@ public final class RTPMIDIOutput: EventOutput {
     /// A bound, non-blocking IPv4 UDP socket (its own so the output thread can send on a duplicate).
     static func udpSocket(host: String, port: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { throw RTPMIDIError("RTP-MIDI: cannot make a UDP socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw RTPMIDIError("RTP-MIDI: cannot make a UDP socket: \(String(cString: strerror(errno)))")
+        }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         // no IP_RECVERR: with it, an ICMP host unreachable (a peer gone from the Wi-Fi) sets
@@ -168,12 +179,17 @@ public final class RTPMIDIOutput: EventOutput {
             Glibc.close(fd)
             throw RTPMIDIError("RTP-MIDI: '\(host)' is not an IPv4 address to listen on")
         }
-        let r = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: Glibc.sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let r = withUnsafePointer(to: &a) {
+            $0.withMemoryRebound(to: Glibc.sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         if r != 0 {
             let e = errno
             Glibc.close(fd)
-            throw RTPMIDIError("RTP-MIDI: cannot listen on UDP \(host):\(port): \(String(cString: strerror(e)))"
-                               + (e == EADDRINUSE ? " (another RTP-MIDI session runs there? choose another with --rtp-port)" : ""))
+            throw RTPMIDIError(
+                "RTP-MIDI: cannot listen on UDP \(host):\(port): \(String(cString: strerror(e)))"
+                    + (e == EADDRINUSE ? " (another RTP-MIDI session runs there? choose another with --rtp-port)" : ""))
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         return fd
@@ -194,7 +210,8 @@ public final class RTPMIDIOutput: EventOutput {
             switch a {
             case .send(let bytes, let to, let via):
                 guard let ch = via == .control ? controlChannel : dataChannel,
-                      let addr = try? SocketAddress(ipAddress: to.host, port: to.port) else { continue }
+                    let addr = try? SocketAddress(ipAddress: to.host, port: to.port)
+                else { continue }
                 var buf = ch.allocator.buffer(capacity: bytes.count)
                 buf.writeBytes(bytes)
                 ch.writeAndFlush(AddressedEnvelope(remoteAddress: addr, data: buf), promise: nil)
@@ -204,7 +221,9 @@ public final class RTPMIDIOutput: EventOutput {
                 }
                 participantCount.store(session.participants.count, ordering: .relaxed)
                 publish()
-                logger.notice("RTP-MIDI: '\(p.name)' joined (\(p.control.host), data port \(p.data.port)); \(session.participants.count) participant\(session.participants.count == 1 ? "" : "s")")
+                logger.notice(
+                    "RTP-MIDI: '\(p.name)' joined (\(p.control.host), data port \(p.data.port)); \(session.participants.count) participant\(session.participants.count == 1 ? "" : "s")"
+                )
             case .left(let p, _):
                 updates.push(Update(kind: .leave, ssrc: p.ssrc, address: sockaddr_in(), seq: 0))
                 participantCount.store(session.participants.count, ordering: .relaxed)
@@ -232,11 +251,14 @@ public final class RTPMIDIOutput: EventOutput {
     public func monitorLines() -> [String] { Self.lines(configuration, participants()) }
 
     static func lines(_ configuration: Configuration, _ ps: [AppleMIDISession.Participant]) -> [String] {
-        var lines = ["RTP-MIDI '\(configuration.name)' on UDP \(configuration.port): \(ps.isEmpty ? "no participants yet" : "\(ps.count) participant\(ps.count == 1 ? "" : "s")")"]
+        var lines = [
+            "RTP-MIDI '\(configuration.name)' on UDP \(configuration.port): \(ps.isEmpty ? "no participants yet" : "\(ps.count) participant\(ps.count == 1 ? "" : "s")")"
+        ]
         for p in ps {
             let rtt = p.roundTrip.map { String(format: ", clock sync round trip %.1f ms", $0 * 1000) } ?? ""
             // a name from the network: no control characters into a terminal or the registry
-            let name = String(String.UnicodeScalarView(p.name.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
+            let name = String(
+                String.UnicodeScalarView(p.name.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
             lines.append("  '\(name)' \(p.control.host) (\(p.invitedByUs ? "invited by us" : "joined us")\(rtt))")
         }
         return lines
@@ -265,7 +287,9 @@ public final class RTPMIDIOutput: EventOutput {
                     let ext = RTPMIDI.extend(u.seq, near: sender.nextSeq &- 1)
                     // the journal must still cover the packets after the confirmed one; never move back
                     let next = ext &+ 1
-                    if Int32(bitPattern: next &- receivers[i].checkpoint) > 0 && Int32(bitPattern: sender.nextSeq &- next) >= 0 {
+                    if Int32(bitPattern: next &- receivers[i].checkpoint) > 0
+                        && Int32(bitPattern: sender.nextSeq &- next) >= 0
+                    {
                         receivers[i].checkpoint = next
                     }
                 }
@@ -279,14 +303,18 @@ public final class RTPMIDIOutput: EventOutput {
         guard !receivers.isEmpty else { sender.discardPending(); return }
         // the oldest history some participant may still need
         var checkpoint = receivers[0].checkpoint
-        for r in receivers.dropFirst() where Int32(bitPattern: r.checkpoint &- checkpoint) < 0 { checkpoint = r.checkpoint }
+        for r in receivers.dropFirst() where Int32(bitPattern: r.checkpoint &- checkpoint) < 0 {
+            checkpoint = r.checkpoint
+        }
         let fd = sendFD
         sender.makePackets(checkpoint: checkpoint, into: &packet) { p in
             p.withUnsafeBytes { b in
                 for i in receivers.indices {
                     let n = withUnsafePointer(to: &receivers[i].address) {
                         $0.withMemoryRebound(to: Glibc.sockaddr.self, capacity: 1) {
-                            sendto(fd, b.baseAddress, b.count, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                            sendto(
+                                fd, b.baseAddress, b.count, Int32(MSG_DONTWAIT), $0,
+                                socklen_t(MemoryLayout<sockaddr_in>.size))
                         }
                     }
                     if n < 0 { sendErrors += 1 }
@@ -301,11 +329,12 @@ public final class RTPMIDIOutput: EventOutput {
     public func close() {
         flush()
         if let ticker { ticker.cancel() }
-        let byes: [AppleMIDISession.Participant] = (try? loop.submit { [self] () -> [AppleMIDISession.Participant] in
-            let ps = session.participants
-            perform(session.close())
-            return ps
-        }.wait()) ?? []
+        let byes: [AppleMIDISession.Participant] =
+            (try? loop.submit { [self] () -> [AppleMIDISession.Participant] in
+                let ps = session.participants
+                perform(session.close())
+                return ps
+            }.wait()) ?? []
         announcer?.withdraw()
         try? loop.submit { [self] in closing = true }.wait()
         RTPSessionRegistry.remove(port: configuration.port)
@@ -313,7 +342,9 @@ public final class RTPMIDIOutput: EventOutput {
         try? dataChannel?.close().wait()
         try? group.syncShutdownGracefully()
         Glibc.close(sendFD)
-        logger.info("RTP-MIDI: \(sender.packetsSent) packets sent; session closed\(byes.isEmpty ? "" : ", goodbye to " + byes.map { "'\($0.name)'" }.joined(separator: ", "))\(sendErrors > 0 ? "; \(sendErrors) sends failed" : "")")
+        logger.info(
+            "RTP-MIDI: \(sender.packetsSent) packets sent; session closed\(byes.isEmpty ? "" : ", goodbye to " + byes.map { "'\($0.name)'" }.joined(separator: ", "))\(sendErrors > 0 ? "; \(sendErrors) sends failed" : "")"
+        )
     }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where a running RTP-MIDI session says who it is and who has joined, so that `sensorwah ports`
@@ -45,12 +45,15 @@ public enum RTPSessionRegistry {
         var out: [(port: Int, pid: Int32, lines: [String])] = []
         for name in names where name.hasPrefix("rtp-") {
             guard let port = Int(name.dropFirst(4)),
-                  let text = try? String(contentsOfFile: dir + "/" + name, encoding: .utf8) else { continue }
+                let text = try? String(contentsOfFile: dir + "/" + name, encoding: .utf8)
+            else { continue }
             var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             if lines.last == "" { lines.removeLast() }
-            guard let first = lines.first, first.hasPrefix("pid "), let pid = Int32(first.dropFirst(4)) else { continue }
+            guard let first = lines.first, first.hasPrefix("pid "), let pid = Int32(first.dropFirst(4)) else {
+                continue
+            }
             if kill(pid, 0) != 0 && errno == ESRCH {
-                unlink(dir + "/" + name)   // its process is gone
+                unlink(dir + "/" + name)  // its process is gone
                 continue
             }
             out.append((port, pid, Array(lines.dropFirst())))

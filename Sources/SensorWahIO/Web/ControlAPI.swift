@@ -30,8 +30,10 @@ public struct ControlHooks: @unchecked Sendable {
     public var outputLines: (() -> [String])?
     /// Whether gestures and poses can be taught live (`--gestures FILE` was given).
     public var teaches = false
-    public init(token: String, parse: @escaping (String) throws -> Mapping,
-                save: ((_ scene: String?, _ texts: [String]) throws -> String)? = nil, outputLines: (() -> [String])? = nil) {
+    public init(
+        token: String, parse: @escaping (String) throws -> Mapping,
+        save: ((_ scene: String?, _ texts: [String]) throws -> String)? = nil, outputLines: (() -> [String])? = nil
+    ) {
         self.token = token; self.parse = parse; self.save = save; self.outputLines = outputLines
     }
 }
@@ -55,7 +57,8 @@ public enum ControlToken {
         try WebCertificates.makeFolder(folder)
         try WebCertificates.tighten(folder)
         if let t = WebCertificates.readText(path)?.trimmingCharacters(in: .whitespacesAndNewlines),
-           t.count == 40, t.allSatisfy({ $0.isHexDigit }) {
+            t.count == 40, t.allSatisfy({ $0.isHexDigit })
+        {
             return t
         }
         var g = SystemRandomNumberGenerator()
@@ -96,7 +99,9 @@ struct ControlRefusal: Error { let message: String; init(_ m: String) { message 
 struct ControlAnswer {
     var status: HTTPResponseStatus
     var json: Any
-    static func error(_ status: HTTPResponseStatus, _ message: String) -> ControlAnswer { .init(status: status, json: ["error": message]) }
+    static func error(_ status: HTTPResponseStatus, _ message: String) -> ControlAnswer {
+        .init(status: status, json: ["error": message])
+    }
 }
 
 extension ListenerCore {
@@ -115,33 +120,43 @@ extension ListenerCore {
         for s in sessions.values.sorted(by: { $0.name < $1.name }) where !s.closed {
             let p = s.parser.stats
             let rate = controlView.rates[s.name]?.rate ?? 0
-            senders.append(["name": s.name, "rate": (rate * 10).rounded() / 10, "frames": p.frames,
-                            "skipped": p.totalSkipped + p.lateSamples,
-                            "silent": s.lastFrameNanos == 0 ? NSNull() : num(Double(now &- s.lastFrameNanos) * 1e-9),
-                            "pitch": num(s.tilt.pitch), "roll": num(s.tilt.roll)])
+            senders.append([
+                "name": s.name, "rate": (rate * 10).rounded() / 10, "frames": p.frames,
+                "skipped": p.totalSkipped + p.lateSamples,
+                "silent": s.lastFrameNanos == 0 ? NSNull() : num(Double(now &- s.lastFrameNanos) * 1e-9),
+                "pitch": num(s.tilt.pitch), "roll": num(s.tilt.roll)
+            ])
         }
         let texts = runningTexts
         let mapper = pipeline.mapper
         var mappings: [[String: Any]] = []
         for (i, m) in mapper.mappings.enumerated() {
             let p = mapper.probe(i)
-            mappings.append(["index": i + 1, "text": texts[i], "source": m.source.description, "target": m.target.description,
-                             "raw": num(p.raw), "smoothed": num(p.smoothed), "value": p.output, "max": m.target.maxValue,
-                             "fires": p.fires])
+            mappings.append([
+                "index": i + 1, "text": texts[i], "source": m.source.description, "target": m.target.description,
+                "raw": num(p.raw), "smoothed": num(p.smoothed), "value": p.output, "max": m.target.maxValue,
+                "fires": p.fires
+            ])
         }
-        var state: [String: Any] = ["time": num(Double(now) * 1e-9), "senders": senders, "mappings": mappings,
-                                    "solo": mapper.solo + 1, "scene": NSNull(), "scenes": book.scenes.map(\.name),
-                                    "canSave": config.control?.save != nil]
+        var state: [String: Any] = [
+            "time": num(Double(now) * 1e-9), "senders": senders, "mappings": mappings,
+            "solo": mapper.solo + 1, "scene": NSNull(), "scenes": book.scenes.map(\.name),
+            "canSave": config.control?.save != nil
+        ]
         if let scene = book.current { state["scene"] = ["index": book.index + 1, "name": scene.name] }
         let g = controlView.gestures
         var fired: [String: Int] = ["flick": g.flick, "shake": g.shake, "tap": g.tap]
-        for (c, k) in (learned?.gestures.classes ?? []).prefix(SensorFrame.learnedGestures).enumerated() { fired["gesture:" + k.name] = controlView.learned[c] }
+        for (c, k) in (learned?.gestures.classes ?? []).prefix(SensorFrame.learnedGestures).enumerated() {
+            fired["gesture:" + k.name] = controlView.learned[c]
+        }
         state["gestures"] = fired
         state["outputs"] = config.control?.outputLines?() ?? []
         state["message"] = ["serial": controlView.messageSerial, "text": controlView.message]
         // what is taught (gesture:NAME, pose:NAME sources) and what is being taught now
-        state["taught"] = ["gestures": learned?.gestures.classes.map(\.name) ?? [], "poses": learned?.poses.map(\.name) ?? [],
-                           "canTeach": config.control?.teaches ?? false]
+        state["taught"] = [
+            "gestures": learned?.gestures.classes.map(\.name) ?? [], "poses": learned?.poses.map(\.name) ?? [],
+            "canTeach": config.control?.teaches ?? false
+        ]
         state["teach"] = config.live?.teachingLabel ?? NSNull()
         return state
     }
@@ -158,7 +173,9 @@ extension ListenerCore {
             guard !n.contains(" ") else { return .failure(ControlRefusal("'\(n)': one source, e.g. tilt.x")) }
             do {
                 var m = [try hooks.parse("\(n) cc=1")]
-                if let e = LearnedModel.resolve(&m, against: learned) { return .failure(ControlRefusal("source '\(n)': \(e)")) }
+                if let e = LearnedModel.resolve(&m, against: learned) {
+                    return .failure(ControlRefusal("source '\(n)': \(e)"))
+                }
                 out.append((n, m[0].source))
             } catch {
                 return .failure(ControlRefusal("source '\(n)': \(error)"))
@@ -212,7 +229,7 @@ extension ListenerCore {
     /// One API call (already authorised).
     func controlCall(_ method: HTTPMethod, _ path: String, query: String = "", body: [UInt8]) -> ControlAnswer {
         guard let hooks = config.control else { return .error(.notFound, "no control API") }
-        let parts = path.split(separator: "/").map(String.init)   // ["api", ...]
+        let parts = path.split(separator: "/").map(String.init)  // ["api", ...]
         func index(_ s: String, count: Int) -> Int? { Int(s).flatMap { $0 >= 1 && $0 <= count ? $0 : nil } }
         var texts = runningTexts
         var list = pipeline.mapper.mappings
@@ -224,12 +241,15 @@ extension ListenerCore {
                 return nil
             }
             guard let t = (o["text"] as? String)?.trimmingCharacters(in: .whitespaces), !t.isEmpty else {
-                problem = .error(.badRequest, "the body's \"text\" must be a mapping in the --map syntax, e.g. \"tilt.y cc=11\"")
+                problem = .error(
+                    .badRequest, "the body's \"text\" must be a mapping in the --map syntax, e.g. \"tilt.y cc=11\"")
                 return nil
             }
             // one line of a configuration file: what is saved reads back as what runs
             if let c = MappingLimits.forbiddenCharacter(in: t) {
-                problem = .error(.badRequest, "the mapping's text holds \(c): a mapping is one line of text, without control characters")
+                problem = .error(
+                    .badRequest,
+                    "the mapping's text holds \(c): a mapping is one line of text, without control characters")
                 return nil
             }
             do {
@@ -259,7 +279,9 @@ extension ListenerCore {
             return .init(status: .ok, json: state)
         case (.PUT, "mappings", 3), (.DELETE, "mappings", 3):
             guard let n = index(parts[2], count: list.count) else {
-                return .error(.notFound, "there \(list.count == 1 ? "is 1 mapping" : "are \(list.count) mappings"), not '\(parts[2])'")
+                return .error(
+                    .notFound,
+                    "there \(list.count == 1 ? "is 1 mapping" : "are \(list.count) mappings"), not '\(parts[2])'")
             }
             if method == .DELETE {
                 list.remove(at: n - 1); texts.remove(at: n - 1)
@@ -272,7 +294,11 @@ extension ListenerCore {
             controlRun(list, texts: texts)
             return .init(status: .ok, json: controlState())
         case (.POST, "mappings", 2):
-            guard list.count < ControlLimits.maxMappings else { return .error(.badRequest, "already \(list.count) mappings, the most one list holds (\(ControlLimits.maxMappings))") }
+            guard list.count < ControlLimits.maxMappings else {
+                return .error(
+                    .badRequest,
+                    "already \(list.count) mappings, the most one list holds (\(ControlLimits.maxMappings))")
+            }
             guard let (m, t) = parsed() else { return problem }
             list.append(m); texts.append(t)
             logger.notice("control: mapping \(list.count) added: \(t)")
@@ -281,39 +307,77 @@ extension ListenerCore {
         case (.POST, "scene", 3):
             let scenes = book.scenes
             guard !scenes.isEmpty else { return .error(.conflict, "no scenes: they live in the --config file") }
-            let n = index(parts[2], count: scenes.count) ?? scenes.firstIndex { $0.name == parts[2].removingPercentEncoding }.map { $0 + 1 }
+            let n =
+                index(parts[2], count: scenes.count)
+                ?? scenes.firstIndex { $0.name == parts[2].removingPercentEncoding }.map { $0 + 1 }
             guard let n else {
-                return .error(.notFound, "no scene '\(parts[2])': the scenes are \(scenes.enumerated().map { "\($0.offset + 1) \($0.element.name)" }.joined(separator: ", "))")
+                return .error(
+                    .notFound,
+                    "no scene '\(parts[2])': the scenes are \(scenes.enumerated().map { "\($0.offset + 1) \($0.element.name)" }.joined(separator: ", "))"
+                )
             }
             if n - 1 != book.index { switchScene(to: n - 1) }
             return .init(status: .ok, json: controlState())
         case (.POST, "solo", 3):
-            guard let n = Int(parts[2]), (0...list.count).contains(n) else { return .error(.notFound, "solo takes 0 (every mapping) to \(list.count)") }
+            guard let n = Int(parts[2]), (0...list.count).contains(n) else {
+                return .error(.notFound, "solo takes 0 (every mapping) to \(list.count)")
+            }
             config.live?.solo.store(n - 1, ordering: .relaxed)
             logger.notice(n == 0 ? "control: every mapping sends" : "control: only mapping \(n) sends (solo)")
             return .init(status: .ok, json: ["solo": n])
         case (.POST, "calibrate", 3):
-            guard let n = index(parts[2], count: list.count) else { return .error(.notFound, "calibrate takes a mapping, 1 to \(list.count)") }
-            guard hooks.save != nil else { return .error(.conflict, "calibrate writes the range into the configuration file: start listen with --config FILE") }
+            guard let n = index(parts[2], count: list.count) else {
+                return .error(.notFound, "calibrate takes a mapping, 1 to \(list.count)")
+            }
+            guard hooks.save != nil else {
+                return .error(
+                    .conflict, "calibrate writes the range into the configuration file: start listen with --config FILE"
+                )
+            }
             config.live?.post(.calibrate(mapping: n))
-            return .init(status: .accepted, json: ["calibrate": n, "steps": "hold your rest pose 1.5 s, then move through your comfortable range; the state's message says how it goes"])
+            return .init(
+                status: .accepted,
+                json: [
+                    "calibrate": n,
+                    "steps":
+                        "hold your rest pose 1.5 s, then move through your comfortable range; the state's message says how it goes"
+                ])
         case (.POST, "teach", 2):
-            guard hooks.teaches else { return .error(.conflict, "teaching writes into a gestures file: start listen with --gestures FILE (it may not exist yet)") }
+            guard hooks.teaches else {
+                return .error(
+                    .conflict,
+                    "teaching writes into a gestures file: start listen with --gestures FILE (it may not exist yet)")
+            }
             guard let o = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-                  let name = o["name"] as? String, LearnedSource.validName(Substring(name)) else {
-                return .error(.badRequest, "the body must be JSON: {\"name\": \"swing\"} for a gesture, {\"name\": \"wah\", \"value\": 1} for a pose (names: letters, digits, - and _)")
+                let name = o["name"] as? String, LearnedSource.validName(Substring(name))
+            else {
+                return .error(
+                    .badRequest,
+                    "the body must be JSON: {\"name\": \"swing\"} for a gesture, {\"name\": \"wah\", \"value\": 1} for a pose (names: letters, digits, - and _)"
+                )
             }
             var value: Double?
             if let v = o["value"] {
-                guard let n = v as? Double, n.isFinite else { return .error(.badRequest, "a pose's \"value\" must be a number") }
+                guard let n = v as? Double, n.isFinite else {
+                    return .error(.badRequest, "a pose's \"value\" must be a number")
+                }
                 value = n
             }
             config.live?.post(.teach(.start(name: name, value: value)))
-            return .init(status: .accepted, json: ["teach": name, "steps": value == nil
-                ? "perform it and call /api/teach/mark during or just after each one, then /api/teach/finish; the state's message says how it goes"
-                : "hold the pose and call /api/teach/mark, then /api/teach/finish"])
+            return .init(
+                status: .accepted,
+                json: [
+                    "teach": name,
+                    "steps": value == nil
+                        ? "perform it and call /api/teach/mark during or just after each one, then /api/teach/finish; the state's message says how it goes"
+                        : "hold the pose and call /api/teach/mark, then /api/teach/finish"
+                ])
         case (.POST, "teach", 3):
-            guard hooks.teaches else { return .error(.conflict, "teaching writes into a gestures file: start listen with --gestures FILE (it may not exist yet)") }
+            guard hooks.teaches else {
+                return .error(
+                    .conflict,
+                    "teaching writes into a gestures file: start listen with --gestures FILE (it may not exist yet)")
+            }
             switch parts[2] {
             case "mark": config.live?.post(.teach(.mark(nanos: monotonicNanos())))
             case "finish": config.live?.post(.teach(.finish))
@@ -325,7 +389,9 @@ extension ListenerCore {
             config.live?.post(.rezero)
             return .init(status: .ok, json: ["rezero": "hold the sensor still for half a second"])
         case (.POST, "save", 2):
-            guard let save = hooks.save else { return .error(.conflict, "no configuration file to save to: start listen with --config FILE") }
+            guard let save = hooks.save else {
+                return .error(.conflict, "no configuration file to save to: start listen with --config FILE")
+            }
             do {
                 let path = try save(book.current?.name, texts)
                 logger.notice("control: mappings saved to \(path)")
@@ -333,7 +399,8 @@ extension ListenerCore {
             } catch {
                 return .error(.internalServerError, "not saved: \(error)")
             }
-        case (_, "state", 2), (_, "mappings", _), (_, "scene", 3), (_, "solo", 3), (_, "calibrate", 3), (_, "rezero", 2), (_, "save", 2), (_, "teach", 2), (_, "teach", 3):
+        case (_, "state", 2), (_, "mappings", _), (_, "scene", 3), (_, "solo", 3), (_, "calibrate", 3),
+            (_, "rezero", 2), (_, "save", 2), (_, "teach", 2), (_, "teach", 3):
             return .error(.methodNotAllowed, "not with \(method)")
         default:
             return .error(.notFound, "no such call: see docs/control.md")
@@ -346,8 +413,11 @@ extension WebHTTPHandler {
     func answerControl(_ context: ChannelHandlerContext, _ h: HTTPRequestHead, path: String) -> Bool {
         guard let hooks = core.config.control else { return false }
         if path == "/control" {
-            guard h.method == .GET || h.method == .HEAD else { respond(context, .methodNotAllowed, text: "not with \(h.method)"); return true }
-            respond(context, .ok, type: "text/html; charset=utf-8", Array(ControlPage.html.utf8), head: h.method == .HEAD)
+            guard h.method == .GET || h.method == .HEAD else {
+                respond(context, .methodNotAllowed, text: "not with \(h.method)"); return true
+            }
+            respond(
+                context, .ok, type: "text/html; charset=utf-8", Array(ControlPage.html.utf8), head: h.method == .HEAD)
             return true
         }
         guard path == "/api" || path.hasPrefix("/api/") else { return false }
@@ -357,7 +427,11 @@ extension WebHTTPHandler {
         }
         guard ControlToken.authorised(h.headers, hooks.token) else {
             core.stats.web.refused += 1
-            reply(.error(.unauthorized, "the control token is missing or wrong: open the control address listen printed (…/control#TOKEN), or send Authorization: Bearer TOKEN"))
+            reply(
+                .error(
+                    .unauthorized,
+                    "the control token is missing or wrong: open the control address listen printed (…/control#TOKEN), or send Authorization: Bearer TOKEN"
+                ))
             return true
         }
         guard controlLimiter.admit(monotonicNanos(), limit: ControlLimits.callsPerSecond) else {
@@ -393,7 +467,9 @@ final class ControlLiveHandler: ChannelInboundHandler, @unchecked Sendable {
         let core = self.core
         let ctx = context
         nonisolated(unsafe) let unsafeCtx = ctx
-        task = context.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: .milliseconds(ControlLimits.liveIntervalMillis)) { [weak self] _ in
+        task = context.eventLoop.scheduleRepeatedTask(
+            initialDelay: .zero, delay: .milliseconds(ControlLimits.liveIntervalMillis)
+        ) { [weak self] _ in
             guard let self, unsafeCtx.channel.isActive else { return }
             // a page that cannot keep up (a backgrounded tab) is not queued more
             guard unsafeCtx.channel.isWritable else { return }
@@ -403,7 +479,8 @@ final class ControlLiveHandler: ChannelInboundHandler, @unchecked Sendable {
             let data = (try? JSONSerialization.data(withJSONObject: state, options: [.sortedKeys])) ?? Data()
             var buf = unsafeCtx.channel.allocator.buffer(capacity: data.count)
             buf.writeBytes(data)
-            unsafeCtx.writeAndFlush(self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: buf)), promise: nil)
+            unsafeCtx.writeAndFlush(
+                self.wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: buf)), promise: nil)
         }
     }
 
@@ -425,7 +502,9 @@ final class ControlLiveHandler: ChannelInboundHandler, @unchecked Sendable {
             guard !pongPending else { return }
             pongPending = true
             var d = frame.unmaskedData
-            let pong = WebSocketFrame(fin: true, opcode: .pong, data: d.readSlice(length: d.readableBytes) ?? context.channel.allocator.buffer(capacity: 0))
+            let pong = WebSocketFrame(
+                fin: true, opcode: .pong,
+                data: d.readSlice(length: d.readableBytes) ?? context.channel.allocator.buffer(capacity: 0))
             context.writeAndFlush(wrapOutboundOut(pong)).whenComplete { [self] _ in pongPending = false }
         default:
             // the page says it is alive now and then (the idle timeout), or which sources it

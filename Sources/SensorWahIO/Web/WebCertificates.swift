@@ -3,7 +3,7 @@ import Foundation
 import SwiftASN1
 import X509
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The certificates `listen --web` serves its page with. Browsers give a page the motion
@@ -50,11 +50,15 @@ public struct WebCertificates: Sendable {
     public let notices: [String]
 
     /// The DNS names the authority may sign for (each with the names below it): local names only.
-    public static let permittedDNS = ["localhost", "local", ".local", "lan", ".lan", "home.arpa", ".home.arpa", "internal", ".internal"]
+    public static let permittedDNS = [
+        "localhost", "local", ".local", "lan", ".lan", "home.arpa", ".home.arpa", "internal", ".internal"
+    ]
     /// The address blocks it may sign for: private, loopback, link-local and shared (CGNAT)
     /// IPv4; loopback, unique-local and link-local IPv6.
-    public static let permittedBlocks = ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "127.0.0.0/8", "169.254.0.0/16",
-                                         "100.64.0.0/10", "::1/128", "fc00::/7", "fe80::/10"]
+    public static let permittedBlocks = [
+        "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "127.0.0.0/8", "169.254.0.0/16",
+        "100.64.0.0/10", "::1/128", "fc00::/7", "fe80::/10"
+    ]
 
     /// The authority's name constraints: only the local names and blocks above, critical (a
     /// key that leaks cannot make a certificate a phone trusting the authority accepts for
@@ -62,7 +66,9 @@ public struct WebCertificates: Sendable {
     static func nameConstraints() -> NameConstraints {
         let ranges = permittedBlocks.compactMap { block -> ASN1OctetString? in
             let parts = block.split(separator: "/")
-            guard parts.count == 2, let bytes = addressBytes(String(parts[0])), let bits = Int(parts[1]) else { return nil }
+            guard parts.count == 2, let bytes = addressBytes(String(parts[0])), let bits = Int(parts[1]) else {
+                return nil
+            }
             let mask = (0..<bytes.count).map { i -> UInt8 in
                 let left = bits - i * 8
                 return left >= 8 ? 0xFF : left <= 0 ? 0 : UInt8(truncatingIfNeeded: 0xFF << (8 - left))
@@ -77,7 +83,8 @@ public struct WebCertificates: Sendable {
         if let bytes = addressBytes(name) {
             return permittedBlocks.contains { block in
                 let parts = block.split(separator: "/")
-                guard let base = addressBytes(String(parts[0])), base.count == bytes.count, let bits = Int(parts[1]) else { return false }
+                guard let base = addressBytes(String(parts[0])), base.count == bytes.count, let bits = Int(parts[1])
+                else { return false }
                 for i in 0..<bytes.count {
                     let left = bits - i * 8
                     let m: UInt8 = left >= 8 ? 0xFF : left <= 0 ? 0 : UInt8(truncatingIfNeeded: 0xFF << (8 - left))
@@ -93,14 +100,17 @@ public struct WebCertificates: Sendable {
     /// Whether a certificate carries the name constraints SensorWah gives its authority.
     static func constrained(_ ca: Certificate) -> Bool {
         guard let ext = ca.extensions[oid: .X509ExtensionID.nameConstraints], ext.critical,
-              let nc = try? NameConstraints(ext) else { return false }
+            let nc = try? NameConstraints(ext)
+        else { return false }
         return nc == nameConstraints()
     }
 
     /// Loads the authority and the server certificate from `folder`, making either when it is
     /// missing, and issues the server certificate again when `names` (the local addresses and
     /// host names) are not all in it or it nears its end.
-    public static func load(folder: String = defaultFolder(), names: [String], now: Date = Date()) throws -> WebCertificates {
+    public static func load(folder: String = defaultFolder(), names: [String], now: Date = Date()) throws
+        -> WebCertificates
+    {
         func path(_ f: String) -> String { folder + "/" + f }
         try makeFolder(folder)
         try tighten(folder)
@@ -115,14 +125,21 @@ public struct WebCertificates: Sendable {
             do {
                 loadedAuthority = (try P256.Signing.PrivateKey(pemRepresentation: k), try Certificate(pemEncoded: c))
             } catch {
-                throw Failure(description: "\(caPath) or \(caKeyPath) is not a certificate and key SensorWah can read (\(error)); move both away and a new authority is made (phones that installed the old one must install the new)")
+                throw Failure(
+                    description:
+                        "\(caPath) or \(caKeyPath) is not a certificate and key SensorWah can read (\(error)); move both away and a new authority is made (phones that installed the old one must install the new)"
+                )
             }
             if let (_, c) = loadedAuthority {
                 if !constrained(c) {
-                    notices.append("web: a new local authority was made, limited to local names and private addresses (the one in \(folder) could sign for any site): phones that trusted the old one must install the new one (the page's /ca.crt link, or the iOS profile)")
+                    notices.append(
+                        "web: a new local authority was made, limited to local names and private addresses (the one in \(folder) could sign for any site): phones that trusted the old one must install the new one (the page's /ca.crt link, or the iOS profile)"
+                    )
                     loadedAuthority = nil
                 } else if c.notValidAfter <= now.addingTimeInterval(Double(renewDays) * 86_400) {
-                    notices.append("web: the local authority nears its end, a new one was made: phones that trusted the old one must install the new one (the page's /ca.crt link, or the iOS profile)")
+                    notices.append(
+                        "web: the local authority nears its end, a new one was made: phones that trusted the old one must install the new one (the page's /ca.crt link, or the iOS profile)"
+                    )
                     loadedAuthority = nil
                 }
             }
@@ -143,15 +160,19 @@ public struct WebCertificates: Sendable {
         let left = names.filter { !permitted($0) }
         let names = names.filter(permitted)
         if !left.isEmpty {
-            notices.append("web: \(left.joined(separator: ", ")) left out of the page's certificate: the local authority signs only local names (.local, .lan, .home.arpa, .internal, localhost) and private addresses; open the page at one of those")
+            notices.append(
+                "web: \(left.joined(separator: ", ")) left out of the page's certificate: the local authority signs only local names (.local, .lan, .home.arpa, .internal, localhost) and private addresses; open the page at one of those"
+            )
         }
         let wanted = Set(names)
         if let k = readText(keyPath), let c = readText(certPath),
-           let loadedKey = try? P256.Signing.PrivateKey(pemRepresentation: k), let loaded = try? Certificate(pemEncoded: c),
-           loaded.issuer == ca.subject, ca.publicKey.isValidSignature(loaded.signature, for: loaded),
-           loaded.notValidAfter > now.addingTimeInterval(Double(renewDays) * 86_400),
-           loaded.notValidAfter.timeIntervalSince(loaded.notValidBefore) <= Double(serverDays + 1) * 86_400,
-           wanted.isSubset(of: Set(certificateNames(in: loaded))) {
+            let loadedKey = try? P256.Signing.PrivateKey(pemRepresentation: k),
+            let loaded = try? Certificate(pemEncoded: c),
+            loaded.issuer == ca.subject, ca.publicKey.isValidSignature(loaded.signature, for: loaded),
+            loaded.notValidAfter > now.addingTimeInterval(Double(renewDays) * 86_400),
+            loaded.notValidAfter.timeIntervalSince(loaded.notValidBefore) <= Double(serverDays + 1) * 86_400,
+            wanted.isSubset(of: Set(certificateNames(in: loaded)))
+        {
             key = loadedKey; cert = loaded
         } else {
             (key, cert) = try issueServer(names: names, caKey: caKey, ca: ca, now: now)
@@ -162,9 +183,10 @@ public struct WebCertificates: Sendable {
         var der = DER.Serializer()
         try der.serialize(ca)
         let caPEM = try ca.serializeAsPEM().pemString
-        return WebCertificates(folder: folder, authorityPEM: caPEM, authorityDER: der.serializedBytes,
-                               serverChainPEM: try cert.serializeAsPEM().pemString + "\n" + caPEM,
-                               serverKeyPEM: key.pemRepresentation, names: certificateNames(in: cert), issued: issued, notices: notices)
+        return WebCertificates(
+            folder: folder, authorityPEM: caPEM, authorityDER: der.serializedBytes,
+            serverChainPEM: try cert.serializeAsPEM().pemString + "\n" + caPEM,
+            serverKeyPEM: key.pemRepresentation, names: certificateNames(in: cert), issued: issued, notices: notices)
     }
 
     /// A new authority: valid `authorityDays`, signing only for local names and addresses
@@ -177,7 +199,8 @@ public struct WebCertificates: Sendable {
         }
         let ca = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(caKey.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(Double(authorityDays) * 86_400),
+            notValidBefore: now.addingTimeInterval(-3600),
+            notValidAfter: now.addingTimeInterval(Double(authorityDays) * 86_400),
             issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
@@ -191,16 +214,23 @@ public struct WebCertificates: Sendable {
 
     /// A server certificate for `names` (DNS names and addresses), valid `serverDays`, signed by
     /// the authority (whatever the names: `load` gives it only permitted ones).
-    static func issueServer(names: [String], caKey: P256.Signing.PrivateKey, ca: Certificate, now: Date) throws -> (P256.Signing.PrivateKey, Certificate) {
+    static func issueServer(names: [String], caKey: P256.Signing.PrivateKey, ca: Certificate, now: Date) throws -> (
+        P256.Signing.PrivateKey, Certificate
+    ) {
         let key = P256.Signing.PrivateKey()
         var alt: [GeneralName] = []
         for n in names {
-            if let ip = addressBytes(n) { alt.append(.ipAddress(ASN1OctetString(contentBytes: ArraySlice(ip)))) } else { alt.append(.dnsName(n)) }
+            if let ip = addressBytes(n) {
+                alt.append(.ipAddress(ASN1OctetString(contentBytes: ArraySlice(ip))))
+            } else {
+                alt.append(.dnsName(n))
+            }
         }
         let subject = try DistinguishedName { CommonName(names.first { addressBytes($0) == nil } ?? "sensorwah") }
         let cert = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(Double(serverDays) * 86_400),
+            notValidBefore: now.addingTimeInterval(-3600),
+            notValidAfter: now.addingTimeInterval(Double(serverDays) * 86_400),
             issuer: ca.subject, subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
@@ -217,8 +247,12 @@ public struct WebCertificates: Sendable {
     /// Tests: a certificate for `names` signed with the key in `folder`, as anyone holding the
     /// key could make one (PEM); and an unconstrained authority written there.
     static func signWithStoredAuthority(folder: String, names: [String]) throws -> String {
-        guard let k = readText(folder + "/web-ca-key.pem"), let c = readText(folder + "/web-ca.pem") else { throw Failure(description: "no authority in \(folder)") }
-        let (_, cert) = try issueServer(names: names, caKey: try P256.Signing.PrivateKey(pemRepresentation: k), ca: try Certificate(pemEncoded: c), now: Date())
+        guard let k = readText(folder + "/web-ca-key.pem"), let c = readText(folder + "/web-ca.pem") else {
+            throw Failure(description: "no authority in \(folder)")
+        }
+        let (_, cert) = try issueServer(
+            names: names, caKey: try P256.Signing.PrivateKey(pemRepresentation: k), ca: try Certificate(pemEncoded: c),
+            now: Date())
         return try cert.serializeAsPEM().pemString
     }
     static func writeUnconstrainedAuthority(folder: String) throws {
@@ -310,7 +344,9 @@ public struct WebCertificates: Sendable {
         for part in path.split(separator: "/") {
             built += "/" + part
             if mkdir(built, 0o700) != 0 && errno != EEXIST {
-                throw Failure(description: "cannot make the folder \(built) for the web certificates: \(String(cString: strerror(errno)))")
+                throw Failure(
+                    description:
+                        "cannot make the folder \(built) for the web certificates: \(String(cString: strerror(errno)))")
             }
         }
     }
@@ -324,21 +360,29 @@ public struct WebCertificates: Sendable {
         func fix(_ path: String, _ mode: mode_t, directory: Bool) throws {
             var st = stat()
             // the folder may be a link to one elsewhere; the files in it may not be links
-            guard (directory ? stat(path, &st) : lstat(path, &st)) == 0 else { return }   // not there (yet)
+            guard (directory ? stat(path, &st) : lstat(path, &st)) == 0 else { return }  // not there (yet)
             let type = st.st_mode & S_IFMT
             guard type == (directory ? S_IFDIR : S_IFREG) else {
-                throw Failure(description: "\(path) is \(CarefulFile.kind(st.st_mode)), not a \(directory ? "folder" : "regular file"): move it away (SensorWah keeps its keys there)")
+                throw Failure(
+                    description:
+                        "\(path) is \(CarefulFile.kind(st.st_mode)), not a \(directory ? "folder" : "regular file"): move it away (SensorWah keeps its keys there)"
+                )
             }
             guard st.st_mode & 0o7777 != mode else { return }
             guard chmod(path, mode) == 0 else {
-                throw Failure(description: "cannot make \(path) readable by its owner only (chmod \(String(mode, radix: 8))): \(String(cString: strerror(errno)))")
+                throw Failure(
+                    description:
+                        "cannot make \(path) readable by its owner only (chmod \(String(mode, radix: 8))): \(String(cString: strerror(errno)))"
+                )
             }
         }
         try fix(folder, 0o700, directory: true)
         for f in privateFiles { try fix(folder + "/" + f, 0o600, directory: false) }
     }
 
-    static func readText(_ path: String) -> String? { try? CarefulFile.readText(path, what: "a key or certificate file", maxBytes: 1 << 20) }
+    static func readText(_ path: String) -> String? {
+        try? CarefulFile.readText(path, what: "a key or certificate file", maxBytes: 1 << 20)
+    }
 
     /// A private key: written readable by the user only, through a temporary file renamed over.
     static func writePrivate(_ path: String, _ text: String) throws { try writeFile(path, text, mode: 0o600) }
@@ -361,32 +405,33 @@ public struct WebCertificates: Sendable {
             h[0] ^= seed
             let hex = h.map { String(format: "%02X", $0) }.joined()
             let c = Array(hex)
-            return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-" + String(c[20..<32])
+            return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20])
+                + "-" + String(c[20..<32])
         }
         return """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-        <plist version="1.0">
-        <dict>
-          <key>PayloadContent</key>
-          <array>
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
             <dict>
-              <key>PayloadCertificateFileName</key><string>sensorwah-ca.crt</string>
-              <key>PayloadContent</key><data>\(b64)</data>
-              <key>PayloadDisplayName</key><string>SensorWah local authority</string>
-              <key>PayloadIdentifier</key><string>\(id).cert</string>
-              <key>PayloadType</key><string>com.apple.security.root</string>
-              <key>PayloadUUID</key><string>\(uuid(1))</string>
+              <key>PayloadContent</key>
+              <array>
+                <dict>
+                  <key>PayloadCertificateFileName</key><string>sensorwah-ca.crt</string>
+                  <key>PayloadContent</key><data>\(b64)</data>
+                  <key>PayloadDisplayName</key><string>SensorWah local authority</string>
+                  <key>PayloadIdentifier</key><string>\(id).cert</string>
+                  <key>PayloadType</key><string>com.apple.security.root</string>
+                  <key>PayloadUUID</key><string>\(uuid(1))</string>
+                  <key>PayloadVersion</key><integer>1</integer>
+                </dict>
+              </array>
+              <key>PayloadDisplayName</key><string>SensorWah on \(WebCertificates.hostName())</string>
+              <key>PayloadIdentifier</key><string>\(id)</string>
+              <key>PayloadType</key><string>Configuration</string>
+              <key>PayloadUUID</key><string>\(uuid(2))</string>
               <key>PayloadVersion</key><integer>1</integer>
             </dict>
-          </array>
-          <key>PayloadDisplayName</key><string>SensorWah on \(WebCertificates.hostName())</string>
-          <key>PayloadIdentifier</key><string>\(id)</string>
-          <key>PayloadType</key><string>Configuration</string>
-          <key>PayloadUUID</key><string>\(uuid(2))</string>
-          <key>PayloadVersion</key><integer>1</integer>
-        </dict>
-        </plist>
-        """
+            </plist>
+            """
     }
 }

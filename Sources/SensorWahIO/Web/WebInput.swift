@@ -61,7 +61,9 @@ extension ListenerCore {
 
     /// One batch from a browser: its frames through the pipeline. Returns the frames it gave,
     /// or the refusal.
-    func feedWeb(_ bytes: UnsafeRawBufferPointer, from address: SocketAddress?, shared: PushSessions, received: UInt64) -> Result<Int, BrowserMotion.Refusal> {
+    func feedWeb(_ bytes: UnsafeRawBufferPointer, from address: SocketAddress?, shared: PushSessions, received: UInt64)
+        -> Result<Int, BrowserMotion.Refusal>
+    {
         let batch: BrowserMotion.Batch
         do throws(BrowserMotion.Refusal) { batch = try BrowserMotion.decode(bytes) } catch {
             stats.web.refused += 1
@@ -74,13 +76,18 @@ extension ListenerCore {
         stats.lastDataNanos = received
         var n = 0, pushed = false
         let lateBefore = s.web!.late
-        if let c = s.web!.add(batch, emit: { frame in
-            n += 1
-            s.frameLog?.append(frame)
-            var derived = frame
-            if deliver(&derived, from: s, received: received) { pushed = true }
-        }) {
-            logger.info("\(s.name): acceleration sign \(c == .specification ? "as the W3C specification gives it (Chrome, Firefox, recent Safari)" : "inverted (older Safari on iOS)"), read accordingly")
+        if let c = s.web!.add(
+            batch,
+            emit: { frame in
+                n += 1
+                s.frameLog?.append(frame)
+                var derived = frame
+                if deliver(&derived, from: s, received: received) { pushed = true }
+            })
+        {
+            logger.info(
+                "\(s.name): acceleration sign \(c == .specification ? "as the W3C specification gives it (Chrome, Firefox, recent Safari)" : "inverted (older Safari on iOS)"), read accordingly"
+            )
         }
         stats.web.batches += 1
         stats.web.frames += n
@@ -113,7 +120,8 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
         case .head(let h):
             head = h
             body.removeAll(keepingCapacity: true)
-            tooLarge = h.headers.first(name: "content-length").flatMap(Int.init).map { $0 > core.config.maxPushBody } ?? false
+            tooLarge =
+                h.headers.first(name: "content-length").flatMap(Int.init).map { $0 > core.config.maxPushBody } ?? false
         case .body(var buf):
             guard !tooLarge else { return }
             if body.count + buf.readableBytes > core.config.maxPushBody { tooLarge = true; body.removeAll(); return }
@@ -134,11 +142,13 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
             core.stats.web.pages += 1
             respond(context, .ok, type: "text/html; charset=utf-8", Array(WebPage.html.utf8), head: h.method == .HEAD)
         case (.GET, "/ca.crt"):
-            respond(context, .ok, type: "application/x-x509-ca-cert", certificates.authorityDER,
-                    extra: [("Content-Disposition", "attachment; filename=\"sensorwah-ca.crt\"")])
+            respond(
+                context, .ok, type: "application/x-x509-ca-cert", certificates.authorityDER,
+                extra: [("Content-Disposition", "attachment; filename=\"sensorwah-ca.crt\"")])
         case (.GET, "/ca.mobileconfig"):
-            respond(context, .ok, type: "application/x-apple-aspen-config", Array(certificates.mobileConfig().utf8),
-                    extra: [("Content-Disposition", "attachment; filename=\"sensorwah.mobileconfig\"")])
+            respond(
+                context, .ok, type: "application/x-apple-aspen-config", Array(certificates.mobileConfig().utf8),
+                extra: [("Content-Disposition", "attachment; filename=\"sensorwah.mobileconfig\"")])
         case (.POST, "/batch"):
             guard Self.sameOrigin(h.headers) else {
                 core.stats.web.refused += 1
@@ -167,8 +177,10 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
                 respond(context, .badRequest, text: refusal.reason)
             }
         case (.GET, "/ws"):
-            respond(context, Self.sameOrigin(h.headers) ? .badRequest : .forbidden,
-                    text: Self.sameOrigin(h.headers) ? "a WebSocket: open / on a phone" : "a page of another site may not send readings here")
+            respond(
+                context, Self.sameOrigin(h.headers) ? .badRequest : .forbidden,
+                text: Self.sameOrigin(h.headers)
+                    ? "a WebSocket: open / on a phone" : "a page of another site may not send readings here")
         case (_, "/"), (_, "/batch"), (_, "/ca.crt"), (_, "/ca.mobileconfig"):
             respond(context, .methodNotAllowed, text: "not with \(h.method)")
         default:
@@ -188,10 +200,14 @@ final class WebHTTPHandler: ChannelInboundHandler, RemovableChannelHandler, @unc
         respond(context, status, type: "text/plain; charset=utf-8", Array((text + "\n").utf8), close: close)
     }
 
-    func respond(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, type: String, _ bytes: [UInt8],
-                 extra: [(String, String)] = [], head: Bool = false, close: Bool = false) {
-        writeHTTPAnswer(context, status, type: type, bytes,
-                        extra: [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")] + extra, headOnly: head, close: close)
+    func respond(
+        _ context: ChannelHandlerContext, _ status: HTTPResponseStatus, type: String, _ bytes: [UInt8],
+        extra: [(String, String)] = [], head: Bool = false, close: Bool = false
+    ) {
+        writeHTTPAnswer(
+            context, status, type: type, bytes,
+            extra: [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")] + extra, headOnly: head,
+            close: close)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
@@ -286,7 +302,9 @@ final class WebSocketBatchHandler: ChannelInboundHandler, @unchecked Sendable {
             guard !pongPending else { return }
             pongPending = true
             var d = frame.unmaskedData
-            let pong = WebSocketFrame(fin: true, opcode: .pong, data: d.readSlice(length: d.readableBytes) ?? context.channel.allocator.buffer(capacity: 0))
+            let pong = WebSocketFrame(
+                fin: true, opcode: .pong,
+                data: d.readSlice(length: d.readableBytes) ?? context.channel.allocator.buffer(capacity: 0))
             context.writeAndFlush(wrapOutboundOut(pong)).whenComplete { [self] _ in pongPending = false }
         case .connectionClose:
             close(context, code: .normalClosure)
@@ -300,9 +318,14 @@ final class WebSocketBatchHandler: ChannelInboundHandler, @unchecked Sendable {
         if limiter.admit(monotonicNanos()) { return true }
         core.stats.web.rateLimited += 1
         if limiter.count == WebLimits.batchesPerSecond + 1 {
-            send(context, "refused: more than \(WebLimits.batchesPerSecond) messages a second (the rest of this second's go unanswered)")
+            send(
+                context,
+                "refused: more than \(WebLimits.batchesPerSecond) messages a second (the rest of this second's go unanswered)"
+            )
         } else if limiter.count == 4 * WebLimits.batchesPerSecond {
-            core.logger.warning("\(context.channel.remoteAddress?.ipAddress ?? "?"): \(limiter.count) WebSocket messages in a second; closed")
+            core.logger.warning(
+                "\(context.channel.remoteAddress?.ipAddress ?? "?"): \(limiter.count) WebSocket messages in a second; closed"
+            )
             close(context, code: .policyViolation)
         }
         return false
@@ -333,20 +356,22 @@ extension Listener {
         let core = self.core
         let chain = try NIOSSLCertificate.fromPEMBytes(Array(certificates.serverChainPEM.utf8))
         let key = try NIOSSLPrivateKey(bytes: Array(certificates.serverKeyPEM.utf8), format: .pem)
-        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         tls.minimumTLSVersion = .tlsv12
         let context = try NIOSSLContext(configuration: tls)
         let table = ConnectionTable(limits: core.config.webLimits, what: "web connection", logger: core.logger)
         let server = ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)   // each batch's answer at once
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)  // each batch's answer at once
             .childChannelInitializer { channel in
                 guard core.admits(channel.remoteAddress) else { return channel.close() }
                 let guardian: ConnectionGuard
                 switch table.admit(channel) {
                 case .failure(let refusal):
                     core.stats.web.refused += 1
-                    core.logger.warning("refused a web connection from \(channel.remoteAddress?.ipAddress ?? "?"): \(refusal.text)")
+                    core.logger.warning(
+                        "refused a web connection from \(channel.remoteAddress?.ipAddress ?? "?"): \(refusal.text)")
                     return channel.close()
                 case .success(let g): guardian = g
                 }
@@ -364,8 +389,11 @@ extension Listener {
                             if path == "/ws" { return channel.eventLoop.makeSucceededFuture(HTTPHeaders()) }
                             // the control page's live state: only with the token (otherwise the
                             // request goes on to the HTTP handler, which answers 401)
-                            if path == "/api/live", let c = core.config.control, ControlToken.authorisedSocket(head.headers, c.token) {
-                                return channel.eventLoop.makeSucceededFuture(HTTPHeaders([("Sec-WebSocket-Protocol", "sensorwah-control")]))
+                            if path == "/api/live", let c = core.config.control,
+                                ControlToken.authorisedSocket(head.headers, c.token)
+                            {
+                                return channel.eventLoop.makeSucceededFuture(
+                                    HTTPHeaders([("Sec-WebSocket-Protocol", "sensorwah-control")]))
                             }
                             if path != "/api/live" { core.stats.web.refused += 1 }
                             return channel.eventLoop.makeSucceededFuture(nil)
@@ -378,15 +406,19 @@ extension Listener {
                                 if head.uri.split(separator: "?").first == "/api/live" {
                                     try channel.pipeline.syncOperations.addHandler(ControlLiveHandler(core: core))
                                 } else {
-                                    try channel.pipeline.syncOperations.addHandler(WebSocketBatchHandler(core: core, shared: push))
+                                    try channel.pipeline.syncOperations.addHandler(
+                                        WebSocketBatchHandler(core: core, shared: push))
                                 }
                             }
                         })
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-                        withServerUpgrade: (upgraders: [upgrader], completionHandler: { ctx in
-                            ctx.pipeline.syncOperations.removeHandler(http, promise: nil)
-                        }),
+                        withServerUpgrade: (
+                            upgraders: [upgrader],
+                            completionHandler: { ctx in
+                                ctx.pipeline.syncOperations.removeHandler(http, promise: nil)
+                            }
+                        ),
                         withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(http)
                 }
