@@ -38,15 +38,23 @@ let package = Package(
         // The CPU's spin-wait hint (PAUSE/YIELD) for the output thread's short busy wait.
         .target(name: "CSpinHint"),
         // The running program: the pipeline (frames -> mapper -> every output), the output
-        // protocol, the output thread, clocks and the end-of-run summary. No system libraries.
+        // protocol, the output thread, the live view's board, live control, clocks and signals.
+        // No system libraries.
         .target(name: "SensorWahEngine", dependencies: [
             "SensorWahCore", "SensorWahRuntime", "CSpinHint",
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
+        // What a person reads on the terminal: the live view (--monitor), the progress line, the
+        // end-of-run summary, log lines and network text made safe for a terminal, and plot's SVG.
+        .target(name: "SensorWahConsole", dependencies: [
+            "SensorWahCore", "SensorWahRuntime", "SensorWahEngine",
+            .product(name: "Atomics", package: "swift-atomics"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Inputs and plain outputs: network (SwiftNIO listener, phone simulator, recorder, the
         // phone's browser over HTTPS), files (line source, timed replay) and the JSON output.
         .target(name: "SensorWahIO", dependencies: [
-            "SensorWahCore", "SensorWahRuntime", "SensorWahEngine",
+            "SensorWahCore", "SensorWahRuntime", "SensorWahEngine", "SensorWahConsole",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -74,11 +82,16 @@ let package = Package(
         ]),
         // The QR codes of `listen --web`'s page address, drawn in the terminal.
         .systemLibrary(name: "CQRencode", path: "Sources/CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        .systemLibrary(name: "CSndfile", path: "Sources/CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        // The JACK client: the effect chain in the process callback, its MIDI and wah outputs (libjack).
         .target(name: "SensorWahJack", dependencies: [
-            "SensorWahCore", "SensorWahRuntime", "SensorWahEngine", "CJack", "CSndfile",
+            "SensorWahCore", "SensorWahRuntime", "SensorWahEngine", "CJack",
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        // Sound files (libsndfile) and `render`: the effect chain over a file, offline. No JACK.
+        .systemLibrary(name: "CSndfile", path: "Sources/CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .target(name: "SensorWahAudioFiles", dependencies: [
+            "SensorWahCore", "SensorWahEngine", "CSndfile",
         ]),
         // The LV2 plugin: the descriptor, ports and Atom MIDI in C (LV2 headers from lv2-dev), the
         // DSP in Swift. The Swift runtime is linked statically and every symbol but lv2_descriptor
@@ -95,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "sensorwah",
             dependencies: [
-                "SensorWahCore", "SensorWahEngine", "SensorWahIO", "SensorWahALSA", "SensorWahJack", "SensorWahAvahi", "CQRencode",
+                "SensorWahCore", "SensorWahEngine", "SensorWahConsole", "SensorWahIO", "SensorWahALSA", "SensorWahJack", "SensorWahAudioFiles", "SensorWahAvahi", "CQRencode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -137,16 +150,19 @@ let package = Package(
             "SensorWahCore", "CWahReference", "CEffectReference",
             .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
         ], exclude: ["Golden", "Reference"]),
-        .testTarget(name: "SensorWahEngineTests", dependencies: ["SensorWahCore", "SensorWahEngine"]),
+        // (PlotTrace, from the console, records what a pipeline under test sends)
+        .testTarget(name: "SensorWahEngineTests", dependencies: ["SensorWahCore", "SensorWahEngine", "SensorWahConsole"]),
+        .testTarget(name: "SensorWahConsoleTests", dependencies: ["SensorWahCore", "SensorWahEngine", "SensorWahConsole"]),
         .testTarget(name: "SensorWahIOTests", dependencies: [
             "SensorWahCore", "SensorWahRuntime", "SensorWahEngine", "SensorWahIO", "TestSupport",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         .testTarget(name: "SensorWahJackTests", dependencies: [
-            "SensorWahCore", "SensorWahRuntime", "SensorWahJack", "CWahReference", "TestSupport",
+            "SensorWahCore", "SensorWahRuntime", "SensorWahJack", "SensorWahAudioFiles", "CWahReference", "TestSupport",
             .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
         ]),
+        .testTarget(name: "SensorWahAudioFilesTests", dependencies: ["SensorWahCore", "SensorWahAudioFiles", "CWahReference"]),
         .testTarget(name: "SensorWahCLITests", dependencies: ["sensorwah", "sensorwah-jack-check", "TestSupport"]),
         // The mapper's invariants as property tests: Swift Testing (PropertyBased reports through
         // it), run by tools/test as a step of its own before the XCTest run.

@@ -4,7 +4,7 @@ import SensorWahALSA
 import SensorWahCore
 import SensorWahEngine
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `sensorwah-alsa-bench` (benchmark machinery, never installed): the Swift side of tools/alsa-bench (seq-bench.c is the C side).
@@ -48,8 +48,12 @@ struct ALSABench: ParsableCommand {
 
     func run() throws {
         let mappings: [Mapping]
-        do { mappings = maps.isEmpty ? [.default] : try maps.map { try Mapping(parsing: $0) } } catch { throw ValidationError("--map: \(error)") }
-        guard let dialect = SensorFormat(rawValue: format) else { throw ValidationError("--format: one of \(SensorFormat.allCases.map(\.rawValue))") }
+        do { mappings = maps.isEmpty ? [.default] : try maps.map { try Mapping(parsing: $0) } } catch {
+            throw ValidationError("--map: \(error)")
+        }
+        guard let dialect = SensorFormat(rawValue: format) else {
+            throw ValidationError("--format: one of \(SensorFormat.allCases.map(\.rawValue))")
+        }
         guard let bytes = readFileBytes(file) else {
             throw ValidationError("cannot read '\(file)': \(String(cString: strerror(errno)))")
         }
@@ -69,11 +73,13 @@ struct ALSABench: ParsableCommand {
         let shared = BenchShared(total: total, receiver: rx)
         var thread = pthread_t()
         let ctx = Unmanaged.passRetained(shared).toOpaque()
-        let created = pthread_create(&thread, nil, { arg in
-            let s = Unmanaged<BenchShared>.fromOpaque(arg!).takeRetainedValue()
-            s.receiveAll()
-            return nil
-        }, ctx)
+        let created = pthread_create(
+            &thread, nil,
+            { arg in
+                let s = Unmanaged<BenchShared>.fromOpaque(arg!).takeRetainedValue()
+                s.receiveAll()
+                return nil
+            }, ctx)
         guard created == 0 else {
             Unmanaged<BenchShared>.fromOpaque(ctx).release()
             printError("sensorwah-alsa-bench: cannot start the receiver thread (\(created))")
@@ -111,7 +117,8 @@ struct ALSABench: ParsableCommand {
                             return
                         }
                         if !shared.waitForArrival() {
-                            failure = shared.receiverError.load(ordering: .acquiring)
+                            failure =
+                                shared.receiverError.load(ordering: .acquiring)
                                 ? "receiver error at event \(i): \(shared.errorText)"
                                 : "event \(i) not received within 2 s"
                             return
@@ -141,13 +148,14 @@ struct ALSABench: ParsableCommand {
         }
         send.sort(); recv.sort(); output.sort()
         let n = events
-        print("{\"impl\":\"swift\",\"n\":\(n),\"warmup\":\(warmup),\"mode\":\"lockstep\",\"pace_us\":0,"
-              + "\"send_p50_us\":\(fixed2(percentile(send, 0.50))),\"send_p99_us\":\(fixed2(percentile(send, 0.99))),"
-              + "\"send_max_us\":\(fixed2(send[n - 1])),"
-              + "\"recv_p50_us\":\(fixed2(percentile(recv, 0.50))),\"recv_p99_us\":\(fixed2(percentile(recv, 0.99))),"
-              + "\"recv_max_us\":\(fixed2(recv[n - 1])),"
-              + "\"output_p50_us\":\(fixed2(percentile(output, 0.50))),\"output_p99_us\":\(fixed2(percentile(output, 0.99))),"
-              + "\"flow_waits\":\(out.flowWaits)}")
+        print(
+            "{\"impl\":\"swift\",\"n\":\(n),\"warmup\":\(warmup),\"mode\":\"lockstep\",\"pace_us\":0,"
+                + "\"send_p50_us\":\(fixed2(percentile(send, 0.50))),\"send_p99_us\":\(fixed2(percentile(send, 0.99))),"
+                + "\"send_max_us\":\(fixed2(send[n - 1])),"
+                + "\"recv_p50_us\":\(fixed2(percentile(recv, 0.50))),\"recv_p99_us\":\(fixed2(percentile(recv, 0.99))),"
+                + "\"recv_max_us\":\(fixed2(recv[n - 1])),"
+                + "\"output_p50_us\":\(fixed2(percentile(output, 0.50))),\"output_p99_us\":\(fixed2(percentile(output, 0.99))),"
+                + "\"flow_waits\":\(out.flowWaits)}")
         rx.close()
         out.close()
     }
@@ -197,7 +205,8 @@ private final class BenchShared: @unchecked Sendable {
         case .controlChange14:
             let v = e.value & 0x3FFF
             expected[2 * i] = .controlChange(channel: ch, controller: e.controller & 0x1F, value: UInt8(v >> 7))
-            expected[2 * i + 1] = .controlChange(channel: ch, controller: (e.controller & 0x1F) + 32, value: UInt8(v & 0x7F))
+            expected[2 * i + 1] = .controlChange(
+                channel: ch, controller: (e.controller & 0x1F) + 32, value: UInt8(v & 0x7F))
             parts[i] = 2
         case .pitchBend:
             expected[2 * i] = .pitchBend(channel: ch, value: e.value & 0x3FFF)
@@ -214,7 +223,7 @@ private final class BenchShared: @unchecked Sendable {
             while true {
                 let got = receiver.receive()
                 let now = monotonicSeconds()
-                if case .other = got { continue }   // e.g. a subscription notice
+                if case .other = got { continue }  // e.g. a subscription notice
                 // parts[i] and expected are written before the event is sent
                 if got != expected[2 * i + part] {
                     errorText = "got \(got), expected \(expected[2 * i + part])"

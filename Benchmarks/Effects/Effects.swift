@@ -21,10 +21,11 @@ let benchmarks: @Sendable () -> Void = {
     let psPerSample = BenchmarkMetric.custom("ps/sample", polarity: .prefersSmaller, useScalingFactor: false)
     let ratioMetric = BenchmarkMetric.custom("Swift/C x1000", polarity: .prefersSmaller, useScalingFactor: false)
     let perBlock = BenchmarkMetric.custom("ns per 64 frames", polarity: .prefersSmaller, useScalingFactor: false)
-    let worstBlock = BenchmarkMetric.custom("worst ns per 64 frames", polarity: .prefersSmaller, useScalingFactor: false)
+    let worstBlock = BenchmarkMetric.custom(
+        "worst ns per 64 frames", polarity: .prefersSmaller, useScalingFactor: false)
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .mallocCountTotal, psPerSample],
-        units: [psPerSample: .count],   // whole picoseconds in the tables (tools/bench-effects reads them)
+        units: [psPerSample: .count],  // whole picoseconds in the tables (tools/bench-effects reads them)
         warmupIterations: 2,
         maxDuration: .seconds(3),
         maxIterations: 100,
@@ -60,9 +61,17 @@ let benchmarks: @Sendable () -> Void = {
 
     /// Swift, C, and the two interleaved, for one effect. `swift` and `c` build a runner: a
     /// parameter setter (0...1 of the moving parameter's range) and a block processor.
-    func effect(_ name: String,
-                swift: @escaping () -> (set: (Double) -> Void, process: (UnsafeMutablePointer<Float>, Int) -> Void, done: () -> Void),
-                c: @escaping () -> (set: (Double) -> Void, process: (UnsafeMutablePointer<Float>, Int) -> Void, done: () -> Void)) {
+    func effect(
+        _ name: String,
+        swift:
+            @escaping () -> (
+                set: (Double) -> Void, process: (UnsafeMutablePointer<Float>, Int) -> Void, done: () -> Void
+            ),
+        c:
+            @escaping () -> (
+                set: (Double) -> Void, process: (UnsafeMutablePointer<Float>, Int) -> Void, done: () -> Void
+            )
+    ) {
         Benchmark("\(name)_Swift") { benchmark in
             let r = swift()
             benchmark.startMeasurement()
@@ -86,10 +95,15 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.measurement(psPerSample, Int(ns / samples * 1000))
         }
         // Swift and C alternate inside each iteration (same caches, same clock): their ratio x1000.
-        Benchmark("\(name)_Swift_C_ratio",
-                  configuration: .init(metrics: [ratioMetric, .mallocCountTotal], units: [ratioMetric: .count],
-                                       thresholds: [ratioMetric: .init(absolute: [.p90: 1100]),
-                                                    .mallocCountTotal: .init(absolute: [.p100: 0])])) { benchmark in
+        Benchmark(
+            "\(name)_Swift_C_ratio",
+            configuration: .init(
+                metrics: [ratioMetric, .mallocCountTotal], units: [ratioMetric: .count],
+                thresholds: [
+                    ratioMetric: .init(absolute: [.p90: 1100]),
+                    .mallocCountTotal: .init(absolute: [.p100: 0])
+                ])
+        ) { benchmark in
             let s = swift(), k = c()
             var swiftNs: UInt64 = 0, cNs: UInt64 = 0
             benchmark.startMeasurement()
@@ -111,53 +125,97 @@ let benchmarks: @Sendable () -> Void = {
 
     let fs = Double(rate)
     // fuzz: drive sweeping (the shaper's gain recomputed every sample)
-    effect("fuzz", swift: {
-        let p = UnsafeMutablePointer<FuzzEffect>.allocate(capacity: 1)
-        p.initialize(to: FuzzEffect(sampleRate: fs))
-        return ({ p.pointee.set(1, $0) }, { p.pointee.process($0, count: $1) }, { p.pointee.deallocate(); p.deallocate() })
-    }, c: {
-        let p = UnsafeMutablePointer<fuzz_ref_state>.allocate(capacity: 1)
-        fuzz_ref_init(p, fs, 0.5, 0.5, 0.5)
-        return ({ fuzz_ref_set(p, 1, $0) }, { fuzz_ref_process(p, $0, Int32($1)) }, { p.deallocate() })
-    })
+    effect(
+        "fuzz",
+        swift: {
+            let p = UnsafeMutablePointer<FuzzEffect>.allocate(capacity: 1)
+            p.initialize(to: FuzzEffect(sampleRate: fs))
+            return (
+                { p.pointee.set(1, $0) }, { p.pointee.process($0, count: $1) },
+                {
+                    p.pointee.deallocate(); p.deallocate()
+                }
+            )
+        },
+        c: {
+            let p = UnsafeMutablePointer<fuzz_ref_state>.allocate(capacity: 1)
+            fuzz_ref_init(p, fs, 0.5, 0.5, 0.5)
+            return ({ fuzz_ref_set(p, 1, $0) }, { fuzz_ref_process(p, $0, Int32($1)) }, { p.deallocate() })
+        })
     // tremolo: rate sweeping 0.05 ... 20 Hz
-    effect("tremolo", swift: {
-        let p = UnsafeMutablePointer<TremoloEffect>.allocate(capacity: 1)
-        p.initialize(to: TremoloEffect(sampleRate: fs))
-        return ({ p.pointee.set(1, 0.05 + 19.95 * $0) }, { p.pointee.process($0, count: $1) }, { p.deallocate() })
-    }, c: {
-        let p = UnsafeMutablePointer<tremolo_ref_state>.allocate(capacity: 1)
-        tremolo_ref_init(p, fs, 5, 0.5, 0)
-        return ({ tremolo_ref_set(p, 1, 0.05 + 19.95 * $0) }, { tremolo_ref_process(p, $0, Int32($1)) }, { p.deallocate() })
-    })
+    effect(
+        "tremolo",
+        swift: {
+            let p = UnsafeMutablePointer<TremoloEffect>.allocate(capacity: 1)
+            p.initialize(to: TremoloEffect(sampleRate: fs))
+            return ({ p.pointee.set(1, 0.05 + 19.95 * $0) }, { p.pointee.process($0, count: $1) }, { p.deallocate() })
+        },
+        c: {
+            let p = UnsafeMutablePointer<tremolo_ref_state>.allocate(capacity: 1)
+            tremolo_ref_init(p, fs, 5, 0.5, 0)
+            return (
+                { tremolo_ref_set(p, 1, 0.05 + 19.95 * $0) }, { tremolo_ref_process(p, $0, Int32($1)) },
+                { p.deallocate() }
+            )
+        })
     // phaser: four stages, depth sweeping, feedback 0.5
-    effect("phaser", swift: {
-        let p = UnsafeMutablePointer<PhaserEffect>.allocate(capacity: 1)
-        p.initialize(to: PhaserEffect(sampleRate: fs, stage: .init(.phaser, ["feedback": 0.5])))
-        return ({ p.pointee.set(2, $0) }, { p.pointee.process($0, count: $1) }, { p.pointee.deallocate(); p.deallocate() })
-    }, c: {
-        let p = UnsafeMutablePointer<phaser_ref_state>.allocate(capacity: 1)
-        phaser_ref_init(p, fs, 0.5, 0.7, 4, 0.5)
-        return ({ phaser_ref_set(p, 2, $0) }, { phaser_ref_process(p, $0, Int32($1)) }, { p.deallocate() })
-    })
+    effect(
+        "phaser",
+        swift: {
+            let p = UnsafeMutablePointer<PhaserEffect>.allocate(capacity: 1)
+            p.initialize(to: PhaserEffect(sampleRate: fs, stage: .init(.phaser, ["feedback": 0.5])))
+            return (
+                { p.pointee.set(2, $0) }, { p.pointee.process($0, count: $1) },
+                {
+                    p.pointee.deallocate(); p.deallocate()
+                }
+            )
+        },
+        c: {
+            let p = UnsafeMutablePointer<phaser_ref_state>.allocate(capacity: 1)
+            phaser_ref_init(p, fs, 0.5, 0.7, 4, 0.5)
+            return ({ phaser_ref_set(p, 2, $0) }, { phaser_ref_process(p, $0, Int32($1)) }, { p.deallocate() })
+        })
     // delay: time sweeping 0.1 ... 0.6 s (the read head gliding), feedback 0.5, tone 0.5
-    effect("delay", swift: {
-        let p = UnsafeMutablePointer<DelayEffect>.allocate(capacity: 1)
-        p.initialize(to: DelayEffect(sampleRate: fs, stage: .init(.delay, ["time": 0.1, "feedback": 0.5, "tone": 0.5])))
-        return ({ p.pointee.set(1, 0.1 + 0.5 * $0) }, { p.pointee.process($0, count: $1) }, { p.pointee.deallocate(); p.deallocate() })
-    }, c: {
-        let p = UnsafeMutablePointer<delay_ref_state>.allocate(capacity: 1)
-        delay_ref_init(p, fs, 0.1, 0.5, 0.3, 0.5)
-        return ({ delay_ref_set(p, 1, 0.1 + 0.5 * $0) }, { delay_ref_process(p, $0, Int32($1)) }, { delay_ref_free(p); p.deallocate() })
-    })
+    effect(
+        "delay",
+        swift: {
+            let p = UnsafeMutablePointer<DelayEffect>.allocate(capacity: 1)
+            p.initialize(
+                to: DelayEffect(sampleRate: fs, stage: .init(.delay, ["time": 0.1, "feedback": 0.5, "tone": 0.5])))
+            return (
+                { p.pointee.set(1, 0.1 + 0.5 * $0) }, { p.pointee.process($0, count: $1) },
+                {
+                    p.pointee.deallocate(); p.deallocate()
+                }
+            )
+        },
+        c: {
+            let p = UnsafeMutablePointer<delay_ref_state>.allocate(capacity: 1)
+            delay_ref_init(p, fs, 0.1, 0.5, 0.3, 0.5)
+            return (
+                { delay_ref_set(p, 1, 0.1 + 0.5 * $0) }, { delay_ref_process(p, $0, Int32($1)) },
+                {
+                    delay_ref_free(p); p.deallocate()
+                }
+            )
+        })
 
     // The whole chain in 64-frame blocks: mean and worst time per block in one second.
-    Benchmark("chain_64_frames",
-              configuration: .init(metrics: [perBlock, worstBlock, .mallocCountTotal],
-                                   units: [perBlock: .count, worstBlock: .count], maxDuration: .seconds(4),
-                                   thresholds: [perBlock: .init(absolute: [.p90: 133_333]),
-                                                .mallocCountTotal: .init(absolute: [.p100: 0])])) { benchmark in
-        let spec = try EffectChainSpec(parsing: "fuzz drive=0.8 tone=0.6 > wah > tremolo rate=5 depth=0.7 > phaser feedback=0.3 > delay time=0.3 feedback=0.4 mix=0.3")
+    Benchmark(
+        "chain_64_frames",
+        configuration: .init(
+            metrics: [perBlock, worstBlock, .mallocCountTotal],
+            units: [perBlock: .count, worstBlock: .count], maxDuration: .seconds(4),
+            thresholds: [
+                perBlock: .init(absolute: [.p90: 133_333]),
+                .mallocCountTotal: .init(absolute: [.p100: 0])
+            ])
+    ) { benchmark in
+        let spec = try EffectChainSpec(
+            parsing:
+                "fuzz drive=0.8 tone=0.6 > wah > tremolo rate=5 depth=0.7 > phaser feedback=0.3 > delay time=0.3 feedback=0.4 mix=0.3"
+        )
         let chain = EffectChain(spec: spec, sampleRate: fs, maximumBlock: 64)
         let pedal = try spec.slot(for: "wah.pedal")
         input.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: rate) }

@@ -6,7 +6,7 @@ import SensorWahEngine
 import SensorWahIO
 import SensorWahRuntime
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The listener as `listen` runs it (the SwiftNIO network thread, the output thread woken as
@@ -31,10 +31,13 @@ let benchmarks: @Sendable () -> Void = {
 
     // each iteration is one 10 s performance of 1,000 lines; the check reads the p90 over the
     // iterations, so with three of them every run's p99 must hold
-    Benchmark("listener_100Hz_one_sender",
-              configuration: .init(metrics: [p50, p99, worst, cpu], warmupIterations: 0,
-                                   maxDuration: .seconds(120), maxIterations: 3,
-                                   thresholds: [p99: .init(absolute: [.p90: 100])])) { benchmark in
+    Benchmark(
+        "listener_100Hz_one_sender",
+        configuration: .init(
+            metrics: [p50, p99, worst, cpu], warmupIterations: 0,
+            maxDuration: .seconds(120), maxIterations: 3,
+            thresholds: [p99: .init(absolute: [.p90: 100])])
+    ) { benchmark in
         let run = ListenRun()
         benchmark.startMeasurement()
         let (processCPU, senderCPU) = run.send(lines.header, lines.rows.prefix(1_000), every: 10_000_000)
@@ -51,10 +54,13 @@ let benchmarks: @Sendable () -> Void = {
     // the same with the --web port and its control page being read: curl asks for the page's
     // state 30 times a second over HTTPS (what an open page's live socket is sent, plus a
     // request to parse each time), on the network thread that also parses the lines
-    Benchmark("listener_100Hz_one_sender_control_page_open",
-              configuration: .init(metrics: [p50, p99, worst, cpu], warmupIterations: 0,
-                                   maxDuration: .seconds(120), maxIterations: 3,
-                                   thresholds: [p99: .init(absolute: [.p90: 100])])) { benchmark in
+    Benchmark(
+        "listener_100Hz_one_sender_control_page_open",
+        configuration: .init(
+            metrics: [p50, p99, worst, cpu], warmupIterations: 0,
+            maxDuration: .seconds(120), maxIterations: 3,
+            thresholds: [p99: .init(absolute: [.p90: 100])])
+    ) { benchmark in
         let run = ListenRun(controlPage: true)
         let page = run.readControlPage(seconds: 11)
         benchmark.startMeasurement()
@@ -71,9 +77,12 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // 10 s with the listener open and no sender: what its timers cost
-    Benchmark("listener_at_rest",
-              configuration: .init(metrics: [cpu], warmupIterations: 0, maxDuration: .seconds(60), maxIterations: 2,
-                                   thresholds: [cpu: .init(absolute: [.p90: 10_000])])) { benchmark in
+    Benchmark(
+        "listener_at_rest",
+        configuration: .init(
+            metrics: [cpu], warmupIterations: 0, maxDuration: .seconds(60), maxIterations: 2,
+            thresholds: [cpu: .init(absolute: [.p90: 10_000])])
+    ) { benchmark in
         let run = ListenRun()
         usleep(500_000)
         let start = processCPUMicros()
@@ -123,15 +132,20 @@ final class ListenRun {
         }
         var logger = Logger(label: "sensorwah.bench")
         logger.logLevel = .warning
-        listener = Listener(configuration: config, mappings: [Mapping.default], queue: queue, wake: pump.wake,
-                            arriving: pump.arriving, logger: logger)
+        listener = Listener(
+            configuration: config, mappings: [Mapping.default], queue: queue, wake: pump.wake,
+            arriving: pump.arriving, logger: logger)
         do { try listener.start() } catch { fatalError("cannot listen on loopback: \(error)") }
         guard let tcp = listener.boundAddresses.first(where: { $0.hasPrefix("tcp") }),
-              let p = tcp.split(separator: ":").last.flatMap({ Int($0) }) else {
+            let p = tcp.split(separator: ":").last.flatMap({ Int($0) })
+        else {
             fatalError("the listener reported no TCP port: \(listener.boundAddresses)")
         }
         port = p
-        webPort = listener.boundAddresses.first { $0.hasPrefix("https") }.flatMap { $0.split(separator: ":").last.flatMap { Int($0) } } ?? 0
+        webPort =
+            listener.boundAddresses.first { $0.hasPrefix("https") }.flatMap {
+                $0.split(separator: ":").last.flatMap { Int($0) }
+            } ?? 0
     }
 
     /// curl asking for the control page's state 30 times a second for `seconds` (keeping its
@@ -140,8 +154,10 @@ final class ListenRun {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         p.standardOutput = FileHandle.nullDevice
-        p.arguments = ["-sk", "--rate", "30/s", "-H", "Authorization: Bearer \(token)",
-                       "https://127.0.0.1:\(webPort)/api/state?[1-\(seconds * 30)]"]
+        p.arguments = [
+            "-sk", "--rate", "30/s", "-H", "Authorization: Bearer \(token)",
+            "https://127.0.0.1:\(webPort)/api/state?[1-\(seconds * 30)]"
+        ]
         do { try p.run() } catch { fatalError("curl: \(error)") }
         return p
     }
@@ -149,20 +165,24 @@ final class ListenRun {
     /// Connects, writes the header, then one row every `interval` ns on an absolute schedule;
     /// returns the CPU time (µs) the whole process and this thread (the sender, not the
     /// listener) used while the rows were sent.
-    func send<Rows: Sequence<String>>(_ header: String, _ rows: Rows, every interval: UInt64) -> (process: Int, sender: Int) {
+    func send<Rows: Sequence<String>>(_ header: String, _ rows: Rows, every interval: UInt64) -> (
+        process: Int, sender: Int
+    ) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { fatalError("cannot connect to the listener on 127.0.0.1:\(port): errno \(errno)") }
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         write(fd, header + "\n")
-        usleep(200_000)   // the header is parsed; the rows that follow are steady state
+        usleep(200_000)  // the header is parsed; the rows that follow are steady state
         let cpuStart = threadCPUMicros()
         let processStart = processCPUMicros()
         let start = monotonicNanos()

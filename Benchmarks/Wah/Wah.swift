@@ -80,7 +80,8 @@ let benchmarks: @Sendable () -> Void = {
 
         // Swift and C alternate inside each iteration (same caches, same frequency): the ratio of
         // their times, x1000. Target: <= 1100.
-        Benchmark("\(name) Swift/C ratio, interleaved", configuration: .init(metrics: [ratioMetric, .mallocCountTotal])) { benchmark in
+        Benchmark("\(name) Swift/C ratio, interleaved", configuration: .init(metrics: [ratioMetric, .mallocCountTotal]))
+        { benchmark in
             var wah = swift()
             var st = c()
             var swiftNs: UInt64 = 0, cNs: UInt64 = 0
@@ -100,28 +101,34 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    voice("wah", swift: {
-        var wah = WahProcessor()
-        wah.prepare(sampleRate: Double(rate))
-        return wah
-    }, c: {
-        var cs = wah_ref_settings()
-        wah_ref_default_settings(&cs)
-        var st = wah_ref_state()
-        wah_ref_prepare(&st, Double(rate), &cs)
-        return st
-    })
+    voice(
+        "wah",
+        swift: {
+            var wah = WahProcessor()
+            wah.prepare(sampleRate: Double(rate))
+            return wah
+        },
+        c: {
+            var cs = wah_ref_settings()
+            wah_ref_default_settings(&cs)
+            var st = wah_ref_state()
+            wah_ref_prepare(&st, Double(rate), &cs)
+            return st
+        })
 
     // The crybaby voice (Crybaby.swift) against its C reference (crybaby_ref.c), same protocol.
-    voice("wah crybaby", swift: {
-        var wah = WahProcessor(settings: WahSettings(voice: .crybaby))
-        wah.prepare(sampleRate: Double(rate))
-        return wah
-    }, c: {
-        var st = crybaby_ref_state()
-        crybaby_ref_prepare(&st, Double(rate), 1, 1, WahSettings().smoothingTime)
-        return st
-    })
+    voice(
+        "wah crybaby",
+        swift: {
+            var wah = WahProcessor(settings: WahSettings(voice: .crybaby))
+            wah.prepare(sampleRate: Double(rate))
+            return wah
+        },
+        c: {
+            var st = crybaby_ref_state()
+            crybaby_ref_prepare(&st, Double(rate), 1, 1, WahSettings().smoothingTime)
+            return st
+        })
 }
 
 /// A C reference voice, as the benchmark drives it.

@@ -1,6 +1,6 @@
 import CALSA
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Something the ALSA sequencer would not do. `description` is one line, fit for a user:
@@ -37,15 +37,20 @@ public struct ALSAError: Error, CustomStringConvertible, Sendable {
     static func openFailure(_ code: Int32) -> ALSAError {
         let device = "/dev/snd/seq"
         if access(device, F_OK) != 0 {
-            return ALSAError(.noSequencer, code: code,
-                             "no ALSA sequencer: \(device) is missing (load the snd-seq kernel module: sudo modprobe snd-seq), \(alternative)")
+            return ALSAError(
+                .noSequencer, code: code,
+                "no ALSA sequencer: \(device) is missing (load the snd-seq kernel module: sudo modprobe snd-seq), \(alternative)"
+            )
         }
         if code == -EACCES || code == -EPERM || access(device, R_OK | W_OK) != 0 {
-            return ALSAError(.permission, code: code,
-                             "no ALSA sequencer: no permission to open \(device) (add your user to the 'audio' group and log in again), \(alternative)")
+            return ALSAError(
+                .permission, code: code,
+                "no ALSA sequencer: no permission to open \(device) (add your user to the 'audio' group and log in again), \(alternative)"
+            )
         }
-        return ALSAError(.openFailed, code: code,
-                         "no ALSA sequencer: cannot open \(device) (\(alsaMessage(code))), \(alternative)")
+        return ALSAError(
+            .openFailed, code: code,
+            "no ALSA sequencer: cannot open \(device) (\(alsaMessage(code))), \(alternative)")
     }
 }
 

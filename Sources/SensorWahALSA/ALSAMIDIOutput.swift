@@ -15,10 +15,13 @@ public final class ALSAMIDIOutput: EventOutput, ProgramChangeInput {
     private var lastService = 0.0
     private var sendsSinceCheck = 0
 
-    public init(clientName: String = "SensorWah", portName: String = "out", controlPort: String? = nil,
-                connect specs: [String] = [], logger: Logger) throws {
+    public init(
+        clientName: String = "SensorWah", portName: String = "out", controlPort: String? = nil,
+        connect specs: [String] = [], logger: Logger
+    ) throws {
         self.logger = logger
-        sequencer = try ALSASequencerOutput(clientName: clientName, portName: portName, controlPortName: controlPort, logger: logger)
+        sequencer = try ALSASequencerOutput(
+            clientName: clientName, portName: portName, controlPortName: controlPort, logger: logger)
         logger.info("ALSA: sending as \(clientName):\(portName) (\(sequencer.address))")
         for spec in specs {
             do {
@@ -75,11 +78,15 @@ public final class ALSAMIDIOutput: EventOutput, ProgramChangeInput {
     public func close() {
         guard sequencer.isOpen else { return }
         if sequencer.failed > 0 {
-            logger.warning("ALSA: \(sequencer.failed) of \(sequencer.sent + sequencer.failed) messages did not reach every subscriber (last error \(sequencer.lastError))")
+            logger.warning(
+                "ALSA: \(sequencer.failed) of \(sequencer.sent + sequencer.failed) messages did not reach every subscriber (last error \(sequencer.lastError))"
+            )
         }
         if sequencer.controlPort >= 0 {
             let dropped = sequencer.programChangesDropped
-            logger.info("ALSA: Program Change received on '\(sequencer.controlPortName ?? "")' \(sequencer.programChangesReceived)\(dropped > 0 ? " (\(dropped) dropped)" : "")")
+            logger.info(
+                "ALSA: Program Change received on '\(sequencer.controlPortName ?? "")' \(sequencer.programChangesReceived)\(dropped > 0 ? " (\(dropped) dropped)" : "")"
+            )
         }
         if sequencer.flowWaits > 0 {
             logger.debug("ALSA: waited \(sequencer.flowWaits) times for a slow subscriber")

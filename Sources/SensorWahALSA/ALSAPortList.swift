@@ -1,6 +1,6 @@
 import CALSA
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension ALSASequencerOutput {
@@ -47,7 +47,7 @@ extension ALSASequencerOutput {
             (SND_SEQ_PORT_CAP_READ, "read"), (SND_SEQ_PORT_CAP_WRITE, "write"),
             (SND_SEQ_PORT_CAP_SUBS_READ, "subs-read"), (SND_SEQ_PORT_CAP_SUBS_WRITE, "subs-write"),
             (SND_SEQ_PORT_CAP_DUPLEX, "duplex"),
-            (SND_SEQ_PORT_CAP_SYNC_READ, "sync-read"), (SND_SEQ_PORT_CAP_SYNC_WRITE, "sync-write"),
+            (SND_SEQ_PORT_CAP_SYNC_READ, "sync-read"), (SND_SEQ_PORT_CAP_SYNC_WRITE, "sync-write")
         ]
         let words = names.filter { caps & UInt32($0.0) != 0 }.map(\.1)
         return words.isEmpty ? "none" : words.joined(separator: ",")
@@ -62,7 +62,7 @@ extension ALSASequencerOutput {
             (SND_SEQ_PORT_TYPE_DIRECT_SAMPLE, "direct-sample"), (SND_SEQ_PORT_TYPE_SAMPLE, "sample"),
             (SND_SEQ_PORT_TYPE_HARDWARE, "hardware"), (SND_SEQ_PORT_TYPE_SOFTWARE, "software"),
             (SND_SEQ_PORT_TYPE_SYNTHESIZER, "synthesizer"), (SND_SEQ_PORT_TYPE_PORT, "port"),
-            (SND_SEQ_PORT_TYPE_APPLICATION, "application"),
+            (SND_SEQ_PORT_TYPE_APPLICATION, "application")
         ]
         let words = names.filter { type & UInt32($0.0) != 0 }.map(\.1)
         return words.isEmpty ? "none" : words.joined(separator: ",")

@@ -3,7 +3,7 @@ import Logging
 import SensorWahCore
 import SensorWahRuntime
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// MIDI out through the ALSA sequencer: a client (default "SensorWah") with one port
@@ -54,7 +54,7 @@ public final class ALSASequencerOutput: @unchecked Sendable {
 
     // flow control (no allocation after init: fixed buffers)
     private var credit = 0
-    private let subsQuery: OpaquePointer            // snd_seq_query_subscribe_t *
+    private let subsQuery: OpaquePointer  // snd_seq_query_subscribe_t *
     private static let maxTracked = 64
     private let stalled: UnsafeMutablePointer<Int32>
     private var stalledCount = 0
@@ -84,8 +84,10 @@ public final class ALSASequencerOutput: @unchecked Sendable {
 
     /// Opens the sequencer and creates the client and its port.
     /// Throws `ALSAError` (one line: what is missing and what to do) when there is no sequencer.
-    public init(clientName: String = "SensorWah", portName: String = "out", controlPortName: String? = nil,
-                logger: Logger = Logger(label: "sensorwah.alsa")) throws(ALSAError) {
+    public init(
+        clientName: String = "SensorWah", portName: String = "out", controlPortName: String? = nil,
+        logger: Logger = Logger(label: "sensorwah.alsa")
+    ) throws(ALSAError) {
         self.clientName = clientName
         self.portName = portName
         self.controlPortName = controlPortName
@@ -94,14 +96,16 @@ public final class ALSASequencerOutput: @unchecked Sendable {
         var r = snd_seq_set_client_name(seq, clientName)
         if r < 0 {
             snd_seq_close(seq)
-            throw ALSAError(.openFailed, code: r, "ALSA sequencer: cannot name the client '\(clientName)' (\(alsaMessage(r)))")
+            throw ALSAError(
+                .openFailed, code: r, "ALSA sequencer: cannot name the client '\(clientName)' (\(alsaMessage(r)))")
         }
         let caps = UInt32(SND_SEQ_PORT_CAP_READ) | UInt32(SND_SEQ_PORT_CAP_SUBS_READ)
         let type = UInt32(SND_SEQ_PORT_TYPE_MIDI_GENERIC) | UInt32(SND_SEQ_PORT_TYPE_APPLICATION)
         r = snd_seq_create_simple_port(seq, portName, caps, type)
         if r < 0 {
             snd_seq_close(seq)
-            throw ALSAError(.openFailed, code: r, "ALSA sequencer: cannot create the port '\(portName)' (\(alsaMessage(r)))")
+            throw ALSAError(
+                .openFailed, code: r, "ALSA sequencer: cannot create the port '\(portName)' (\(alsaMessage(r)))")
         }
         let port = r
         var control: Int32 = -1
@@ -114,7 +118,9 @@ public final class ALSASequencerOutput: @unchecked Sendable {
             control = snd_seq_create_simple_port(seq, name, caps, type)
             if control < 0 {
                 snd_seq_close(seq)
-                throw ALSAError(.openFailed, code: control, "ALSA sequencer: cannot create the port '\(name)' (\(alsaMessage(control)))")
+                throw ALSAError(
+                    .openFailed, code: control,
+                    "ALSA sequencer: cannot create the port '\(name)' (\(alsaMessage(control)))")
             }
         }
         let client = snd_seq_client_id(seq)
@@ -189,7 +195,7 @@ public final class ALSASequencerOutput: @unchecked Sendable {
             sensorwah_seq_ev_set_noteoff(event, ch, Int32(e.controller & 0x7F), 0)
             ok = output(seq)
         case .wahSwitch, .effect, .effectChain:
-            return true   // not MIDI messages: the wah's engage switch, the effect chain's parameters
+            return true  // not MIDI messages: the wah's engage switch, the effect chain's parameters
         }
         if ok { sent &+= 1 } else { failed &+= 1 }
         return ok
@@ -208,7 +214,7 @@ public final class ALSASequencerOutput: @unchecked Sendable {
     /// room. Sets `credit` to the messages that may go out before the next look.
     private func refreshCredit(_ seq: SeqHandle) {
         var waitStart = 0.0
-        var pause = 20_000   // ns, doubling to 1 ms
+        var pause = 20_000  // ns, doubling to 1 ms
         while true {
             var minFree = Int.max
             snd_seq_query_subscribe_set_index(subsQuery, 0)
@@ -218,7 +224,7 @@ public final class ALSASequencerOutput: @unchecked Sendable {
                 var free: Int32 = 0, pool: Int32 = 0
                 guard sensorwah_seq_client_input_free(fd, c, &free, &pool) == 0, pool > 0 else { continue }
                 if let i = stalledIndex(c) {
-                    if free >= pool / 2 {        // caught up: wait for it again
+                    if free >= pool / 2 {  // caught up: wait for it again
                         stalledCount &-= 1
                         stalled[i] = stalled[stalledCount]
                         logger.info("ALSA: subscriber \(c) is reading again")
@@ -261,11 +267,14 @@ public final class ALSASequencerOutput: @unchecked Sendable {
             snd_seq_query_subscribe_set_index(subsQuery, snd_seq_query_subscribe_get_index(subsQuery) + 1)
             var free: Int32 = 0, pool: Int32 = 0
             guard sensorwah_seq_client_input_free(fd, c, &free, &pool) == 0, pool > 0,
-                  free <= Int32(Self.reserve), stalledIndex(c) == nil, stalledCount < Self.maxTracked else { continue }
+                free <= Int32(Self.reserve), stalledIndex(c) == nil, stalledCount < Self.maxTracked
+            else { continue }
             stalled[stalledCount] = c
             stalledCount &+= 1
             let name = Sequencer.clientName(seq, c) ?? "?"
-            logger.warning("ALSA: subscriber '\(name)' (client \(c)) has read nothing for \(stallTimeout) s; sending on without waiting for it (it loses messages)")
+            logger.warning(
+                "ALSA: subscriber '\(name)' (client \(c)) has read nothing for \(stallTimeout) s; sending on without waiting for it (it loses messages)"
+            )
         }
     }
 
@@ -300,10 +309,14 @@ public final class ALSASequencerOutput: @unchecked Sendable {
 
     private func connect(_ seq: SeqHandle, to addr: ALSAAddress, spec: ALSAAddressSpec) throws(ALSAError) {
         let r = snd_seq_connect_to(seq, address.port, addr.client, addr.port)
-        if r < 0 && r != -EBUSY {     // EBUSY: already connected
-            let why = r == -EPERM ? "that port does not take subscribers (see `sensorwah ports`: it needs write,subs-write)" : alsaMessage(r)
-            throw ALSAError(.connectFailed, code: r,
-                            "ALSA sequencer: cannot connect \(clientName):\(portName) to '\(spec.text)' (\(addr)): \(why)")
+        if r < 0 && r != -EBUSY {  // EBUSY: already connected
+            let why =
+                r == -EPERM
+                ? "that port does not take subscribers (see `sensorwah ports`: it needs write,subs-write)"
+                : alsaMessage(r)
+            throw ALSAError(
+                .connectFailed, code: r,
+                "ALSA sequencer: cannot connect \(clientName):\(portName) to '\(spec.text)' (\(addr)): \(why)")
         }
     }
 
@@ -340,7 +353,8 @@ public final class ALSASequencerOutput: @unchecked Sendable {
             if sensorwah_seq_ev_type(ev) == Int32(SND_SEQ_EVENT_PGMCHANGE.rawValue) {
                 if sensorwah_seq_ev_dest_port(ev) == controlPort {
                     programChangesReceived &+= 1
-                    let ch = UInt16(sensorwah_seq_ev_channel(ev) & 0x0F), program = UInt16(sensorwah_seq_ev_value(ev) & 0x7F)
+                    let ch = UInt16(sensorwah_seq_ev_channel(ev) & 0x0F),
+                        program = UInt16(sensorwah_seq_ev_value(ev) & 0x7F)
                     programs.push(ch << 8 | program)
                 }
                 continue
@@ -355,8 +369,10 @@ public final class ALSASequencerOutput: @unchecked Sendable {
         while let p = programs.pop() { body(UInt8(p >> 8), UInt8(p & 0x7F)) }
     }
 
-    static let announcementTypes = [SND_SEQ_EVENT_CLIENT_EXIT, SND_SEQ_EVENT_PORT_START, SND_SEQ_EVENT_PORT_EXIT,
-                                    SND_SEQ_EVENT_PORT_CHANGE, SND_SEQ_EVENT_PORT_UNSUBSCRIBED]
+    static let announcementTypes = [
+        SND_SEQ_EVENT_CLIENT_EXIT, SND_SEQ_EVENT_PORT_START, SND_SEQ_EVENT_PORT_EXIT,
+        SND_SEQ_EVENT_PORT_CHANGE, SND_SEQ_EVENT_PORT_UNSUBSCRIBED
+    ]
 
     private func handleAnnouncement(_ seq: SeqHandle, _ ev: UnsafeMutablePointer<snd_seq_event_t>) {
         let type = sensorwah_seq_ev_type(ev)
@@ -367,7 +383,9 @@ public final class ALSASequencerOutput: @unchecked Sendable {
         case Int32(SND_SEQ_EVENT_CLIENT_EXIT.rawValue):
             let c = sensorwah_seq_ev_addr_client(ev)
             for i in remembered.indices where remembered[i].connected?.client == c {
-                logger.info("ALSA: '\(remembered[i].spec.text)' (\(remembered[i].connected!)) went away; will connect again when it is back")
+                logger.info(
+                    "ALSA: '\(remembered[i].spec.text)' (\(remembered[i].connected!)) went away; will connect again when it is back"
+                )
                 remembered[i].connected = nil
             }
         case Int32(SND_SEQ_EVENT_PORT_EXIT.rawValue):
@@ -377,8 +395,10 @@ public final class ALSASequencerOutput: @unchecked Sendable {
                 remembered[i].connected = nil
             }
         case Int32(SND_SEQ_EVENT_PORT_UNSUBSCRIBED.rawValue):
-            let from = ALSAAddress(client: sensorwah_seq_ev_connect_sender_client(ev), port: sensorwah_seq_ev_connect_sender_port(ev))
-            let to = ALSAAddress(client: sensorwah_seq_ev_connect_dest_client(ev), port: sensorwah_seq_ev_connect_dest_port(ev))
+            let from = ALSAAddress(
+                client: sensorwah_seq_ev_connect_sender_client(ev), port: sensorwah_seq_ev_connect_sender_port(ev))
+            let to = ALSAAddress(
+                client: sensorwah_seq_ev_connect_dest_client(ev), port: sensorwah_seq_ev_connect_dest_port(ev))
             guard from == address else { return }
             for i in remembered.indices where remembered[i].connected == to {
                 logger.info("ALSA: disconnected from '\(remembered[i].spec.text)' (\(to)) by another program")
@@ -417,13 +437,17 @@ public final class ALSASequencerOutput: @unchecked Sendable {
         let port = snd_seq_create_simple_port(seq, "announce-listener", caps, UInt32(SND_SEQ_PORT_TYPE_APPLICATION))
         guard port >= 0 else {
             announceFailed = true
-            logger.warning("ALSA: cannot create a port for announcements (\(alsaMessage(port))); destinations that appear later will not be connected")
+            logger.warning(
+                "ALSA: cannot create a port for announcements (\(alsaMessage(port))); destinations that appear later will not be connected"
+            )
             return false
         }
         let r = snd_seq_connect_from(seq, port, Int32(SND_SEQ_CLIENT_SYSTEM), Int32(SND_SEQ_PORT_SYSTEM_ANNOUNCE))
         guard r >= 0 else {
             announceFailed = true
-            logger.warning("ALSA: cannot subscribe to System:Announce (\(alsaMessage(r))); destinations that appear later will not be connected")
+            logger.warning(
+                "ALSA: cannot subscribe to System:Announce (\(alsaMessage(r))); destinations that appear later will not be connected"
+            )
             return false
         }
         announcePort = port

@@ -1,6 +1,6 @@
 import CALSA
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A second sequencer client that subscribes to a port and reads what arrives, as a DAW
@@ -33,7 +33,8 @@ public final class ALSASequencerReceiver: @unchecked Sendable {
         }
         guard r >= 0 else {
             snd_seq_close(seq)
-            throw ALSAError(.openFailed, code: r, "ALSA sequencer: cannot set up the client '\(clientName)' (\(alsaMessage(r)))")
+            throw ALSAError(
+                .openFailed, code: r, "ALSA sequencer: cannot set up the client '\(clientName)' (\(alsaMessage(r)))")
         }
         self.seq = seq
         self.fd = sensorwah_seq_fd(seq)
@@ -94,8 +95,9 @@ public final class ALSASequencerReceiver: @unchecked Sendable {
         let ch = UInt8(truncatingIfNeeded: sensorwah_seq_ev_channel(ev))
         switch type {
         case Int32(SND_SEQ_EVENT_CONTROLLER.rawValue):
-            return .controlChange(channel: ch, controller: UInt8(truncatingIfNeeded: sensorwah_seq_ev_param(ev)),
-                                  value: UInt8(truncatingIfNeeded: sensorwah_seq_ev_value(ev)))
+            return .controlChange(
+                channel: ch, controller: UInt8(truncatingIfNeeded: sensorwah_seq_ev_param(ev)),
+                value: UInt8(truncatingIfNeeded: sensorwah_seq_ev_value(ev)))
         case Int32(SND_SEQ_EVENT_PITCHBEND.rawValue):
             return .pitchBend(channel: ch, value: UInt16(truncatingIfNeeded: sensorwah_seq_ev_value(ev) + 8192))
         default:

@@ -1,6 +1,6 @@
 import CALSA
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Plumbing shared by the output, the receiver and the port list: opening the sequencer,
@@ -58,12 +58,13 @@ enum Sequencer {
         snd_seq_client_info_set_client(info, -1)
         var out: [ClientInfo] = []
         while snd_seq_query_next_client(seq, info) >= 0 {
-            out.append(ClientInfo(
-                number: snd_seq_client_info_get_client(info),
-                name: String(cString: snd_seq_client_info_get_name(info)),
-                isKernel: snd_seq_client_info_get_type(info) == SND_SEQ_KERNEL_CLIENT,
-                card: snd_seq_client_info_get_card(info),
-                pid: snd_seq_client_info_get_pid(info)))
+            out.append(
+                ClientInfo(
+                    number: snd_seq_client_info_get_client(info),
+                    name: String(cString: snd_seq_client_info_get_name(info)),
+                    isKernel: snd_seq_client_info_get_type(info) == SND_SEQ_KERNEL_CLIENT,
+                    card: snd_seq_client_info_get_card(info),
+                    pid: snd_seq_client_info_get_pid(info)))
         }
         return out
     }
@@ -76,11 +77,12 @@ enum Sequencer {
         snd_seq_port_info_set_port(info, -1)
         var out: [PortInfo] = []
         while snd_seq_query_next_port(seq, info) >= 0 {
-            out.append(PortInfo(
-                address: ALSAAddress(client: client, port: snd_seq_port_info_get_port(info)),
-                name: String(cString: snd_seq_port_info_get_name(info)),
-                capability: snd_seq_port_info_get_capability(info),
-                type: snd_seq_port_info_get_type(info)))
+            out.append(
+                PortInfo(
+                    address: ALSAAddress(client: client, port: snd_seq_port_info_get_port(info)),
+                    name: String(cString: snd_seq_port_info_get_name(info)),
+                    capability: snd_seq_port_info_get_capability(info),
+                    type: snd_seq_port_info_get_type(info)))
         }
         return out
     }
@@ -99,7 +101,8 @@ enum Sequencer {
         var q: OpaquePointer?
         guard snd_seq_query_subscribe_malloc(&q) >= 0, let q else { return [] }
         defer { snd_seq_query_subscribe_free(q) }
-        var addr = snd_seq_addr_t(client: UInt8(truncatingIfNeeded: root.client), port: UInt8(truncatingIfNeeded: root.port))
+        var addr = snd_seq_addr_t(
+            client: UInt8(truncatingIfNeeded: root.client), port: UInt8(truncatingIfNeeded: root.port))
         snd_seq_query_subscribe_set_root(q, &addr)
         snd_seq_query_subscribe_set_type(q, read ? SND_SEQ_QUERY_SUBS_READ : SND_SEQ_QUERY_SUBS_WRITE)
         snd_seq_query_subscribe_set_index(q, 0)
@@ -130,7 +133,8 @@ public struct ALSAAddressSpec: Sendable, Equatable, CustomStringConvertible {
         self.text = text
         let s = text.trimmingSpaces
         guard !s.isEmpty else {
-            throw ALSAError(.badAddress, "empty ALSA sequencer address (want CLIENT[:PORT], e.g. 128:0 or \"Midi Through\")")
+            throw ALSAError(
+                .badAddress, "empty ALSA sequencer address (want CLIENT[:PORT], e.g. 128:0 or \"Midi Through\")")
         }
         var clientText = s
         var portText: String? = nil
@@ -138,11 +142,13 @@ public struct ALSAAddressSpec: Sendable, Equatable, CustomStringConvertible {
             clientText = String(s[..<colon]).trimmingSpaces
             portText = String(s[s.index(after: colon)...]).trimmingSpaces
         } else if let dot = s.firstIndex(of: "."), Int32(s[..<dot]) != nil, Int32(s[s.index(after: dot)...]) != nil {
-            clientText = String(s[..<dot])              // "128.0", as aconnect accepts
+            clientText = String(s[..<dot])  // "128.0", as aconnect accepts
             portText = String(s[s.index(after: dot)...])
         }
         guard !clientText.isEmpty else {
-            throw ALSAError(.badAddress, "ALSA sequencer address '\(text)' names no client (want CLIENT[:PORT], e.g. 128:0 or \"Midi Through\")")
+            throw ALSAError(
+                .badAddress,
+                "ALSA sequencer address '\(text)' names no client (want CLIENT[:PORT], e.g. 128:0 or \"Midi Through\")")
         }
         if let n = Int32(clientText) {
             guard (0...255).contains(n) else {
@@ -154,7 +160,10 @@ public struct ALSAAddressSpec: Sendable, Equatable, CustomStringConvertible {
         }
         if let p = portText {
             guard !p.isEmpty else {
-                throw ALSAError(.badAddress, "ALSA sequencer address '\(text)' has an empty port after ':' (want CLIENT[:PORT], e.g. 128:0 or \"Midi Through:0\")")
+                throw ALSAError(
+                    .badAddress,
+                    "ALSA sequencer address '\(text)' has an empty port after ':' (want CLIENT[:PORT], e.g. 128:0 or \"Midi Through:0\")"
+                )
             }
             if let n = Int32(p) {
                 guard (0...255).contains(n) else {

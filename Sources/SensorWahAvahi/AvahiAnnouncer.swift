@@ -2,7 +2,7 @@ import CAvahi
 import Logging
 import SensorWahIO
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Announces the RTP-MIDI session as `_apple-midi._udp` through the system's Avahi daemon
@@ -22,30 +22,38 @@ public final class AvahiAnnouncer: RTPServiceAnnouncer {
 
     public func announce(name: String, port: Int) -> Bool {
         guard let p = avahi_threaded_poll_new() else {
-            logger.warning("mDNS: cannot start Avahi's event thread; the session is not announced (peers can still invite it by address)")
+            logger.warning(
+                "mDNS: cannot start Avahi's event thread; the session is not announced (peers can still invite it by address)"
+            )
             return false
         }
         poll = p
         var error: Int32 = 0
         let onClient: AvahiClientCallback = { _, _, _ in }
-        guard let c = avahi_client_new(avahi_threaded_poll_get(p), AvahiClientFlags(rawValue: 0), onClient, nil, &error) else {
+        guard let c = avahi_client_new(avahi_threaded_poll_get(p), AvahiClientFlags(rawValue: 0), onClient, nil, &error)
+        else {
             let why = String(cString: avahi_strerror(error))
-            logger.warning("mDNS: no Avahi daemon to announce the session (\(why)); it runs unannounced: peers invite it by address (\(port)), or start avahi-daemon")
+            logger.warning(
+                "mDNS: no Avahi daemon to announce the session (\(why)); it runs unannounced: peers invite it by address (\(port)), or start avahi-daemon"
+            )
             avahi_threaded_poll_free(p)
             poll = nil
             return false
         }
         client = c
         guard let g = avahi_entry_group_new(c, nil, nil) else {
-            logger.warning("mDNS: Avahi refused a service entry (\(String(cString: avahi_strerror(avahi_client_errno(c))))); the session is not announced")
+            logger.warning(
+                "mDNS: Avahi refused a service entry (\(String(cString: avahi_strerror(avahi_client_errno(c))))); the session is not announced"
+            )
             withdraw()
             return false
         }
         group = g
         var current = name
         for _ in 0..<10 {
-            let r = avahi_entry_group_add_service_strlst(g, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(rawValue: 0),
-                                                         current, "_apple-midi._udp", nil, nil, UInt16(port), nil)
+            let r = avahi_entry_group_add_service_strlst(
+                g, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC), AvahiPublishFlags(rawValue: 0),
+                current, "_apple-midi._udp", nil, nil, UInt16(port), nil)
             if r == Int32(AVAHI_ERR_COLLISION) {
                 // another session on the network has the name: take Avahi's next one ("Name #2")
                 let alt = avahi_alternative_service_name(current)

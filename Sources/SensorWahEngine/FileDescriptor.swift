@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes to a file descriptor, all of it, retrying on EINTR. False on any other error.

@@ -11,9 +11,9 @@ public enum MonitorLayout {
     public static let nameBytes = 32
     static let clock = 0, mappingCount = 1, solo = 2, scene = 3, senderCount = 4
     static let tiltPitch = 5, tiltRoll = 6, flick = 7, shake = 8, tap = 9, queueDrops = 10, serial = 11
-    static let mappings = 12                       // raw, smoothed, output, fires
+    static let mappings = 12  // raw, smoothed, output, fires
     static let mappingWords = 4
-    static let senders = mappings + maxMappings * mappingWords   // frames, skipped, name
+    static let senders = mappings + maxMappings * mappingWords  // frames, skipped, name
     static let senderWords = 2 + nameBytes / 8
     public static let words = senders + maxSenders * senderWords
 }
@@ -99,13 +99,13 @@ public final class MonitorBoard: @unchecked Sendable {
         next = 1 - next
         let seq = seqs[i]
         let s = seq.load(ordering: .relaxed) &+ 1
-        seq.store(s, ordering: .relaxed)                 // odd: being written
+        seq.store(s, ordering: .relaxed)  // odd: being written
         atomicMemoryFence(ordering: .releasing)
         serial &+= 1
         let r = MonitorRecord(p: slots + i * MonitorLayout.words)
         body(r)
         r.set(MonitorLayout.serial, serial)
-        seq.store(s &+ 1, ordering: .releasing)          // even: complete
+        seq.store(s &+ 1, ordering: .releasing)  // even: complete
         latest.store(i, ordering: .releasing)
     }
 
@@ -156,8 +156,10 @@ public final class MonitorFeed: @unchecked Sendable {
 
     /// Publishes the mapper's probes, the frame notes and the senders (`senders` writes each
     /// with `MonitorRecord.setSender` and returns how many it wrote).
-    public func publish(now: UInt64, mapper: borrowing Mapper, scene: Int = 0, queueDrops: Int = 0,
-                        senders: (MonitorRecord) -> Int) {
+    public func publish(
+        now: UInt64, mapper: borrowing Mapper, scene: Int = 0, queueDrops: Int = 0,
+        senders: (MonitorRecord) -> Int
+    ) {
         nextNanos = now &+ Self.intervalNanos
         board.write { r in
             r.set(MonitorLayout.clock, Double(now) * 1e-9)

@@ -1,7 +1,7 @@
 import Atomics
 import Dispatch
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 import Synchronization
@@ -121,7 +121,9 @@ public final class OutputPump: @unchecked Sendable {
             var publishedTotal = 0
             while true {
                 sleeping.store(true, ordering: .sequentiallyConsistent)
-                if queue.isEmpty && !expecting.load(ordering: .sequentiallyConsistent) && running.load(ordering: .acquiring) {
+                if queue.isEmpty && !expecting.load(ordering: .sequentiallyConsistent)
+                    && running.load(ordering: .acquiring)
+                {
                     let from = watchFrom.load(ordering: .relaxed), now = monotonicNanos()
                     if from > now && from - now < 100_000_000 {
                         if signal.wait(timeout: .now() + .nanoseconds(Int(from - now))) == .timedOut {
@@ -154,13 +156,12 @@ public final class OutputPump: @unchecked Sendable {
 
     /// A read from a steady sender is due: stay awake, spinning, until a read begins (even one
     /// that gives no message), a message is queued, the window closes or the pump stops.
-    /// Waking a sleeping CPU is the largest part of a line's way through on an idle machine (a
-    /// halted virtual CPU or a deep idle state: 78-97 µs at p50 against 15-26 µs with a CPU
-    /// kept running, `tools/bench-listen wake` on these 2-core KVM guests); with this thread
-    /// running, the network thread is woken on a busy CPU and the line's message is taken at once. The window is
-    /// `ArrivalForecast`'s (at most 1 ms either side of the due time, none while the reads are
-    /// irregular); measured at 100 Hz with ±0.5 ms jitter (`tools/bench-listen 100hz`), 0.35-0.42
-    /// ms a window, about 4 % of one core.
+    /// Waking a sleeping CPU (a halted virtual CPU or a deep idle state) is the largest part of
+    /// a line's way through on an idle machine (`tools/bench-listen wake` measures it against a
+    /// CPU kept running); with this thread running, the network thread is woken on a busy CPU
+    /// and the line's message is taken at once. The window is `ArrivalForecast`'s (at most 1 ms
+    /// either side of the due time, none while the reads are irregular). What the windows cost
+    /// at 100 Hz: `tools/bench-listen 100hz` (figures in docs/performance.md).
     private func watchForRead() {
         let until = watchUntil.load(ordering: .relaxed)
         let lastRead = lastArrival.load(ordering: .relaxed)
@@ -190,7 +191,8 @@ public final class OutputPump: @unchecked Sendable {
     @inline(__always)
     private func spinForExpected() {
         guard queue.isEmpty, expecting.load(ordering: .acquiring),
-              Int(sensorwah_current_cpu()) != producerCPU.load(ordering: .relaxed) else { return }
+            Int(sensorwah_current_cpu()) != producerCPU.load(ordering: .relaxed)
+        else { return }
         let start = monotonicNanos()
         spins &+= 1
         spinNanos &+= spin(from: start) { now in
@@ -201,9 +203,9 @@ public final class OutputPump: @unchecked Sendable {
     /// The output thread wakes for each message; SCHED_FIFO (when allowed) keeps that wake-up
     /// short under load. Without the privilege it stays a normal thread. Its priority is one
     /// below the network thread's (`networkPriority`): a woken real-time thread that cannot
-    /// preempt the running one is placed on another CPU at once. Above it, the early wake-up
-    /// that lands on the network thread's CPU (the one it last slept on) preempted the parsing,
-    /// so it was skipped there, and those lines paid the whole wake-up after their push.
+    /// preempt the running one is placed on another CPU at once. At a priority above it, the
+    /// early wake-up would land on the network thread's CPU (the one it last slept on) and
+    /// preempt the parsing, and those lines would pay the whole wake-up after their push.
     public static func tryRealtimePriority() {
         var param = sched_param()
         param.sched_priority = networkPriority - 1

@@ -41,8 +41,10 @@ public struct Pipeline {
     /// A sender went quiet: its controllers (and, if `includeUnrestricted`, the ones any sender
     /// may feed) go to their rest values.
     /// `glideClock` (monotonic seconds): `glide=` mappings glide to rest (`advanceGlides`).
-    public mutating func rest(at time: Double, sender: String? = nil, includeUnrestricted: Bool = true,
-                              glideClock: Double? = nil) {
+    public mutating func rest(
+        at time: Double, sender: String? = nil, includeUnrestricted: Bool = true,
+        glideClock: Double? = nil
+    ) {
         let outs = outputs
         mapper.rest(at: time, sender: sender, includeUnrestricted: includeUnrestricted, glideClock: glideClock) { e in
             for o in outs { o.send(e) }

@@ -58,9 +58,11 @@ struct EffectChainSet {
     /// Prepares the chains of `specs` for `sampleRate` (allocates: not on the audio thread),
     /// after releasing what an earlier build made. The wahs start at `pedal` (unless the chain
     /// sets their pedal) and follow later changes of it and of `bypassed` (the wah switch).
-    mutating func build(specs: [EffectChainSpec], channels: Int, sampleRate: Double, wah: WahSettings,
-                        controllers: [(controller: Int, address: String)], pedal: Float, bypassed: Bool,
-                        followsSwitch: Bool, crossfadeSeconds: Double) {
+    mutating func build(
+        specs: [EffectChainSpec], channels: Int, sampleRate: Double, wah: WahSettings,
+        controllers: [(controller: Int, address: String)], pedal: Float, bypassed: Bool,
+        followsSwitch: Bool, crossfadeSeconds: Double
+    ) {
         release()
         let sets = max(specs.count, 1)
         let list = specs.isEmpty ? [EffectChainSpec.wahOnly] : specs
@@ -86,7 +88,8 @@ struct EffectChainSet {
             let first = spec.firstSlots
             for (i, stage) in spec.stages.enumerated() where stage.kind == .wah && w < Self.maximumWahs {
                 guard let pedalIndex = EffectKind.wah.parameter(named: "pedal")?.index,
-                      let bypassIndex = EffectKind.wah.parameter(named: "bypass")?.index else { continue }
+                    let bypassIndex = EffectKind.wah.parameter(named: "bypass")?.index
+                else { continue }
                 pedals[k * Self.maximumWahs + w] = Int16(first[i] + pedalIndex)
                 switches[k * Self.maximumWahs + w] = Int16(first[i] + bypassIndex)
                 if stage.settings[pedalIndex] == nil {
@@ -96,7 +99,8 @@ struct EffectChainSet {
             }
             for b in controllers {
                 guard (0...127).contains(b.controller), let slot = try? spec.slot(for: b.address),
-                      let p = spec.parameter(forSlot: slot)?.parameter else { continue }
+                    let p = spec.parameter(forSlot: slot)?.parameter
+                else { continue }
                 cc[k * 128 + b.controller] = Int16(slot)
                 lo[k * 128 + b.controller] = p.range.lowerBound
                 hi[k * 128 + b.controller] = p.range.upperBound
@@ -182,7 +186,9 @@ struct EffectChainSet {
             let b = Int(switches[base + w])
             for ch in 0..<2 {
                 if pedalChanged { c[2 * current + ch].setParameter(slot: p, value: Double(Float(bitPattern: bits))) }
-                if switchChanged && (!force || followsSwitch) { c[2 * current + ch].setParameter(slot: b, value: bypassed ? 1 : 0) }
+                if switchChanged && (!force || followsSwitch) {
+                    c[2 * current + ch].setParameter(slot: b, value: bypassed ? 1 : 0)
+                }
             }
             w += 1
         }
@@ -220,8 +226,10 @@ struct EffectChainSet {
     /// there first); during a scene's change of chain, the old set too, on a scratch copy, and a
     /// linear crossfade from it to the new one over `fadeLength` samples.
     @inline(__always)
-    mutating func process(_ in1: UnsafeMutablePointer<Float>?, _ out1: UnsafeMutablePointer<Float>?,
-                          _ in2: UnsafeMutablePointer<Float>?, _ out2: UnsafeMutablePointer<Float>?, count n: Int) {
+    mutating func process(
+        _ in1: UnsafeMutablePointer<Float>?, _ out1: UnsafeMutablePointer<Float>?,
+        _ in2: UnsafeMutablePointer<Float>?, _ out2: UnsafeMutablePointer<Float>?, count n: Int
+    ) {
         guard let c = chains, let sc = scratch else {
             if let i = in1, let o = out1 { o.update(from: i, count: n) }
             if let i = in2, let o = out2 { o.update(from: i, count: n) }
@@ -273,7 +281,9 @@ struct EffectChainSet {
         let n = publishedCount.load(ordering: .relaxed)
         var v: [Double] = []
         v.reserveCapacity(n)
-        for k in 0..<n { v.append(Double(bitPattern: UnsafeAtomic<UInt64>(at: published + k).load(ordering: .relaxed))) }
+        for k in 0..<n {
+            v.append(Double(bitPattern: UnsafeAtomic<UInt64>(at: published + k).load(ordering: .relaxed)))
+        }
         return (publishedSet.load(ordering: .relaxed), v)
     }
 }

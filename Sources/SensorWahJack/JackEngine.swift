@@ -6,8 +6,9 @@ import Atomics
 import CJack
 import Logging
 import SensorWahCore
+import SensorWahEngine
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A port connection made every time the client (re)connects.
@@ -27,12 +28,14 @@ public enum JackConnection: Sendable, Equatable, CustomStringConvertible {
             if item.isEmpty { continue }
             if item == "system" { out.append(.system); continue }
             guard let eq = item.firstIndex(of: "=") else {
-                throw JackConnectionSyntaxError(message: "'\(item)': expected 'system' or PORT=PEER, e.g. out_1=system:playback_1")
+                throw JackConnectionSyntaxError(
+                    message: "'\(item)': expected 'system' or PORT=PEER, e.g. out_1=system:playback_1")
             }
             let local = String(item[..<eq]).trimmingCharacters(in: " \t")
             let peer = String(item[item.index(after: eq)...]).trimmingCharacters(in: " \t")
             guard ["in_1", "in_2", "out_1", "out_2", "midi_out", "control_in"].contains(local) else {
-                throw JackConnectionSyntaxError(message: "'\(local)' is not a sensorwah port (in_1, in_2, out_1, out_2, midi_out, control_in)")
+                throw JackConnectionSyntaxError(
+                    message: "'\(local)' is not a sensorwah port (in_1, in_2, out_1, out_2, midi_out, control_in)")
             }
             guard peer.contains(":") else {
                 throw JackConnectionSyntaxError(message: "'\(peer)': a JACK port name is CLIENT:PORT")
@@ -165,8 +168,10 @@ public final class JackEngine: @unchecked Sendable {
         state.pointee.hasControl = c.controlIn || (c.channels > 0 && !c.effectControllers.isEmpty)
         state.pointee.takesProgramChange = c.controlIn
         // transport's tempo is read only when a chain has an effect that can follow it
-        state.pointee.transport = c.channels > 0 && (c.chains.isEmpty ? [EffectChainSpec.wahOnly] : c.chains)
-            .contains { $0.stages.contains { $0.kind == .tremolo || $0.kind == .delay } }
+        state.pointee.transport =
+            c.channels > 0
+            && (c.chains.isEmpty ? [EffectChainSpec.wahOnly] : c.chains)
+                .contains { $0.stages.contains { $0.kind == .tremolo || $0.kind == .delay } }
         state.pointee.hooks = c.hooks
         state.pointee.measure = c.measureCallbackTime
         setPedal(c.initialPedal)
@@ -290,13 +295,15 @@ public final class JackEngine: @unchecked Sendable {
         if !configuration.effectControllers.isEmpty { line += ", effect CCs applied \(s.effectControlChanges)" }
         if configuration.measureCallbackTime && s.timedCallbacks > 0 && s.sampleRate > 0 && s.periodFrames > 0 {
             let periodNanos = 1e9 * Double(s.periodFrames) / Double(s.sampleRate)
-            func us(_ n: Double) -> String { fmt1(n / 1000) + " µs" }
-            func pct(_ n: Double) -> String { fmt1(n / periodNanos * 100) + "%" }
-            line += "; callback time over \(s.timedCallbacks) callbacks (period \(s.periodFrames) frames = \(us(periodNanos))):"
+            func us(_ n: Double) -> String { NumberText.fixed(n / 1000, 1) + " µs" }
+            func pct(_ n: Double) -> String { NumberText.fixed(n / periodNanos * 100, 1) + "%" }
+            line +=
+                "; callback time over \(s.timedCallbacks) callbacks (period \(s.periodFrames) frames = \(us(periodNanos))):"
             line += " mean \(us(s.meanCallbackNanos)) (\(pct(s.meanCallbackNanos))),"
             line += " p99 \(us(Double(s.p99CallbackNanos))) (\(pct(Double(s.p99CallbackNanos)))),"
             line += " p99.9 \(us(Double(s.p999CallbackNanos))) (\(pct(Double(s.p999CallbackNanos)))),"
-            line += " worst \(us(Double(s.worstCallbackNanos))) (\(pct(Double(s.worstCallbackNanos)))) at callback \(s.worstCallbackIndex)"
+            line +=
+                " worst \(us(Double(s.worstCallbackNanos))) (\(pct(Double(s.worstCallbackNanos)))) at callback \(s.worstCallbackIndex)"
         }
         logger.info("\(line)")
     }
@@ -326,7 +333,8 @@ public final class JackEngine: @unchecked Sendable {
         s.worstCallbackIndex = p.pointee.timer.maxAt
         s.p99CallbackNanos = p.pointee.timer.quantileNanos(0.99)
         s.p999CallbackNanos = p.pointee.timer.quantileNanos(0.999)
-        s.meanCallbackNanos = p.pointee.timer.count > 0 ? Double(p.pointee.timer.totalNanos) / Double(p.pointee.timer.count) : 0
+        s.meanCallbackNanos =
+            p.pointee.timer.count > 0 ? Double(p.pointee.timer.totalNanos) / Double(p.pointee.timer.count) : 0
         return s
     }
 
@@ -382,8 +390,11 @@ public final class JackEngine: @unchecked Sendable {
         guard let jc = opened else {
             if !reportedNoServer {
                 reportedNoServer = true
-                let what = c.channels > 0 ? (c.midiOut ? "audio (wah) and JACK MIDI are" : "audio (wah) is") : "JACK MIDI is"
-                logger.error("JACK: no server '\(serverLabel)' (\(JackEngine.describe(status: status))); \(what) off, retrying every \(formatSeconds(c.retryInterval)) s; other outputs keep running")
+                let what =
+                    c.channels > 0 ? (c.midiOut ? "audio (wah) and JACK MIDI are" : "audio (wah) is") : "JACK MIDI is"
+                logger.error(
+                    "JACK: no server '\(serverLabel)' (\(JackEngine.describe(status: status))); \(what) off, retrying every \(NumberText.whole(c.retryInterval)) s; other outputs keep running"
+                )
             } else {
                 logger.debug("JACK: server '\(serverLabel)' still unavailable (\(JackEngine.describe(status: status)))")
             }
@@ -425,11 +436,13 @@ public final class JackEngine: @unchecked Sendable {
         state.pointee.requestedRate.store(rate, ordering: .relaxed)
         state.pointee.periodFrames.store(period, ordering: .relaxed)
         sampleRateNow.store(Int(rate), ordering: .relaxed)
-        while state.pointee.ring.pop() != nil {}   // stale messages from before a disconnection
+        while state.pointee.ring.pop() != nil {}  // stale messages from before a disconnection
 
         let arg = UnsafeMutableRawPointer(state)
         if failed == nil {
-            if jack_set_process_callback(jc, { n, a in rtProcess(n, a) }, arg) != 0 { failed = "cannot set the process callback" }
+            if jack_set_process_callback(jc, { n, a in rtProcess(n, a) }, arg) != 0 {
+                failed = "cannot set the process callback"
+            }
             _ = jack_set_xrun_callback(jc, { a in rtXRun(a) }, arg)
             _ = jack_set_sample_rate_callback(jc, { r, a in rtSampleRate(r, a) }, arg)
             _ = jack_set_buffer_size_callback(jc, { f, a in rtBufferSize(f, a) }, arg)
@@ -455,7 +468,8 @@ public final class JackEngine: @unchecked Sendable {
         if c.midiOut { ports.append("midi_out") }
         if c.controlIn { ports.append("control_in") }
         let how = first || connectCount.load(ordering: .relaxed) == 1 ? "connected to" : "reconnected to"
-        var line = "JACK: \(how) server '\(serverLabel)' as '\(actualName)' (\(rate) Hz, \(period) frames; ports \(ports.joined(separator: ", "))"
+        var line =
+            "JACK: \(how) server '\(serverLabel)' as '\(actualName)' (\(rate) Hz, \(period) frames; ports \(ports.joined(separator: ", "))"
         if madeConnections > 0 { line += "; \(madeConnections) connection\(madeConnections == 1 ? "" : "s") made" }
         line += ")"
         logger.info("\(line)")
@@ -471,10 +485,11 @@ public final class JackEngine: @unchecked Sendable {
         wah.bypass = isBypassed
         let selected = selectedChain
         state.pointee.fx.current = selected
-        state.pointee.fx.build(specs: chainSpecs, channels: c.channels, sampleRate: Double(rate), wah: wah,
-                               controllers: c.effectControllers, pedal: pedal, bypassed: isBypassed,
-                               followsSwitch: c.wahSwitch, crossfadeSeconds: c.crossfadeSeconds)
-        while state.pointee.fxRing.pop() != nil {}   // values for chains that are gone
+        state.pointee.fx.build(
+            specs: chainSpecs, channels: c.channels, sampleRate: Double(rate), wah: wah,
+            controllers: c.effectControllers, pedal: pedal, bypassed: isBypassed,
+            followsSwitch: c.wahSwitch, crossfadeSeconds: c.crossfadeSeconds)
+        while state.pointee.fxRing.pop() != nil {}  // values for chains that are gone
     }
 
     /// Makes the configured connections; returns how many succeeded.
@@ -486,7 +501,9 @@ public final class JackEngine: @unchecked Sendable {
         }
         func connect(_ source: String, _ destination: String) {
             let r = jack_connect(jc, source, destination)
-            if r == 0 || r == EEXIST { made += 1 } else {
+            if r == 0 || r == EEXIST {
+                made += 1
+            } else {
                 logger.warning("JACK: cannot connect \(source) -> \(destination) (no such port, or wrong direction)")
             }
         }
@@ -500,8 +517,10 @@ public final class JackEngine: @unchecked Sendable {
         }
         // the ports only: the process callback runs already, and a copy of the whole state
         // would read the wah processors it writes (ThreadSanitizer saw it)
-        let p = (in1: state.pointee.in1, in2: state.pointee.in2, out1: state.pointee.out1,
-                 out2: state.pointee.out2, midiPort: state.pointee.midiPort, controlPort: state.pointee.controlPort)
+        let p = (
+            in1: state.pointee.in1, in2: state.pointee.in2, out1: state.pointee.out1,
+            out2: state.pointee.out2, midiPort: state.pointee.midiPort, controlPort: state.pointee.controlPort
+        )
         for conn in configuration.connections {
             switch conn {
             case .system:
@@ -516,10 +535,14 @@ public final class JackEngine: @unchecked Sendable {
                     for (i, name) in outs.enumerated() where i < playbacks.count { connect(name, playbacks[i]) }
                 }
                 if let m = full(p.midiPort) {
-                    for dst in physical(sw_jack_physical_input_flags(), sw_jack_midi_type()).prefix(1) { connect(m, dst) }
+                    for dst in physical(sw_jack_physical_input_flags(), sw_jack_midi_type()).prefix(1) {
+                        connect(m, dst)
+                    }
                 }
                 if ins.count > captures.count || outs.count > playbacks.count {
-                    logger.warning("JACK: server has \(captures.count) capture and \(playbacks.count) playback ports; some of ours stay unconnected")
+                    logger.warning(
+                        "JACK: server has \(captures.count) capture and \(playbacks.count) playback ports; some of ours stay unconnected"
+                    )
                 }
             case .port(let local, let peer):
                 let mine: OpaquePointer?
@@ -560,11 +583,13 @@ public final class JackEngine: @unchecked Sendable {
     func startSupervisor() {
         let box = Unmanaged.passRetained(Box { [unowned self] in self.supervise() })
         var t = pthread_t()
-        let rc = pthread_create(&t, nil, { arg in
-            let b = Unmanaged<JackEngine.Box>.fromOpaque(arg!).takeRetainedValue()
-            b.body()
-            return nil
-        }, box.toOpaque())
+        let rc = pthread_create(
+            &t, nil,
+            { arg in
+                let b = Unmanaged<JackEngine.Box>.fromOpaque(arg!).takeRetainedValue()
+                b.body()
+                return nil
+            }, box.toOpaque())
         if rc == 0 {
             supervisor = t
         } else {
@@ -582,9 +607,11 @@ public final class JackEngine: @unchecked Sendable {
             if client != nil {
                 if state.pointee.serverGone.load(ordering: .acquiring) {
                     lossCount.wrappingIncrement(ordering: .relaxed)
-                    logger.warning("JACK: server '\(serverLabel)' shut down; audio and JACK MIDI paused, reconnecting every \(formatSeconds(configuration.retryInterval)) s")
+                    logger.warning(
+                        "JACK: server '\(serverLabel)' shut down; audio and JACK MIDI paused, reconnecting every \(NumberText.whole(configuration.retryInterval)) s"
+                    )
                     closeClient(deactivate: false)
-                    reportedNoServer = true    // do not repeat the 'no server' error
+                    reportedNoServer = true  // do not repeat the 'no server' error
                     nextAttempt = monotonicSeconds() + min(configuration.retryInterval, 0.5)
                     continue
                 }
@@ -598,7 +625,8 @@ public final class JackEngine: @unchecked Sendable {
                 }
                 // the callback has let go of the chains (it saw the new rate): prepare new ones
                 if configuration.channels > 0, rate != 0, rate != state.pointee.preparedRate.load(ordering: .acquiring),
-                   state.pointee.rateSeen.load(ordering: .acquiring) == rate {
+                    state.pointee.rateSeen.load(ordering: .acquiring) == rate
+                {
                     prepareChains(rate: rate)
                     state.pointee.preparedRate.store(rate, ordering: .releasing)
                     logger.info("JACK: effect chains prepared for \(rate) Hz")
@@ -614,26 +642,9 @@ public final class JackEngine: @unchecked Sendable {
     }
 }
 
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-}
-
 func sleepSeconds(_ s: Double) {
     guard s > 0 else { return }
     var ts = timespec(tv_sec: Int(s), tv_nsec: Int((s - Double(Int(s))) * 1e9))
     var rest = timespec()
     while nanosleep(&ts, &rest) != 0 && errno == EINTR { ts = rest }
-}
-
-func formatSeconds(_ s: Double) -> String {
-    s == s.rounded() ? String(Int(s)) : String(s)
-}
-
-/// One decimal: 12.345 -> "12.3".
-func fmt1(_ v: Double) -> String {
-    guard v.isFinite else { return String(v) }
-    let tenths = Int((v * 10).rounded())
-    return (tenths < 0 ? "-" : "") + "\(abs(tenths) / 10).\(abs(tenths) % 10)"
 }

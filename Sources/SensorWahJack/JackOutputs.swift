@@ -57,11 +57,13 @@ public final class JackMIDIOutput: EventOutput, ProgramChangeInput {
     }
     public func send(_ e: MIDIEvent) {
         switch e.kind {
-        case .wahSwitch, .effect, .effectChain: return   // not MIDI: the wah and the effect chain
+        case .wahSwitch, .effect, .effectChain: return  // not MIDI: the wah and the effect chain
         default: session.engine.send(e)
         }
     }
-    public var failure: String? { session.engine.isConnected ? nil : "JACK: no server connected (MIDI out is dropped until one is)" }
+    public var failure: String? {
+        session.engine.isConnected ? nil : "JACK: no server connected (MIDI out is dropped until one is)"
+    }
     /// The messages the engine dropped while no server was connected.
     public var undelivered: Int { session.engine.droppedOffline.load(ordering: .relaxed) }
     public func flush() {}
@@ -105,7 +107,8 @@ public final class WahPedalOutput: EventOutput {
             let slot = Int(e.controller)
             guard set < ranges.count, slot < ranges[set].count else { return }
             let r = ranges[set][slot]
-            session.engine.setEffect(set: set, slot: slot, value: EffectTarget.value(position: e.value, minimum: r.lower, maximum: r.upper))
+            session.engine.setEffect(
+                set: set, slot: slot, value: EffectTarget.value(position: e.value, minimum: r.lower, maximum: r.upper))
         case .effectChain:
             let scene = Int(e.value)
             set = scene < sceneChains.count ? sceneChains[scene] : 0
@@ -114,7 +117,9 @@ public final class WahPedalOutput: EventOutput {
             if let p = PedalAutomation.pedal(of: e, for: target) { session.engine.setPedal(p) }
         }
     }
-    public var failure: String? { session.engine.isConnected ? nil : "JACK: no server connected (the wah is silent until one is)" }
+    public var failure: String? {
+        session.engine.isConnected ? nil : "JACK: no server connected (the wah is silent until one is)"
+    }
     /// The messages handed over while no server was connected (the wah was not there to hear them).
     public var undelivered: Int { dropped }
     public func flush() {}
@@ -123,16 +128,6 @@ public final class WahPedalOutput: EventOutput {
         closed = true
         session.closeOne()
     }
-}
-
-/// `render`: the events of the pedal's mapping become breakpoints of an offline automation.
-public final class PedalAutomationOutput: EventOutput {
-    public private(set) var automation: PedalAutomation
-    public init(_ automation: PedalAutomation) { self.automation = automation }
-    public var name: String { "render" }
-    public func send(_ e: MIDIEvent) { automation.add(e) }
-    public func flush() {}
-    public func close() {}
 }
 
 extension JackSession {
@@ -156,7 +151,10 @@ extension JackEngine {
         let (set, values) = effectValues
         guard specs.indices.contains(set) else { return [] }
         let spec = specs[set]
-        var lines = ["effects   \(spec.stages.map(\.kind.rawValue).joined(separator: " > "))" + (specs.count > 1 ? "   (chain \(set + 1) of \(specs.count))" : "")]
+        var lines = [
+            "effects   \(spec.stages.map(\.kind.rawValue).joined(separator: " > "))"
+                + (specs.count > 1 ? "   (chain \(set + 1) of \(specs.count))" : "")
+        ]
         let first = spec.firstSlots
         for (i, stage) in spec.stages.enumerated() {
             var line = "  " + spec.stageName(i)
@@ -190,7 +188,9 @@ extension JackEngine {
         if wah {
             let p = Double(pedal)
             let hz = Int(configuration.wah.centreFrequency(pedal: p).rounded())
-            lines.append("wah       pedal \(fmt1(p * 100))%   centre \(hz) Hz" + (isBypassed ? "   (bypassed)" : ""))
+            lines.append(
+                "wah       pedal \(NumberText.fixed(p * 100, 1))%   centre \(hz) Hz"
+                    + (isBypassed ? "   (bypassed)" : ""))
         }
         if wah { lines += effectLines() }
         guard isConnected else {
@@ -201,7 +201,8 @@ extension JackEngine {
         var line = "JACK      \(s.sampleRate) Hz, \(s.periodFrames) frames   cycles \(s.cycles)   xruns \(s.xruns)"
         if s.timedCallbacks > 0 && s.sampleRate > 0 && s.periodFrames > 0 {
             let period = 1e9 * Double(s.periodFrames) / Double(s.sampleRate)
-            line += "   load mean \(fmt1(s.meanCallbackNanos / period * 100))%, worst \(fmt1(Double(s.worstCallbackNanos) / period * 100))%"
+            line +=
+                "   load mean \(NumberText.fixed(s.meanCallbackNanos / period * 100, 1))%, worst \(NumberText.fixed(Double(s.worstCallbackNanos) / period * 100, 1))%"
         }
         lines.append(line)
         return lines

@@ -33,7 +33,7 @@ public struct MIDIRingEntry: Sendable, Equatable {
         case .noteOff:
             word = (0x80 | status) | UInt64(e.controller & 0x7F) << 8 | 3 << 56
         case .wahSwitch, .effect, .effectChain:
-            word = 0   // not a MIDI message (JackMIDIOutput does not send it)
+            word = 0  // not a MIDI message (JackMIDIOutput does not send it)
         }
         self.arrival = arrival
         self.packed = word
@@ -53,8 +53,8 @@ public struct MIDIRingEntry: Sendable, Equatable {
 public struct MIDIRing: @unchecked Sendable {
     @usableFromInline let storage: UnsafeMutablePointer<MIDIRingEntry>
     @usableFromInline let mask: Int
-    @usableFromInline let head: UnsafeAtomic<Int>     // next slot to read (consumer)
-    @usableFromInline let tail: UnsafeAtomic<Int>     // next slot to write (producer)
+    @usableFromInline let head: UnsafeAtomic<Int>  // next slot to read (consumer)
+    @usableFromInline let tail: UnsafeAtomic<Int>  // next slot to write (producer)
     public let dropped: UnsafeAtomic<Int>
 
     /// `capacity` is rounded up to a power of two (at least 2).

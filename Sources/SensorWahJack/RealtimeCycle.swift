@@ -10,7 +10,7 @@ import Atomics
 import CJack
 import SensorWahCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Optional instrumentation called at the very start and end of the audited part of every
@@ -221,7 +221,7 @@ struct RTState {
 @inline(__always)
 func rtClockNanos() -> UInt64 {
     var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)   // vDSO: no system call with the TSC clock source
+    clock_gettime(CLOCK_MONOTONIC, &ts)  // vDSO: no system call with the TSC clock source
     return UInt64(truncatingIfNeeded: ts.tv_sec) &* 1_000_000_000 &+ UInt64(truncatingIfNeeded: ts.tv_nsec)
 }
 
@@ -281,7 +281,7 @@ func rtCycle(_ s: UnsafeMutablePointer<RTState>, _ nframes: jack_nframes_t) {
             rtControls(s)
             if s.pointee.transport, let client = s.pointee.client {
                 var pos = jack_position_t()
-                _ = jack_transport_query(client, &pos)   // documented real-time safe: shared memory
+                _ = jack_transport_query(client, &pos)  // documented real-time safe: shared memory
                 if pos.valid.rawValue & JackPositionBBT.rawValue != 0 { s.pointee.fx.setTempo(pos.beats_per_minute) }
             }
             s.pointee.fx.process(in1, out1, in2, out2, count: n)
@@ -304,11 +304,11 @@ func rtControls(_ s: UnsafeMutablePointer<RTState>) {
     let ring = s.pointee.fxRing
     while let e = ring.pop() {
         let p = e.packed
-        s.pointee.fx.setParameter(set: Int(truncatingIfNeeded: (p >> 16) & 0xFFFF), slot: Int(truncatingIfNeeded: p & 0xFFFF),
-                                  value: Double(Float(bitPattern: UInt32(truncatingIfNeeded: p >> 32))))
+        s.pointee.fx.setParameter(
+            set: Int(truncatingIfNeeded: (p >> 16) & 0xFFFF), slot: Int(truncatingIfNeeded: p & 0xFFFF),
+            value: Double(Float(bitPattern: UInt32(truncatingIfNeeded: p >> 32))))
     }
 }
-
 
 /// `control_in`: copies each Program Change (status 0xC0-0xCF and its program) into the
 /// control ring (with scenes); a Control Change bound by `--fx-cc` sets its effect parameter
@@ -327,7 +327,9 @@ func rtControl(_ s: UnsafeMutablePointer<RTState>, _ nframes: jack_nframes_t, ch
             if scenes, event.size == 2, b[0] & 0xF0 == 0xC0 {
                 ring.push(MIDIRingEntry(arrival: 0, packed: UInt64(b[0]) | UInt64(b[1] & 0x7F) << 8 | 2 << 56))
                 s.pointee.programChanges.wrappingIncrement(ordering: .relaxed)
-            } else if chains, event.size == 3, b[0] & 0xF0 == 0xB0, s.pointee.fx.controlChange(Int(b[1] & 0x7F), value: Int(b[2] & 0x7F)) {
+            } else if chains, event.size == 3, b[0] & 0xF0 == 0xB0,
+                s.pointee.fx.controlChange(Int(b[1] & 0x7F), value: Int(b[2] & 0x7F))
+            {
                 s.pointee.fxControlChanges.wrappingIncrement(ordering: .relaxed)
             }
         }
@@ -351,7 +353,10 @@ func rtMIDI(_ s: UnsafeMutablePointer<RTState>, _ nframes: jack_nframes_t) {
     while let e = ring.peek() {
         var offset = 0
         if timed {
-            guard let o = midiFrameOffset(arrival: e.arrival, cycleStart: cycleStart, periodMicros: period, frames: frames) else { break }
+            guard
+                let o = midiFrameOffset(
+                    arrival: e.arrival, cycleStart: cycleStart, periodMicros: period, frames: frames)
+            else { break }
             offset = o
         }
         if offset < last { offset = last }

@@ -10,7 +10,8 @@ public struct QueuedEvent: Sendable {
     public var queuedNanos: UInt64
     public var sender: UInt16
     public static let noSender = UInt16.max
-    public init(event: MIDIEvent, receivedNanos: UInt64, queuedNanos: UInt64 = 0, sender: UInt16 = QueuedEvent.noSender) {
+    public init(event: MIDIEvent, receivedNanos: UInt64, queuedNanos: UInt64 = 0, sender: UInt16 = QueuedEvent.noSender)
+    {
         self.event = event
         self.receivedNanos = receivedNanos
         self.queuedNanos = queuedNanos
@@ -26,8 +27,8 @@ public final class SPSCQueue<Element>: @unchecked Sendable {
     private let capacity: Int
     private let mask: Int
     private let storage: UnsafeMutablePointer<Element>
-    private let head = ManagedAtomic<Int>(0)   // next slot to read (consumer)
-    private let tail = ManagedAtomic<Int>(0)   // next slot to write (producer)
+    private let head = ManagedAtomic<Int>(0)  // next slot to read (consumer)
+    private let tail = ManagedAtomic<Int>(0)  // next slot to write (producer)
     public let dropped = ManagedAtomic<Int>(0)
 
     /// `capacity` is rounded up to a power of two.

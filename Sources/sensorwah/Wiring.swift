@@ -2,12 +2,13 @@ import ArgumentParser
 import Logging
 import SensorWahALSA
 import SensorWahAvahi
+import SensorWahConsole
 import SensorWahCore
 import SensorWahEngine
 import SensorWahIO
 import SensorWahJack
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Builds the parts a command asked for from its parsed options.
@@ -51,28 +52,37 @@ enum Wiring {
     /// error line and the others run in full; when none can, the run is refused with the reason
     /// (it would deliver nothing). `controlIn` (listen with scenes) also opens the Program
     /// Change inputs: the ALSA port `control in` and the JACK port `control_in`.
-    static func outputs(_ o: OutputOptions, mappings: [Mapping], controlIn: Bool = false, scenes: [Scene] = [], startScene: Int = 0,
-                        logger: Logger) throws -> [any EventOutput] {
+    static func outputs(
+        _ o: OutputOptions, mappings: [Mapping], controlIn: Bool = false, scenes: [Scene] = [], startScene: Int = 0,
+        logger: Logger
+    ) throws -> [any EventOutput] {
         var outs: [any EventOutput] = []
         var failed: [String] = []
         for d in o.destinations {
             switch d {
             case .stdout: outs.append(JSONOutput())
             case .alsa:
-                do { outs.append(try ALSAMIDIOutput(clientName: o.alsaClient, portName: o.alsaPort, controlPort: controlIn ? "control in" : nil,
-                                                  connect: o.alsaConnect, logger: logger)) }
-                catch { failed.append("\(error)") }
+                do {
+                    outs.append(
+                        try ALSAMIDIOutput(
+                            clientName: o.alsaClient, portName: o.alsaPort, controlPort: controlIn ? "control in" : nil,
+                            connect: o.alsaConnect, logger: logger))
+                } catch { failed.append("\(error)") }
             case .jack:
-                break   // below, with the wah: one JACK client serves both
+                break  // below, with the wah: one JACK client serves both
             case .rtp:
                 outs.append(try rtpOutput(o.network, logger: logger))
             }
         }
         if !o.network.oscOut.isEmpty { outs.append(try oscOutput(o.network, logger: logger)) }
-        outs += try jackOutputs(o.jack, midi: o.destinations.contains(.jack), controlIn: controlIn, mappings: mappings,
-                                scenes: scenes, startScene: startScene, logger: logger)
+        outs += try jackOutputs(
+            o.jack, midi: o.destinations.contains(.jack), controlIn: controlIn, mappings: mappings,
+            scenes: scenes, startScene: startScene, logger: logger)
         if outs.isEmpty && !failed.isEmpty {
-            throw RuntimeFailure(failed.joined(separator: "; ") + "\nNo output could start, so nothing would be delivered: choose one that works here (--midi stdout prints the messages; sensorwah ports lists the MIDI ports).")
+            throw RuntimeFailure(
+                failed.joined(separator: "; ")
+                    + "\nNo output could start, so nothing would be delivered: choose one that works here (--midi stdout prints the messages; sensorwah ports lists the MIDI ports)."
+            )
         }
         for f in failed { logger.error("\(f)") }
         return outs
@@ -88,12 +98,16 @@ enum Wiring {
         for s in n.rtpConnect {
             let (host, port) = try NetworkOutputOptions.hostPort(s)
             guard let ip = NetworkOutputOptions.resolveIPv4(host) else {
-                throw RuntimeFailure("--rtp-connect '\(s)': cannot find the IPv4 address of '\(host)' (check the name, or give the address)")
+                throw RuntimeFailure(
+                    "--rtp-connect '\(s)': cannot find the IPv4 address of '\(host)' (check the name, or give the address)"
+                )
             }
             c.connect.append(RTPEndpoint(host: ip, port: port))
         }
-        do { return try RTPMIDIOutput(configuration: c, announcer: n.noRtpAnnounce ? nil : AvahiAnnouncer(logger: logger), logger: logger) }
-        catch let e as RTPMIDIError { throw RuntimeFailure(e.description) }
+        do {
+            return try RTPMIDIOutput(
+                configuration: c, announcer: n.noRtpAnnounce ? nil : AvahiAnnouncer(logger: logger), logger: logger)
+        } catch let e as RTPMIDIError { throw RuntimeFailure(e.description) }
     }
 
     /// `--osc-out`: OSC to every target (UDP ones resolved to an IPv4 address now).
@@ -103,12 +117,15 @@ enum Wiring {
             let t = try NetworkOutputOptions.oscTarget(s)
             if t.tcp { targets.append(.init(host: t.host, port: t.port, tcp: true)); continue }
             guard let ip = NetworkOutputOptions.resolveIPv4(t.host) else {
-                throw RuntimeFailure("--osc-out '\(s)': cannot find the IPv4 address of '\(t.host)' (check the name, or give the address)")
+                throw RuntimeFailure(
+                    "--osc-out '\(s)': cannot find the IPv4 address of '\(t.host)' (check the name, or give the address)"
+                )
             }
             targets.append(.init(host: ip, port: t.port, tcp: false))
         }
-        do { return try OSCOutput(targets: targets, raw: n.oscOutRaw, logger: logger) }
-        catch let e as RTPMIDIError { throw RuntimeFailure(e.description) }
+        do { return try OSCOutput(targets: targets, raw: n.oscOutRaw, logger: logger) } catch let e as RTPMIDIError {
+            throw RuntimeFailure(e.description)
+        }
     }
 
     /// `--osc-out-sources`: the derived quantities to every UDP `--osc-out` target (nil without it).
@@ -119,12 +136,15 @@ enum Wiring {
             let t = try NetworkOutputOptions.oscTarget(s)
             if t.tcp { continue }
             guard let ip = NetworkOutputOptions.resolveIPv4(t.host) else {
-                throw RuntimeFailure("--osc-out '\(s)': cannot find the IPv4 address of '\(t.host)' (check the name, or give the address)")
+                throw RuntimeFailure(
+                    "--osc-out '\(s)': cannot find the IPv4 address of '\(t.host)' (check the name, or give the address)"
+                )
             }
             targets.append((ip, t.port))
         }
-        do { return try OSCSourceOutput(targets: targets) }
-        catch let e as RTPMIDIError { throw RuntimeFailure(e.description) }
+        do { return try OSCSourceOutput(targets: targets) } catch let e as RTPMIDIError {
+            throw RuntimeFailure(e.description)
+        }
     }
 
     /// The outputs that also receive Program Change (see `outputs(controlIn:)`).
@@ -134,11 +154,15 @@ enum Wiring {
 
     /// The JACK outputs (`--midi jack`, `--wah` or `--fx`), sharing one client; empty when
     /// neither is asked for. With scenes, each scene's own chain is prepared too (see `chainSets`).
-    static func jackOutputs(_ j: JackOptions, midi: Bool, controlIn: Bool = false, mappings: [Mapping],
-                            scenes: [Scene] = [], startScene: Int = 0, logger: Logger) throws -> [any EventOutput] {
+    static func jackOutputs(
+        _ j: JackOptions, midi: Bool, controlIn: Bool = false, mappings: [Mapping],
+        scenes: [Scene] = [], startScene: Int = 0, logger: Logger
+    ) throws -> [any EventOutput] {
         guard midi || j.audio else { return [] }
         if j.audio && j.wahMap > mappings.count {
-            throw ValidationError("--wah-map \(j.wahMap): there \(mappings.count == 1 ? "is 1 mapping" : "are \(mappings.count) mappings")")
+            throw ValidationError(
+                "--wah-map \(j.wahMap): there \(mappings.count == 1 ? "is 1 mapping" : "are \(mappings.count) mappings")"
+            )
         }
         let pedalMapping = mappings[min(j.wahMap, mappings.count) - 1]
         let (sets, sceneSets) = try chainSets(j, scenes: scenes)
@@ -149,9 +173,13 @@ enum Wiring {
         let session = JackSession(engine: engine, logger: logger)
         let outs = session.start(midi: midi, wahTarget: j.audio ? pedalMapping.target : nil, sceneChains: sceneSets)
         if j.audio {
-            let pedal = pedalMapping.target.isEffect ? "no mapping moves the wah's pedal (mapping \(j.wahMap) is an effect parameter)"
+            let pedal =
+                pedalMapping.target.isEffect
+                ? "no mapping moves the wah's pedal (mapping \(j.wahMap) is an effect parameter)"
                 : "wah pedal follows mapping \(j.wahMap) (\(pedalMapping.target))"
-            logger.info("effects: \(sets[0])\(sets.count > 1 ? " (and \(sets.count - 1) scene chain\(sets.count == 2 ? "" : "s"))" : ""); \(pedal); \(j.tone.summary), \(j.channels) channel\(j.channels == 1 ? "" : "s")")
+            logger.info(
+                "effects: \(sets[0])\(sets.count > 1 ? " (and \(sets.count - 1) scene chain\(sets.count == 2 ? "" : "s"))" : ""); \(pedal); \(j.tone.summary), \(j.channels) channel\(j.channels == 1 ? "" : "s")"
+            )
         }
         return outs
     }
@@ -163,12 +191,18 @@ enum Wiring {
         var sceneSets: [Int] = []
         for scene in scenes {
             guard let c = scene.chain else { sceneSets.append(0); continue }
-            if let k = sets.firstIndex(of: c) { sceneSets.append(k) } else { sets.append(c); sceneSets.append(sets.count - 1) }
+            if let k = sets.firstIndex(of: c) {
+                sceneSets.append(k)
+            } else {
+                sets.append(c); sceneSets.append(sets.count - 1)
+            }
         }
         return (sets, sceneSets)
     }
 
-    static func jackConfiguration(_ j: JackOptions, midi: Bool, controlIn: Bool = false, pedalMapping: Mapping) throws -> JackEngineConfiguration {
+    static func jackConfiguration(_ j: JackOptions, midi: Bool, controlIn: Bool = false, pedalMapping: Mapping) throws
+        -> JackEngineConfiguration
+    {
         var c = JackEngineConfiguration()
         c.serverName = j.jackServer
         c.channels = j.audio ? j.channels : 0
@@ -176,8 +210,9 @@ enum Wiring {
         c.controlIn = midi && controlIn
         c.wah = j.tone.settings()
         c.connections = try j.connections()
-        c.initialPedal = pedalMapping.target.isEffect ? 0 : PedalAutomation.pedal(value: pedalMapping.rest, of: pedalMapping.target)
-        if j.wahSwitch != nil { c.wah.bypass = true }   // a switched wah starts off, like the pedal
+        c.initialPedal =
+            pedalMapping.target.isEffect ? 0 : PedalAutomation.pedal(value: pedalMapping.rest, of: pedalMapping.target)
+        if j.wahSwitch != nil { c.wah.bypass = true }  // a switched wah starts off, like the pedal
         c.wahSwitch = j.wahSwitch != nil
         c.chains = [try j.fx.chain()]
         c.effectControllers = try j.controllerBindings().map { ($0.controller, $0.address) }
@@ -185,7 +220,9 @@ enum Wiring {
     }
 
     /// What `listen` (and `calibrate`) open: ports, senders allowed, scenes, parsing, motion.
-    static func listenerConfiguration(_ l: Listen, scenes: [Scene], startScene: Int, live: LiveControl) throws -> ListenerConfiguration {
+    static func listenerConfiguration(_ l: Listen, scenes: [Scene], startScene: Int, live: LiveControl) throws
+        -> ListenerConfiguration
+    {
         var config = ListenerConfiguration()
         config.live = live
         config.bindHost = l.bind
@@ -219,17 +256,20 @@ enum Wiring {
             }
             // the control page and its API, on the same port; its token beside the authority
             let token: String
-            do { token = try ControlToken.load(folder: config.webCertificates?.folder ?? WebCertificates.defaultFolder()) } catch {
+            do {
+                token = try ControlToken.load(folder: config.webCertificates?.folder ?? WebCertificates.defaultFolder())
+            } catch {
                 throw RuntimeFailure("--web: the control page's token: \(error)")
             }
             let mapping = l.mapping, jack = l.output.jack
-            config.control = ControlHooks(token: token, parse: { text in try jack.resolve([try mapping.parseOne(text, learned: false)])[0] },
-                                          save: l.global.config.map { path in
-                { scene, texts in
-                    try ConfigEditor.setMappings(in: path, scene: scene, texts: texts)
-                    return path
-                }
-            })
+            config.control = ControlHooks(
+                token: token, parse: { text in try jack.resolve([try mapping.parseOne(text, learned: false)])[0] },
+                save: l.global.config.map { path in
+                    { scene, texts in
+                        try ConfigEditor.setMappings(in: path, scene: scene, texts: texts)
+                        return path
+                    }
+                })
             config.control?.teaches = l.mapping.gesturesFile != nil
         }
         return config
@@ -237,27 +277,37 @@ enum Wiring {
 
     /// `--web`: where the phone opens the page, for each local address, and the QR code of the
     /// first address on a network (on a terminal); the certificate's news when it was issued.
-    static func announceWebPage(_ listener: Listener, certificates: WebCertificates?, control: ControlHooks?, view: LiveView?) {
+    static func announceWebPage(
+        _ listener: Listener, certificates: WebCertificates?, control: ControlHooks?, view: LiveView?
+    ) {
         guard let bound = listener.boundAddresses.first(where: { $0.hasPrefix("https://") }),
-              let port = bound.split(separator: ":").last.flatMap({ Int($0) }) else { return }
+            let port = bound.split(separator: ":").last.flatMap({ Int($0) })
+        else { return }
         let names = certificates?.names ?? WebCertificates.localNames()
-        let urls = names.filter { $0 != "localhost" }.map { n in n.contains(":") ? "https://[\(n)]:\(port)/" : "https://\(n):\(port)/" }
+        let urls = names.filter { $0 != "localhost" }.map { n in
+            n.contains(":") ? "https://[\(n)]:\(port)/" : "https://\(n):\(port)/"
+        }
         for n in certificates?.notices ?? [] { printError(n) }
         if let c = certificates, c.issued {
-            printError("web: a certificate for \(names.joined(separator: ", ")) from SensorWah's local authority (\(c.folder))")
+            printError(
+                "web: a certificate for \(names.joined(separator: ", ")) from SensorWah's local authority (\(c.folder))"
+            )
         }
         printError("web: open the page on the phone (same Wi-Fi), tap Start, and play:")
         for u in urls { printError("  \(u)") }
-        let lan = urls.first { u in !u.contains("127.0.0.1") && !u.contains("[::1]") && !u.contains(".local:") } ?? urls.first
+        let lan =
+            urls.first { u in !u.contains("127.0.0.1") && !u.contains("[::1]") && !u.contains(".local:") } ?? urls.first
         if let u = lan, isatty(2) == 1, view == nil, let lines = QRCode.text(u) {
             printError("  scan: \(u)")
             for l in lines { printError("  " + l) }
         }
-        printError("web: the browser warns once (accept it), or install the authority from the page's links so it never does")
+        printError(
+            "web: the browser warns once (accept it), or install the authority from the page's links so it never does")
         if let c = control, let u = lan {
             // the token travels in the fragment (#...), which a browser never sends to a server
             let controlURL = "\(u)control#\(c.token)"
-            printError("web: the control page (this computer or a tablet; keep the address private, it carries the token):")
+            printError(
+                "web: the control page (this computer or a tablet; keep the address private, it carries the token):")
             printError("  \(controlURL)")
             if isatty(2) == 1, view == nil, let lines = QRCode.text(controlURL) {
                 for l in lines { printError("  " + l) }
@@ -281,13 +331,16 @@ enum Wiring {
 
     /// The live view (`--monitor`) for a run, or nil: each scene's mapping labels, the JACK
     /// client's lines when the outputs have one, the output thread's latency when there is one.
-    static func liveView(_ o: MonitorOptions, title: String, output: OutputOptions, scenes: [[Mapping]],
-                         sceneNames: [String] = [], outputs: [any EventOutput], pump: OutputPump? = nil,
-                         calibrateKey: Bool = false, teachKey: Bool = false, control: LiveControl) -> LiveView? {
+    static func liveView(
+        _ o: MonitorOptions, title: String, output: OutputOptions, scenes: [[Mapping]],
+        sceneNames: [String] = [], outputs: [any EventOutput], pump: OutputPump? = nil,
+        calibrateKey: Bool = false, teachKey: Bool = false, control: LiveControl
+    ) -> LiveView? {
         guard let mode = o.mode(midiToStdout: output.destinations.contains(.stdout)) else { return nil }
-        var c = LiveView.Configuration(title: "sensorwah \(title)", mode: mode,
-                                       labels: scenes.map { $0.map(LiveView.label) },
-                                       maxima: scenes.map { $0.map(\.target.maxValue) })
+        var c = LiveView.Configuration(
+            title: "sensorwah \(title)", mode: mode,
+            labels: scenes.map { $0.map(LiveView.label) },
+            maxima: scenes.map { $0.map(\.target.maxValue) })
         c.sceneNames = sceneNames
         c.calibrateKey = calibrateKey
         c.teachKey = teachKey

@@ -95,7 +95,7 @@ final class BadInputTests: XCTestCase {
         ]
     }
 
-    /// One bad mapping per key (and the malformed shapes that used to trap).
+    /// One bad mapping per key (and malformed shapes, each refused with a message, not a trap).
     var badMappings: [(String, String)] {
         [
             ("", "empty mapping"),

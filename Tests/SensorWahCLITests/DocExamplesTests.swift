@@ -120,8 +120,8 @@ final class DocExamplesTests: XCTestCase {
             !p.isRunning || (Wait.now() - started >= runSeconds && !(p.stdout.isEmpty && p.stderr.isEmpty))
         }
         // a command that has just written its error is about to exit: half a second more to see
-        // it end (the debug binary's unknown-option message takes 1.3-1.7 s to come, so it was
-        // at times caught between writing it and exiting, stopped, and passed)
+        // it end (the debug binary's unknown-option message can take over a second to come, and
+        // a command caught between writing it and exiting would be stopped and pass)
         _ = try? waitUntil("'\(command)' to exit", timeout: 0.5, poll: 0.01) { !p.isRunning }
         if p.isRunning {
             // ran until stopped, as listen, learn and a timed replay do: it did not fail before

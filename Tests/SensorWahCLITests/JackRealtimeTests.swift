@@ -166,8 +166,8 @@ final class JackRealtimeTests: XCTestCase {
         let data = try JackTest.tempDir("rt-web")
         defer { try? FileManager.default.removeItem(at: data) }
         // the run ends when the edits are done (SIGINT), not at a fixed time: on a busy machine
-        // Chromium alone can take longer to start than a fixed run lasted (a CI run's PUT came
-        // after the run had ended); --seconds is only the ceiling
+        // Chromium alone can take longer to start than a fixed run would last (the page's PUT
+        // would come after the run had ended); --seconds is only the ceiling
         let ceiling = 120.0
         let server = try JackTest.Server(period: 128)
         let dumpName = "rtwebdump\(getpid())"

@@ -92,8 +92,8 @@ final class MonitorCLITests: XCTestCase {
 
         // q: the run ends with status 0 and the terminal is back in its cooked mode
         t.run(["send-keys", "-t", "view", "q"])
-        // the stty file appears whole (written aside, then renamed): a redirect alone made it
-        // exist empty for a moment, and one fresh-clone run read it then
+        // the stty file appears whole (written aside, then renamed): a redirect alone would make
+        // it exist empty for a moment, and the test could read it then
         try waitUntil("\(stty) to appear", poll: 0.05) { FileManager.default.fileExists(atPath: stty) }
         XCTAssertEqual(try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), "0")
         let mode = try String(contentsOfFile: stty, encoding: .utf8)

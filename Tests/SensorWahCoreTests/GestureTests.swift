@@ -28,8 +28,8 @@ final class GestureTests: XCTestCase {
 
     /// A wrist flick: `degrees` about the device's Y axis in `duration` s, back in 0.3 s,
     /// every 1.2 s from t = 1, `n` times; with the tangential and centripetal acceleration of a
-    /// hand 8 cm from the wrist (the centripetal part was added with the accelerometer check
-    /// on gyro flicks, `flickTurnAccel`).
+    /// hand 8 cm from the wrist (the centripetal part is what the accelerometer check on gyro
+    /// flicks, `flickTurnAccel`, reads).
     static func flicks(n: Int, degrees: Double, duration: Double) -> MotionScript {
         let angle = { (t: Double) -> Double in
             var a = 0.0
@@ -113,7 +113,7 @@ final class GestureTests: XCTestCase {
             XCTAssertEqual(fired.count, 2, "two bouts of shaking at \(hz) Hz: \(fired)")
             XCTAssertTrue(activeAt3, "\(hz) Hz"); XCTAssertFalse(activeAt4, "\(hz) Hz")
             // 0.9 s: shaking must outlast a stroke (a real tennis forehand keeps the level up
-            // for up to 0.55 s), so `shakeMinDuration` is 0.7 s (was 0.25 s, latency < 0.6 s)
+            // for up to 0.55 s), so `shakeMinDuration` is 0.7 s
             XCTAssertLessThan(fired.first ?? 9, 2.0, "latency")
         }
     }

@@ -68,7 +68,7 @@ final class MotionAccuracyTests: XCTestCase {
     /// What the real walking log showed, synthesised so that it runs everywhere: a phone in a
     /// pocket at 16.8 Hz (gyro sampled 10 ms before the accelerometer), swinging with the stride
     /// (0.9 Hz and harmonics, 1.8 rad/s RMS) and shaken by the steps (±0.3 G bounce, ±0.2 G
-    /// sideways and fore-aft). The earlier filter measured 2.6° RMS here.
+    /// sideways and fore-aft).
     func testSynthesisedWalkingAt17Hz() {
         let f = 0.9, w = 2 * Double.pi * f
         let s = MotionScript(attitude: { t in

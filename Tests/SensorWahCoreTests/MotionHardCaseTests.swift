@@ -2,9 +2,9 @@ import Foundation
 import XCTest
 @testable import SensorWahCore
 
-/// The hard cases of real motion, synthesised with known truth: what broke the earlier filter
-/// on other people's recordings (a hand shaken back and forth, fast strokes sampled at watch
-/// rates, shocks and clipping, a biased gyro, sloppy timestamps). Each prints its error; the
+/// The hard cases of real motion, synthesised with known truth, as other people's recordings
+/// show them (a hand shaken back and forth, fast strokes sampled at watch rates, shocks and
+/// clipping, a biased gyro, sloppy timestamps). Each prints its error; the
 /// bounds sit a little above what was measured. The published filters run on the same kind of
 /// motion in `tools/fusion-compare` (docs/motion.md), which `FusionCompareTests` checks.
 final class MotionHardCaseTests: XCTestCase {
@@ -40,9 +40,8 @@ final class MotionHardCaseTests: XCTestCase {
 
     /// Sustained linear acceleration: ±1-3 G of back-and-forth at 1-4 Hz for 10-60 s, horizontal
     /// and vertical, while the attitude drifts; the gyro carries a bias of about 1°/s and the
-    /// device is never still. Accelerometer-only tilt is 40-70° off here; the earlier filter
-    /// (which left out readings 2 G from 1 G) kept the upward half of a vertical shake and
-    /// turned over.
+    /// device is never still. Accelerometer-only tilt is 40-70° off here; a filter that leaves
+    /// out readings 2 G from 1 G keeps the upward half of a vertical shake and turns over.
     func testSustainedShakingDoesNotTiltTheEstimate() {
         let bias = Vector3(0.012, -0.008, 0.015)
         let cases: [(name: String, accel: (Double) -> Vector3)] = [

@@ -10,7 +10,11 @@ final class LiveControlTests: XCTestCase {
         XCTAssertTrue(c.post(.calibrate(mapping: 2)))
         XCTAssertTrue(c.post(.nextScene))
         XCTAssertTrue(c.post(.reload))
-        XCTAssertEqual(c.take(), [.teach(.start(name: "swing", value: nil)), .calibrate(mapping: 2), .nextScene, .reload])
+        XCTAssertTrue(c.post(.rezero))
+        XCTAssertTrue(c.post(.quit))
+        XCTAssertTrue(c.hasCommands)
+        XCTAssertEqual(c.take(), [.teach(.start(name: "swing", value: nil)), .calibrate(mapping: 2), .nextScene, .reload, .rezero, .quit])
+        XCTAssertFalse(c.hasCommands, "a frame loop's cheap look says nothing waits once taken")
         XCTAssertEqual(c.take(), [])
     }
 

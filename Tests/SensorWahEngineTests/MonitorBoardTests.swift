@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import SensorWahConsole
 import SensorWahCore
 import SensorWahEngine
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MallocInterposerSwift
+import SensorWahAudioFiles
 import SensorWahCore
 @testable import SensorWahJack
 import TestSupport
@@ -60,6 +61,16 @@ final class JackEngineTests: XCTestCase {
         deinit { _ = try? JackEngineTests.run(JackEngineTests.script, ["stop", name]) }
     }
 
+    /// Uniform noise within ±0.3 from a seed (the generator OfflineRenderTests uses, in
+    /// SensorWahAudioFilesTests).
+    static func noise(_ n: Int, seed: UInt64) -> [Float] {
+        var s = seed
+        return (0..<n).map { _ in
+            s = s &* 6364136223846793005 &+ 1442695040888963407
+            return (Float(Double(s >> 11) / Double(1 << 53)) * 2 - 1) * 0.3
+        }
+    }
+
     static func have(_ tool: String) -> Bool {
         (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
             .contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }
@@ -115,7 +126,7 @@ final class JackEngineTests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("swe-audio-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        var x = OfflineRenderTests.noise(48_000 * 6, seed: 11)
+        var x = Self.noise(48_000 * 6, seed: 11)
         for i in 48_000..<48_100 { x[i] = .nan }
         for i in 96_000..<96_050 { x[i] = .infinity }
         let input = dir.appendingPathComponent("in.wav").path, output = dir.appendingPathComponent("out.wav").path

@@ -5,7 +5,7 @@ Everything here is causal and runs reading by reading (the features) or frame by
 recogniser) with fixed-size state, as the Swift port must; numpy only vectorises the loops over
 examples and example frames that Swift runs as plain loops.
 
-State of the prototype (Params() defaults = the best configuration measured): today's features
+State of the prototype (Params() defaults = the best configuration measured): SensorWah's features
 (current_features, a port checked against the frames `sensorwah teach` writes: max difference
 5e-5), examples = the labelled stretches (trimmed, <= 3 s), open-begin matching with steps that
 each take one stream frame (so numpy can update a whole column at once), thresholds 1.3 x the
@@ -23,7 +23,7 @@ RATE = 50.0
 STEP = 1 / RATE
 
 
-# ---------------------------------------------------------------- today's features (a port)
+# ---------------------------------------------------------------- SensorWah's features (a port)
 
 def compress(x, s):
     return np.sign(x) * np.log1p(np.abs(x) / s)
@@ -160,7 +160,7 @@ class Params:
         self.class_key = "distance" # "distance" or "ratio": how the nearest candidate is chosen
         self.stream_negatives = False
         self.norm = "lenm"            # a match's cost over 2 x its example's frames ("2m"), or over its
-                                    # frames plus the example's ("lenm", today's: a path padded with
+                                    # frames plus the example's ("lenm", SensorWah's: a path padded with
                                     # still frames after the movement keeps getting cheaper)
         self.max_len = 3.0          # s: a longer stretch teaches its most active max_len s
         self.trim = 0.1             # a stretch's ends where the change energy is under this share of its peak are left out
@@ -491,7 +491,7 @@ def recognise(model, take, feat=None):
 
 class FeatureParams:
     def __init__(self, **kw):
-        self.gravity = "slow"     # "slow": minus the 0.6 s average (today); "none": kept; "rest": minus the
+        self.gravity = "slow"     # "slow": minus the 0.6 s average (SensorWah's); "none": kept; "rest": minus the
                                   # orientation held at the last rest, frozen while the device moves
         self.tau_g = 0.6
         self.knee = 0.4           # 0: no saturation

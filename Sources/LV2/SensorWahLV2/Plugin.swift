@@ -20,15 +20,18 @@ public func swLV2Free(_ handle: UnsafeMutableRawPointer) {
 }
 
 @_cdecl("sw_lv2_configure")
-public func swLV2Configure(_ handle: UnsafeMutableRawPointer, _ voice: Int32, _ mode: Int32,
-                           _ heelHz: Double, _ toeHz: Double, _ heelQ: Double, _ toeQ: Double, _ mix: Double,
-                           _ bypass: Int32, _ attackMs: Double, _ releaseMs: Double, _ sensitivity: Double) {
+public func swLV2Configure(
+    _ handle: UnsafeMutableRawPointer, _ voice: Int32, _ mode: Int32,
+    _ heelHz: Double, _ toeHz: Double, _ heelQ: Double, _ toeQ: Double, _ mix: Double,
+    _ bypass: Int32, _ attackMs: Double, _ releaseMs: Double, _ sensitivity: Double
+) {
     let wah = handle.assumingMemoryBound(to: WahProcessor.self)
     // the same construction as `sensorwah`'s WahToneOptions.settings()
-    let settings = WahSettings(heelFrequency: heelHz, toeFrequency: toeHz, heelQ: heelQ, toeQ: toeQ, mix: mix,
-                               bypass: bypass != 0, voice: voice == 1 ? .crybaby : .svf,
-                               mode: mode == 1 ? .envelope : (mode == 2 ? .both : .sensor),
-                               attackTime: attackMs / 1000, releaseTime: releaseMs / 1000, sensitivity: sensitivity)
+    let settings = WahSettings(
+        heelFrequency: heelHz, toeFrequency: toeHz, heelQ: heelQ, toeQ: toeQ, mix: mix,
+        bypass: bypass != 0, voice: voice == 1 ? .crybaby : .svf,
+        mode: mode == 1 ? .envelope : (mode == 2 ? .both : .sensor),
+        attackTime: attackMs / 1000, releaseTime: releaseMs / 1000, sensitivity: sensitivity)
     if settings != wah.pointee.settings { wah.pointee.settings = settings }
 }
 
@@ -43,7 +46,10 @@ public func swLV2Reset(_ handle: UnsafeMutableRawPointer) {
 }
 
 @_cdecl("sw_lv2_process")
-public func swLV2Process(_ handle: UnsafeMutableRawPointer, _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, _ count: UInt32) {
+public func swLV2Process(
+    _ handle: UnsafeMutableRawPointer, _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
+    _ count: UInt32
+) {
     handle.assumingMemoryBound(to: WahProcessor.self).pointee.process(input, output, count: Int(count))
 }
 
@@ -56,7 +62,9 @@ let lv2Chains = ["fuzz", "tremolo", "phaser", "delay", "fuzz > wah > tremolo > p
 
 @_cdecl("sw_fx_new")
 public func swFxNew(_ kind: Int32, _ rate: Double) -> UnsafeMutableRawPointer? {
-    guard kind >= 0, Int(kind) < lv2Chains.count, let spec = try? EffectChainSpec(parsing: lv2Chains[Int(kind)]) else { return nil }
+    guard kind >= 0, Int(kind) < lv2Chains.count, let spec = try? EffectChainSpec(parsing: lv2Chains[Int(kind)]) else {
+        return nil
+    }
     let chain = UnsafeMutablePointer<EffectChain>.allocate(capacity: 1)
     chain.initialize(to: EffectChain(spec: spec, sampleRate: rate, maximumBlock: 4096))
     return UnsafeMutableRawPointer(chain)

@@ -50,28 +50,37 @@ public enum CrybabyModel {
     public static func potResistance(pedal: Double) -> Double {
         let p = WahProcessor.clampUnit(pedal)
         let r = 1 - 0.8 * p
-        return 100_000 * (WahProcessor.fastExp2(r * 6.339850002884625) - 1) / 80   // 81^r = 2^(r log2 81)
+        return 100_000 * (WahProcessor.fastExp2(r * 6.339850002884625) - 1) / 80  // 81^r = 2^(r log2 81)
     }
 
     /// log2 of the resonance frequency (Hz) at pedal `p` (0...1).
     @inlinable @inline(__always)
     static func log2Frequency(_ p: Double) -> Double {
-        8.6704348899e+00 + p * (2.3222015926e+00 + p * (-9.8858452204e-01 + p * (3.0139140040e+00
-            + p * (-4.1998607859e+00 + p * (2.6425668727e+00 + p * -6.8951411284e-01)))))
+        8.6704348899e+00 + p
+            * (2.3222015926e+00 + p
+                * (-9.8858452204e-01 + p
+                    * (3.0139140040e+00
+                        + p * (-4.1998607859e+00 + p * (2.6425668727e+00 + p * -6.8951411284e-01)))))
     }
 
     /// log2 of the resonance's Q.
     @inlinable @inline(__always)
     static func log2Q(_ p: Double) -> Double {
-        3.5893152308e+00 + p * (-1.7675786260e+00 + p * (1.7089026197e+00 + p * (-6.3217008313e+00
-            + p * (8.8010379283e+00 + p * (-5.6908470907e+00 + p * 1.4964348046e+00)))))
+        3.5893152308e+00 + p
+            * (-1.7675786260e+00 + p
+                * (1.7089026197e+00 + p
+                    * (-6.3217008313e+00
+                        + p * (8.8010379283e+00 + p * (-5.6908470907e+00 + p * 1.4964348046e+00)))))
     }
 
     /// log2 of the gain K.
     @inlinable @inline(__always)
     static func log2Gain(_ p: Double) -> Double {
-        1.0486126328e+01 + p * (4.9669805705e+00 + p * (-3.1441138531e+00 + p * (8.4757535730e+00
-            + p * (-1.1392236346e+01 + p * (7.2398252717e+00 + p * -1.9026414790e+00)))))
+        1.0486126328e+01 + p
+            * (4.9669805705e+00 + p
+                * (-3.1441138531e+00 + p
+                    * (8.4757535730e+00
+                        + p * (-1.1392236346e+01 + p * (7.2398252717e+00 + p * -1.9026414790e+00)))))
     }
 
     /// Resonance frequency (Hz) and Q at a pedal position (clamped to 0...1).
@@ -119,10 +128,19 @@ extension WahProcessor {
         let gain = fastExp2(CrybabyModel.log2Gain(p))
         let w = min(f0 * co.piOverRate, 1.5)
         let w2 = w * w
-        let sn = w * (1.0 + w2 * (-1.0 / 6.0 + w2 * (1.0 / 120.0 + w2 * (-1.0 / 5040.0
-            + w2 * (1.0 / 362880.0 + w2 * (-1.0 / 39916800.0))))))
-        let cs = 1.0 + w2 * (-1.0 / 2.0 + w2 * (1.0 / 24.0 + w2 * (-1.0 / 720.0
-            + w2 * (1.0 / 40320.0 + w2 * (-1.0 / 3628800.0 + w2 * (1.0 / 479001600.0))))))
+        let sn =
+            w
+            * (1.0 + w2
+                * (-1.0 / 6.0 + w2
+                    * (1.0 / 120.0 + w2
+                        * (-1.0 / 5040.0
+                            + w2 * (1.0 / 362880.0 + w2 * (-1.0 / 39916800.0))))))
+        let cs =
+            1.0 + w2
+            * (-1.0 / 2.0 + w2
+                * (1.0 / 24.0 + w2
+                    * (-1.0 / 720.0
+                        + w2 * (1.0 / 40320.0 + w2 * (-1.0 / 3628800.0 + w2 * (1.0 / 479001600.0))))))
         let k = 1.0 / q
         let ss = sn * sn, sc = sn * cs, cc = cs * cs
         let inv = 1.0 / (cc + ss + k * sc)

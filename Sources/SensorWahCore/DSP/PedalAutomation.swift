@@ -47,8 +47,9 @@ public struct PedalAutomation: Sendable, Equatable {
 
     /// Follows `mapping`'s target; before the first message the pedal is at the mapping's rest value.
     public init(mapping: Mapping, sampleRate: Double) {
-        self.init(target: mapping.target, sampleRate: sampleRate,
-                  initialPedal: Self.pedal(value: mapping.rest, of: mapping.target))
+        self.init(
+            target: mapping.target, sampleRate: sampleRate,
+            initialPedal: Self.pedal(value: mapping.rest, of: mapping.target))
     }
 
     /// A pedal held still.

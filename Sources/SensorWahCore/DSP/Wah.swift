@@ -7,11 +7,11 @@
 // bit for bit.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // MARK: - Settings
@@ -180,8 +180,8 @@ public struct WahSettings: Sendable, Equatable {
 ///
 /// Real-time safe: a value type with no references; `process` never allocates (its 256-byte
 /// scratch is on the stack), locks or dispatches dynamically, and calls no library functions,
-/// so the output is also the same on every libm. About 15 ns per sample on a 2.6 GHz EPYC
-/// (release build), less than the same algorithm in C at -O2.
+/// so the output is also the same on every libm. Its time per sample against the same
+/// algorithm in C at -O2: `tools/jack-bench wah` (figures in docs/performance.md).
 ///
 /// Filter state and coefficients are `Double`: the recursion cannot be vectorised across time
 /// anyway and scalar `Double` arithmetic costs the same as `Float` on x86-64 and arm64, while it
@@ -401,7 +401,7 @@ public struct WahProcessor: Sendable {
         let n = chunk
         // 256 bytes: always on the stack (the standard library heap-allocates only above 1 KiB).
         withUnsafeTemporaryAllocation(of: Double.self, capacity: 4 * n) { scratch in
-            let pw = scratch.baseAddress!   // pedal position, then wet gain
+            let pw = scratch.baseAddress!  // pedal position, then wet gain
             let c1 = pw + n, c2 = pw + 2 * n, c3 = pw + 3 * n
             let target = st.target, smoothing = co.smoothing
             var s1 = st.s1, s2 = st.s2, p1 = st.p1, p2 = st.p2, crossfade = st.crossfade
@@ -464,10 +464,19 @@ public struct WahProcessor: Sendable {
         let k = co.kHeel * fastExp2(p * co.kSpan)
         let wet = co.wetHeel * fastExp2(p * co.wetSpan)
         let w2 = w * w
-        let sn = w * (1.0 + w2 * (-1.0 / 6.0 + w2 * (1.0 / 120.0 + w2 * (-1.0 / 5040.0
-            + w2 * (1.0 / 362880.0 + w2 * (-1.0 / 39916800.0))))))
-        let cs = 1.0 + w2 * (-1.0 / 2.0 + w2 * (1.0 / 24.0 + w2 * (-1.0 / 720.0
-            + w2 * (1.0 / 40320.0 + w2 * (-1.0 / 3628800.0 + w2 * (1.0 / 479001600.0))))))
+        let sn =
+            w
+            * (1.0 + w2
+                * (-1.0 / 6.0 + w2
+                    * (1.0 / 120.0 + w2
+                        * (-1.0 / 5040.0
+                            + w2 * (1.0 / 362880.0 + w2 * (-1.0 / 39916800.0))))))
+        let cs =
+            1.0 + w2
+            * (-1.0 / 2.0 + w2
+                * (1.0 / 24.0 + w2
+                    * (-1.0 / 720.0
+                        + w2 * (1.0 / 40320.0 + w2 * (-1.0 / 3628800.0 + w2 * (1.0 / 479001600.0))))))
         let ss = sn * sn
         let sc = sn * cs
         let cc = cs * cs
@@ -512,7 +521,9 @@ public struct WahProcessor: Sendable {
     /// `effect` (the voice's wet signal mixed with the dry one), then the output clamped to the
     /// finite Float range.
     @inlinable @inline(__always)
-    static func crossfadeAndLimit(_ effect: Double, _ dry: Double, _ crossfade: inout Double, _ co: Coefficients) -> Float {
+    static func crossfadeAndLimit(_ effect: Double, _ dry: Double, _ crossfade: inout Double, _ co: Coefficients)
+        -> Float
+    {
         var c = crossfade
         if c != co.crossfadeTarget {
             if c < co.crossfadeTarget {
@@ -543,12 +554,17 @@ public struct WahProcessor: Sendable {
     /// (|t| <= 0.347), and 2^n built from the exponent bits.
     @inlinable @inline(__always)
     static func fastExp2(_ y: Double) -> Double {
-        let magic = 6755399441055744.0 // 1.5 * 2^52
+        let magic = 6755399441055744.0  // 1.5 * 2^52
         let r = y + magic
         let n = r - magic
         let t = (y - n) * 0.6931471805599453
-        let e = 1.0 + t * (1.0 + t * (1.0 / 2.0 + t * (1.0 / 6.0 + t * (1.0 / 24.0
-            + t * (1.0 / 120.0 + t * (1.0 / 720.0 + t * (1.0 / 5040.0)))))))
+        let e =
+            1.0 + t
+            * (1.0 + t
+                * (1.0 / 2.0 + t
+                    * (1.0 / 6.0 + t
+                        * (1.0 / 24.0
+                            + t * (1.0 / 120.0 + t * (1.0 / 720.0 + t * (1.0 / 5040.0)))))))
         let exponent = Int64(bitPattern: r.bitPattern) &- Int64(bitPattern: magic.bitPattern) &+ 1023
         return e * Double(bitPattern: UInt64(bitPattern: exponent) &<< 52)
     }

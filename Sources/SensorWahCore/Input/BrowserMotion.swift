@@ -46,10 +46,10 @@ public struct BrowserMotion: Sendable {
 
     /// One event as the page sent it.
     public struct Sample: Sendable, Equatable {
-        public var time: Double                  // ms
-        public var gravityAccel: SIMD3<Double>   // m/s², NaN when absent
-        public var userAccel: SIMD3<Double>      // m/s², NaN when absent
-        public var rate: SIMD3<Double>           // alpha beta gamma, deg/s, NaN when absent
+        public var time: Double  // ms
+        public var gravityAccel: SIMD3<Double>  // m/s², NaN when absent
+        public var userAccel: SIMD3<Double>  // m/s², NaN when absent
+        public var rate: SIMD3<Double>  // alpha beta gamma, deg/s, NaN when absent
     }
 
     /// A decoded batch: the sender's name (nil for `-`) and its samples in order.
@@ -92,12 +92,18 @@ public struct BrowserMotion: Sendable {
             start = i + 1
         }
         func slice(_ r: Range<Int>) -> ArraySlice<UInt8> { ArraySlice(bytes[r]) }
-        guard let headRange = lines.first else { throw Refusal(reason: "an empty batch (expected a first line SWW1 NAME)") }
+        guard let headRange = lines.first else {
+            throw Refusal(reason: "an empty batch (expected a first line SWW1 NAME)")
+        }
         let head = slice(headRange.lowerBound..<min(headRange.upperBound, headRange.lowerBound + 300))
         let headWords = head.split(separator: 0x20)
-        guard headWords.first.map({ Array($0) }) == Array("SWW1".utf8), headWords.count <= 2, headRange.count <= 300 else {
+        guard headWords.first.map({ Array($0) }) == Array("SWW1".utf8), headWords.count <= 2, headRange.count <= 300
+        else {
             let seen = String(decoding: head.prefix(40), as: UTF8.self)
-            throw Refusal(reason: "not a SensorWah web batch: the first line is '\(seen)', expected 'SWW1 NAME' (the page listen --web serves sends it)")
+            throw Refusal(
+                reason:
+                    "not a SensorWah web batch: the first line is '\(seen)', expected 'SWW1 NAME' (the page listen --web serves sends it)"
+            )
         }
         var name: String? = nil
         if headWords.count == 2, Array(headWords[1]) != [0x2D] {
@@ -113,19 +119,26 @@ public struct BrowserMotion: Sendable {
             let line = slice(range)
             let words = line.split(separator: 0x20)
             guard words.count == 10 else {
-                throw Refusal(reason: "line \(k + 2) has \(words.count) fields, expected 10: T AX AY AZ UX UY UZ RA RB RG")
+                throw Refusal(
+                    reason: "line \(k + 2) has \(words.count) fields, expected 10: T AX AY AZ UX UY UZ RA RB RG")
             }
             var v = [Double](repeating: .nan, count: 10)
             for (j, w) in words.enumerated() {
-                if w.count == 1 && w.first == 0x2D { continue }   // "-": not given
+                if w.count == 1 && w.first == 0x2D { continue }  // "-": not given
                 let value = w.withUnsafeBufferPointer { parseField($0.baseAddress!, $0.count) }
                 guard case .number(let x) = value, x.isFinite, abs(x) < 1e12 else {
-                    throw Refusal(reason: "line \(k + 2), field \(j + 1): '\(String(decoding: w.prefix(20), as: UTF8.self))' is not a number")
+                    throw Refusal(
+                        reason:
+                            "line \(k + 2), field \(j + 1): '\(String(decoding: w.prefix(20), as: UTF8.self))' is not a number"
+                    )
                 }
                 v[j] = x
             }
             guard v[0].isFinite else { throw Refusal(reason: "line \(k + 2) has no time") }
-            samples.append(Sample(time: v[0], gravityAccel: SIMD3(v[1], v[2], v[3]), userAccel: SIMD3(v[4], v[5], v[6]), rate: SIMD3(v[7], v[8], v[9])))
+            samples.append(
+                Sample(
+                    time: v[0], gravityAccel: SIMD3(v[1], v[2], v[3]), userAccel: SIMD3(v[4], v[5], v[6]),
+                    rate: SIMD3(v[7], v[8], v[9])))
         }
         return Batch(name: name, samples: samples)
     }
@@ -163,7 +176,9 @@ public struct BrowserMotion: Sendable {
         let g = s.gravityAccel
         guard g.x.isFinite, g.y.isFinite, g.z.isFinite else { return nil }
         let m = (g.x * g.x + g.y * g.y + g.z * g.z).squareRoot()
-        guard m > 0.75 * standardGravity, m < 1.25 * standardGravity, abs(g.y + g.z) > 0.3 * standardGravity else { return nil }
+        guard m > 0.75 * standardGravity, m < 1.25 * standardGravity, abs(g.y + g.z) > 0.3 * standardGravity else {
+            return nil
+        }
         return g.y + g.z
     }
 
@@ -180,7 +195,9 @@ public struct BrowserMotion: Sendable {
                 if let v = Self.vote(s) { votes += v > 0 ? 1 : -1; voted += 1 }
                 if voted < Self.signVotes && held.count < Self.maxUndecided { continue }
                 if voted == 0 {
-                    for h in held where h.gravityAccel.y.isFinite && h.gravityAccel.z.isFinite { votes += h.gravityAccel.y + h.gravityAccel.z }
+                    for h in held where h.gravityAccel.y.isFinite && h.gravityAccel.z.isFinite {
+                        votes += h.gravityAccel.y + h.gravityAccel.z
+                    }
                 }
                 convention = votes >= 0 ? .specification : .inverted
                 decided = convention

@@ -1,6 +1,6 @@
 /// Separator scanning eight bytes at a time (SWAR: a 64-bit word as eight byte lanes), for the
 /// columnar parser: a SensorLog row is about 1,200 bytes of which only the first few hundred
-/// hold motion columns, and a byte-by-byte loop over every row was a third of a replay's time.
+/// hold motion columns, and the rest is only scanned for its separators (the field count).
 /// Reads never go past `end`; the last few bytes are looked at one by one.
 @usableFromInline let laneOnes: UInt64 = 0x0101_0101_0101_0101
 @usableFromInline let laneLow7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F

@@ -2,7 +2,7 @@
 enum ColumnRole: Equatable {
     case timestamp(SensorGroup)
     case value(Quantity)
-    case motionRate(Int)     // motionRotationRateX/Y/Z: feeds rate*, and gyro* when no raw gyro exists
+    case motionRate(Int)  // motionRotationRateX/Y/Z: feeds rate*, and gyro* when no raw gyro exists
 }
 
 enum SensorLogColumns {
@@ -39,11 +39,12 @@ enum SensorLogColumns {
 
     /// Every name `role(of:)` knows.
     static let motionColumnNames: [String] = [
-        "accelerometerTimestamp_sinceReboot", "accelerometerAccelerationX", "accelerometerAccelerationY", "accelerometerAccelerationZ",
+        "accelerometerTimestamp_sinceReboot", "accelerometerAccelerationX", "accelerometerAccelerationY",
+        "accelerometerAccelerationZ",
         "gyroTimestamp_sinceReboot", "gyroRotationX", "gyroRotationY", "gyroRotationZ",
         "motionTimestamp_sinceReboot", "motionRotationRateX", "motionRotationRateY", "motionRotationRateZ",
         "motionUserAccelerationX", "motionUserAccelerationY", "motionUserAccelerationZ",
-        "motionGravityX", "motionGravityY", "motionGravityZ", "motionPitch", "motionRoll", "motionYaw",
+        "motionGravityX", "motionGravityY", "motionGravityZ", "motionPitch", "motionRoll", "motionYaw"
     ]
 
     /// Names that mark a line as a SensorLog header even when it carries no motion column.
@@ -58,28 +59,28 @@ enum SensorLogColumns {
     /// The 82-column header of SensorLog on an iPhone (2024-25), used for header-less streams
     /// with 82 fields when no `--columns` list is given.
     static let iPhone82: [String] = """
-    loggingTime,loggingSample,locationTimestamp_since1970,locationLatitude,locationLongitude,locationAltitude,\
-    locationSpeed,locationSpeedAccuracy,locationCourse,locationCourseAccuracy,locationVerticalAccuracy,\
-    locationHorizontalAccuracy,locationFloor,locationHeadingTimestamp_since1970,locationHeadingX,locationHeadingY,\
-    locationHeadingZ,locationTrueHeading,locationMagneticHeading,locationHeadingAccuracy,\
-    accelerometerTimestamp_sinceReboot,accelerometerAccelerationX,accelerometerAccelerationY,accelerometerAccelerationZ,\
-    gyroTimestamp_sinceReboot,gyroRotationX,gyroRotationY,gyroRotationZ,magnetometerTimestamp_sinceReboot,\
-    magnetometerX,magnetometerY,magnetometerZ,motionTimestamp_sinceReboot,motionYaw,motionRoll,motionPitch,\
-    motionRotationRateX,motionRotationRateY,motionRotationRateZ,motionUserAccelerationX,motionUserAccelerationY,\
-    motionUserAccelerationZ,motionAttitudeReferenceFrame,motionQuaternionX,motionQuaternionY,motionQuaternionZ,\
-    motionQuaternionW,motionGravityX,motionGravityY,motionGravityZ,motionMagneticFieldX,motionMagneticFieldY,\
-    motionMagneticFieldZ,motionHeading,motionMagneticFieldCalibrationAccuracy,activityTimestamp_sinceReboot,\
-    activity,activityActivityConfidence,activityActivityStartDate,pedometerStartDate,pedometerNumberofSteps,\
-    pedometerAverageActivePace,pedometerCurrentPace,pedometerCurrentCadence,pedometerDistance,\
-    pedometerFloorAscended,pedometerFloorDescended,pedometerEndDate,altimeterTimestamp_sinceReboot,altimeterReset,\
-    altimeterRelativeAltitude,altimeterPressure,IP_Timestamp_since1970,IP_en0,IP_pdp_ip0,deviceID,\
-    deviceOrientationTimeStamp_since1970,deviceOrientation,batteryTimeStamp_since1970,batteryState,batteryLevel,label
-    """.split(separator: ",").map(String.init)
+        loggingTime,loggingSample,locationTimestamp_since1970,locationLatitude,locationLongitude,locationAltitude,\
+        locationSpeed,locationSpeedAccuracy,locationCourse,locationCourseAccuracy,locationVerticalAccuracy,\
+        locationHorizontalAccuracy,locationFloor,locationHeadingTimestamp_since1970,locationHeadingX,locationHeadingY,\
+        locationHeadingZ,locationTrueHeading,locationMagneticHeading,locationHeadingAccuracy,\
+        accelerometerTimestamp_sinceReboot,accelerometerAccelerationX,accelerometerAccelerationY,accelerometerAccelerationZ,\
+        gyroTimestamp_sinceReboot,gyroRotationX,gyroRotationY,gyroRotationZ,magnetometerTimestamp_sinceReboot,\
+        magnetometerX,magnetometerY,magnetometerZ,motionTimestamp_sinceReboot,motionYaw,motionRoll,motionPitch,\
+        motionRotationRateX,motionRotationRateY,motionRotationRateZ,motionUserAccelerationX,motionUserAccelerationY,\
+        motionUserAccelerationZ,motionAttitudeReferenceFrame,motionQuaternionX,motionQuaternionY,motionQuaternionZ,\
+        motionQuaternionW,motionGravityX,motionGravityY,motionGravityZ,motionMagneticFieldX,motionMagneticFieldY,\
+        motionMagneticFieldZ,motionHeading,motionMagneticFieldCalibrationAccuracy,activityTimestamp_sinceReboot,\
+        activity,activityActivityConfidence,activityActivityStartDate,pedometerStartDate,pedometerNumberofSteps,\
+        pedometerAverageActivePace,pedometerCurrentPace,pedometerCurrentCadence,pedometerDistance,\
+        pedometerFloorAscended,pedometerFloorDescended,pedometerEndDate,altimeterTimestamp_sinceReboot,altimeterReset,\
+        altimeterRelativeAltitude,altimeterPressure,IP_Timestamp_since1970,IP_en0,IP_pdp_ip0,deviceID,\
+        deviceOrientationTimeStamp_since1970,deviceOrientation,batteryTimeStamp_since1970,batteryState,batteryLevel,label
+        """.split(separator: ",").map(String.init)
 
     /// The accelerometer-only layout (5 columns).
     static let accelOnly5: [String] = [
         "loggingTime", "accelerometerTimestamp_sinceReboot",
-        "accelerometerAccelerationX", "accelerometerAccelerationY", "accelerometerAccelerationZ",
+        "accelerometerAccelerationX", "accelerometerAccelerationY", "accelerometerAccelerationZ"
     ]
 }
 
@@ -95,16 +96,18 @@ enum HyperIMUColumns {
 
     enum Classification: Equatable {
         case quantity(Quantity, Double)
-        case ignored     // a sensor SensorWah does not use (or an unknown name)
-        case ambiguous   // a chip that holds both an accelerometer and a gyroscope
+        case ignored  // a sensor SensorWah does not use (or an unknown name)
+        case ambiguous  // a chip that holds both an accelerometer and a gyroscope
     }
 
     /// Chips that are accelerometers only (token prefixes, lower case): ST LIS3DH/LIS2DH/
     /// LIS2DW/LIS2HH/LIS331/LIS3DSH/LIS2DS, Bosch BMA, Kionix KX, NXP MMA, ADI ADXL,
     /// mCube MC34/MC36, MEMSIC MXC, Silan SC7A, Sensortek STK8.
-    static let accelerometerChips = ["lis3dh", "lis2dh", "lis2dw", "lis2hh", "lis331", "lis3dsh", "lis2ds",
-                                     "bma", "kx0", "kx1", "kxtj", "kxtf", "kxcj", "mma", "adxl", "mc34", "mc36",
-                                     "mxc", "sc7a", "stk8"]
+    static let accelerometerChips = [
+        "lis3dh", "lis2dh", "lis2dw", "lis2hh", "lis331", "lis3dsh", "lis2ds",
+        "bma", "kx0", "kx1", "kxtj", "kxtf", "kxcj", "mma", "adxl", "mc34", "mc36",
+        "mxc", "sc7a", "stk8"
+    ]
     /// Chips that hold an accelerometer AND a gyroscope: a column named only after one of
     /// these cannot be told apart and is refused, never guessed.
     static let combinedChips = ["bmi", "lsm6", "lsm9", "lsm330", "icm", "mpu", "bmx", "asm330", "ism330", "qmi8", "bmf"]
@@ -123,12 +126,15 @@ enum HyperIMUColumns {
         if name.contains("gravity") { return .quantity(.gravityX, 1 / standardGravity) }
         if name.contains("gyro") { return .quantity(.gyroX, 1) }
         if name.contains("accelerometer") || name.contains("acceleration")
-            || words.contains(where: { $0 == "acc" || $0 == "accel" || $0 == "accl" }) {
+            || words.contains(where: { $0 == "acc" || $0 == "accel" || $0 == "accl" })
+        {
             return .quantity(.accelX, 1 / standardGravity)
         }
-        if name.contains("orientation") { return .quantity(.yaw, .pi / 180) }   // azimuth, pitch, roll in degrees
-        for word in ["magnet", "compass", "rotation", "pressure", "light", "proximity", "gps", "nmea", "step", "temperature",
-                     "humidity", "heart", "location", "game", "tilt", "motion", "significant"] where name.contains(word) {
+        if name.contains("orientation") { return .quantity(.yaw, .pi / 180) }  // azimuth, pitch, roll in degrees
+        for word in [
+            "magnet", "compass", "rotation", "pressure", "light", "proximity", "gps", "nmea", "step", "temperature",
+            "humidity", "heart", "location", "game", "tilt", "motion", "significant"
+        ] where name.contains(word) {
             return .ignored
         }
         if words.contains(where: { $0 == "mag" || $0 == "magn" }) { return .ignored }

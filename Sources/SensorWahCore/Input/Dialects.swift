@@ -39,7 +39,9 @@ public enum LoggedSensor: String, CaseIterable, Sendable {
         // `2023-06-09 12-44 run_Gyroscope`; longer words first
         let key = String(base.lowercased().filter { $0.isLetter || $0.isNumber })
         if key.contains("uncalibrated") { return nil }
-        if key.contains("accelerationwithoutg") || key.contains("linearacceleration") || key.contains("linearaccelerometer") {
+        if key.contains("accelerationwithoutg") || key.contains("linearacceleration")
+            || key.contains("linearaccelerometer")
+        {
             return .userAcceleration
         }
         if key.contains("accelerationwithg") || key.contains("totalacceleration") { return .totalAcceleration }
@@ -62,7 +64,6 @@ public enum LoggedSensor: String, CaseIterable, Sendable {
 
     var scaleFromSI: Double { self == .gyroscope || self == .orientation ? 1 : 1 / HyperIMUColumns.standardGravity }
 }
-
 
 /// A header line cut into fields (rare path: allocation is fine).
 struct HeaderFields: Sendable {
@@ -141,4 +142,3 @@ enum HeaderVerdict {
     case layout(ColumnLayout, notes: [String])
     case refused(String)
 }
-

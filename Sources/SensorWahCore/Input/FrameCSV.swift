@@ -35,7 +35,7 @@ public struct FrameCSVWriter: Sendable {
         ("motionQuaternionX(R)", .quatX, .motion),
         ("motionQuaternionY(R)", .quatY, .motion),
         ("motionQuaternionZ(R)", .quatZ, .motion),
-        ("motionQuaternionW(R)", .quatW, .motion),
+        ("motionQuaternionW(R)", .quatW, .motion)
     ]
 
     public static var header: String { columns.map(\.name).joined(separator: ",") + "\n" }
@@ -68,7 +68,7 @@ public struct FrameCSVWriter: Sendable {
     }
 
     static func number(_ v: Double, to out: inout [UInt8]) {
-        guard v.isFinite else { return }   // no reading: an empty field
+        guard v.isFinite else { return }  // no reading: an empty field
         out.append(contentsOf: v.description.utf8)
     }
 }

@@ -98,13 +98,14 @@ public struct FrameMerger: Sendable {
         }
         var out = current
         out.newGroups = 0
-        var taken: UInt64 = 0   // quantities filled from this merged frame's sources
+        var taken: UInt64 = 0  // quantities filled from this merged frame's sources
         take(first, into: &out, taken: &taken)
         for i in 0..<sourceCount where i != first && pending[i] != nil {
             guard absoluteTime(i) - t <= coalesceWindow else { continue }
             var mask: UInt64 = 0
             let f = pending[i]!
-            for q in 0..<Quantity.count where !f.values[q].isNaN && f.newGroups & Quantity(rawValue: q)!.group.bit != 0 { mask |= 1 << UInt64(q) }
+            for q in 0..<Quantity.count where !f.values[q].isNaN && f.newGroups & Quantity(rawValue: q)!.group.bit != 0
+            { mask |= 1 << UInt64(q) }
             if mask & taken != 0 { continue }
             take(i, into: &out, taken: &taken)
         }
@@ -132,7 +133,9 @@ public struct FrameMerger: Sendable {
     }
 
     /// Merges whole sources at once (tests, small files).
-    public static func merge(_ sources: [(frames: [SensorFrame], origin: Double)], coalesceWindow: Double = 0.0005) -> [SensorFrame] {
+    public static func merge(_ sources: [(frames: [SensorFrame], origin: Double)], coalesceWindow: Double = 0.0005)
+        -> [SensorFrame]
+    {
         guard !sources.isEmpty else { return [] }
         var m = FrameMerger(sourceCount: sources.count, coalesceWindow: coalesceWindow)
         var index = [Int](repeating: 0, count: sources.count)
@@ -180,7 +183,8 @@ public struct FrameMerger: Sendable {
     /// `takes(sources)`, each merged, one after another on one timeline: a take starts half a
     /// second after the one before it ends.
     public static func mergeTakes(_ sources: [(frames: [SensorFrame], origin: Double)], coalesceWindow: Double = 0.0005)
-        -> (frames: [SensorFrame], takes: [[Int]]) {
+        -> (frames: [SensorFrame], takes: [[Int]])
+    {
         let groups = takes(sources)
         guard groups.count > 1 else { return (merge(sources, coalesceWindow: coalesceWindow), groups) }
         var out: [SensorFrame] = []
@@ -198,4 +202,3 @@ public struct FrameMerger: Sendable {
         return (out, groups)
     }
 }
-

@@ -1,21 +1,21 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The result of reading one field as a number.
 public enum FieldValue: Equatable, Sendable {
     case number(Double)
-    case missing      // empty, `null`, `nan`: "no value", never zero
-    case invalid      // text that is not a number
+    case missing  // empty, `null`, `nan`: "no value", never zero
+    case invalid  // text that is not a number
 }
 
-/// 1e0...1e22, every one exact in a Double. Written out as literals so the table is static data:
-/// built by a closure it was a lazily initialised global, checked (`swift_once`) on every field.
+/// 1e0...1e22, every one exact in a Double. Written out as literals so the table is static data
+/// (a global built by a closure is initialised lazily, checked with `swift_once` on every field).
 @usableFromInline let exactPowersOfTen: [Double] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
 ]
 
 /// Decimal number reader for sensor fields. Plain decimals with up to 19 digits use an exact

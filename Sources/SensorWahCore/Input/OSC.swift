@@ -12,15 +12,15 @@
 /// Why a packet was refused.
 public enum OSCError: Error, Equatable, Sendable, CustomStringConvertible {
     case empty
-    case misaligned          // size not a multiple of 4
-    case truncated           // a string, blob, number or bundle element runs past the end
-    case badAddress          // a message address not starting with '/'
-    case badTypeTags         // the type tag string does not start with ','
+    case misaligned  // size not a multiple of 4
+    case truncated  // a string, blob, number or bundle element runs past the end
+    case badAddress  // a message address not starting with '/'
+    case badTypeTags  // the type tag string does not start with ','
     case unknownType(UInt8)  // a type tag whose size is unknown: the rest cannot be read
-    case badBundle           // a bundle element that is neither a message nor a bundle, or of size 0
-    case tooDeep             // bundles nested deeper than `OSC.maxDepth`
-    case trailingBytes       // bytes left after a message's last argument
-    case badJSON             // a ZIG SIM JSON datagram that is not one
+    case badBundle  // a bundle element that is neither a message nor a bundle, or of size 0
+    case tooDeep  // bundles nested deeper than `OSC.maxDepth`
+    case trailingBytes  // bytes left after a message's last argument
+    case badJSON  // a ZIG SIM JSON datagram that is not one
 
     public var description: String {
         switch self {
@@ -84,9 +84,12 @@ public enum OSC {
     /// Validates the whole packet, then calls `visit` for each message in order. Returns the
     /// number of messages, or why the packet was refused (then `visit` was never called).
     @discardableResult
-    public static func decode(_ packet: UnsafeRawBufferPointer, _ visit: (OSCMessage) -> Void) -> Result<Int, OSCError> {
+    public static func decode(_ packet: UnsafeRawBufferPointer, _ visit: (OSCMessage) -> Void) -> Result<Int, OSCError>
+    {
         var count = 0
-        if let e = walk(packet, depth: 0, timetag: immediately, emit: false, visit, count: &count) { return .failure(e) }
+        if let e = walk(packet, depth: 0, timetag: immediately, emit: false, visit, count: &count) {
+            return .failure(e)
+        }
         count = 0
         _ = walk(packet, depth: 0, timetag: immediately, emit: true, visit, count: &count)
         return .success(count)
@@ -103,11 +106,13 @@ public enum OSC {
         Double(timetag >> 32) + Double(timetag & 0xFFFF_FFFF) / 4_294_967_296.0
     }
 
-    static func walk(_ p: UnsafeRawBufferPointer, depth: Int, timetag: UInt64,
-                     emit: Bool, _ visit: (OSCMessage) -> Void, count: inout Int) -> OSCError? {
+    static func walk(
+        _ p: UnsafeRawBufferPointer, depth: Int, timetag: UInt64,
+        emit: Bool, _ visit: (OSCMessage) -> Void, count: inout Int
+    ) -> OSCError? {
         if p.isEmpty { return .empty }
         if p.count & 3 != 0 { return .misaligned }
-        if p[0] == 0x23 {   // '#'
+        if p[0] == 0x23 {  // '#'
             guard isBundle(p) else { return .badBundle }
             guard depth < maxDepth else { return .tooDeep }
             guard p.count >= 16 else { return .truncated }
@@ -129,8 +134,10 @@ public enum OSC {
         return message(p, timetag: timetag, emit: emit, visit, count: &count)
     }
 
-    static func message(_ p: UnsafeRawBufferPointer, timetag: UInt64,
-                        emit: Bool, _ visit: (OSCMessage) -> Void, count: inout Int) -> OSCError? {
+    static func message(
+        _ p: UnsafeRawBufferPointer, timetag: UInt64,
+        emit: Bool, _ visit: (OSCMessage) -> Void, count: inout Int
+    ) -> OSCError? {
         guard p[0] == 0x2F else { return .badAddress }
         guard let addrLen = stringLength(p, 0) else { return .truncated }
         var off = padded(addrLen + 1)
@@ -148,20 +155,20 @@ public enum OSC {
             var v = Double.nan
             var size = 0
             switch t {
-            case 0x69: size = 4; if off + 4 <= p.count { v = Double(Int32(bitPattern: readU32(p, off))) }           // i
-            case 0x66: size = 4; if off + 4 <= p.count { v = Double(Float(bitPattern: readU32(p, off))) }           // f
-            case 0x68: size = 8; if off + 8 <= p.count { v = Double(Int64(bitPattern: readU64(p, off))) }           // h
-            case 0x64: size = 8; if off + 8 <= p.count { v = Double(bitPattern: readU64(p, off)) }                  // d
-            case 0x74: size = 8                                                                                      // t
-            case 0x63, 0x72, 0x6D: size = 4                                                                          // c r m
-            case 0x54: v = 1                                                                                         // T
-            case 0x46: v = 0                                                                                         // F
-            case 0x4E, 0x49: break                                                                                   // N I
-            case 0x5B, 0x5D: continue                                                                                // [ ]
-            case 0x73, 0x53:                                                                                         // s S
+            case 0x69: size = 4; if off + 4 <= p.count { v = Double(Int32(bitPattern: readU32(p, off))) }  // i
+            case 0x66: size = 4; if off + 4 <= p.count { v = Double(Float(bitPattern: readU32(p, off))) }  // f
+            case 0x68: size = 8; if off + 8 <= p.count { v = Double(Int64(bitPattern: readU64(p, off))) }  // h
+            case 0x64: size = 8; if off + 8 <= p.count { v = Double(bitPattern: readU64(p, off)) }  // d
+            case 0x74: size = 8  // t
+            case 0x63, 0x72, 0x6D: size = 4  // c r m
+            case 0x54: v = 1  // T
+            case 0x46: v = 0  // F
+            case 0x4E, 0x49: break  // N I
+            case 0x5B, 0x5D: continue  // [ ]
+            case 0x73, 0x53:  // s S
                 guard off < p.count, let len = stringLength(p, off) else { return .truncated }
                 size = padded(len + 1)
-            case 0x62:                                                                                               // b
+            case 0x62:  // b
                 guard off + 4 <= p.count else { return .truncated }
                 let len = Int(Int32(bitPattern: readU32(p, off)))
                 guard len >= 0, len <= p.count - off - 4 else { return .truncated }
@@ -241,7 +248,13 @@ public struct SLIPDecoder: Sendable {
             var c = b
             if escaping {
                 escaping = false
-                if b == Self.escEnd { c = Self.end } else if b == Self.escEsc { c = Self.esc } else { badEscape = true; continue }
+                if b == Self.escEnd {
+                    c = Self.end
+                } else if b == Self.escEsc {
+                    c = Self.esc
+                } else {
+                    badEscape = true; continue
+                }
             } else if b == Self.esc {
                 escaping = true
                 continue

@@ -63,8 +63,12 @@ public struct OSCBuiltIn: Sendable, Equatable {
 
     // GyrOSC
     static let gyroscAccel = vec(.gyrosc, .accelX)
-    static let gyroscAttitude = OSCBuiltIn(app: .gyrosc, targets: (Int8(Quantity.pitch.rawValue), Int8(Quantity.roll.rawValue),
-                                                               Int8(Quantity.yaw.rawValue), -1), alsoGyro: false, scale: 1)
+    static let gyroscAttitude = OSCBuiltIn(
+        app: .gyrosc,
+        targets: (
+            Int8(Quantity.pitch.rawValue), Int8(Quantity.roll.rawValue),
+            Int8(Quantity.yaw.rawValue), -1
+        ), alsoGyro: false, scale: 1)
     static let gyroscRate = vec(.gyrosc, .rateX, alsoGyro: true)
     static let gyroscGravity = vec(.gyrosc, .gravityX)
     static let gyroscQuat = quat(.gyrosc, wFirst: true)
@@ -78,8 +82,12 @@ public struct OSCBuiltIn: Sendable, Equatable {
     static let s2oLinear = vec(.sensors2osc, .userX, scale: g)
     static let s2oGravity = vec(.sensors2osc, .gravityX, scale: g)
     static let s2oGyro = vec(.sensors2osc, .gyroX)
-    static let s2oOrientation = OSCBuiltIn(app: .sensors2osc, targets: (Int8(Quantity.yaw.rawValue), Int8(Quantity.pitch.rawValue),
-                                                                     Int8(Quantity.roll.rawValue), -1), alsoGyro: false, scale: degrees)
+    static let s2oOrientation = OSCBuiltIn(
+        app: .sensors2osc,
+        targets: (
+            Int8(Quantity.yaw.rawValue), Int8(Quantity.pitch.rawValue),
+            Int8(Quantity.roll.rawValue), -1
+        ), alsoGyro: false, scale: degrees)
     // TouchOSC
     static let touchAccel = vec(.touchosc, .accelX)
 
@@ -105,7 +113,11 @@ public struct OSCBuiltIn: Sendable, Equatable {
             i = j
         }
         func c(_ k: Int) -> Range<Int> {
-            switch k { case 0: return starts.0..<ends.0; case 1: return starts.1..<ends.1; default: return starts.2..<ends.2 }
+            switch k {
+            case 0: return starts.0..<ends.0;
+            case 1: return starts.1..<ends.1;
+            default: return starts.2..<ends.2
+            }
         }
         switch n {
         case 1:
@@ -173,13 +185,15 @@ public struct OSCRoutes: Sendable {
         var error: String?
         for i in mappings.indices {
             guard case .custom(var c) = mappings[i].source else { continue }
-            if let existing = r.routes.first(where: { $0.address == Array(c.address.utf8) && $0.argument == c.argument }) {
+            if let existing = r.routes.first(where: { $0.address == Array(c.address.utf8) && $0.argument == c.argument }
+            ) {
                 c.slot = existing.slot
             } else if r.routes.count < SensorFrame.customSlots {
                 c.slot = r.routes.count
                 r.routes.append(Route(address: Array(c.address.utf8), argument: c.argument, slot: c.slot))
             } else {
-                error = "more than \(SensorFrame.customSlots) different osc: sources (\(c)); combine mappings or use fewer addresses"
+                error =
+                    "more than \(SensorFrame.customSlots) different osc: sources (\(c)); combine mappings or use fewer addresses"
                 c.slot = -1
             }
             mappings[i].source = .custom(c)
@@ -194,7 +208,9 @@ public struct OSCRoutes: Sendable {
         for r in routes where r.address.count == m.address.count {
             var same = true
             for k in 0..<r.address.count where r.address[k] != m.address[k] { same = false; break }
-            if same && r.slot >= 0 && r.slot < SensorFrame.customSlots { frame.custom[r.slot] = m.value(r.argument); hit = true }
+            if same && r.slot >= 0 && r.slot < SensorFrame.customSlots {
+                frame.custom[r.slot] = m.value(r.argument); hit = true
+            }
         }
         return hit
     }
@@ -253,8 +269,8 @@ public struct OSCFrameBuilder: Sendable {
     var written: UInt8 = 0
     var filled: UInt64 = 0
     var lastTime = -Double.infinity
-    var origin = Double.nan          // absolute seconds of the first frame: stream time 0
-    var timetagOffset = Double.nan   // stream time = timetag seconds + offset
+    var origin = Double.nan  // absolute seconds of the first frame: stream time 0
+    var timetagOffset = Double.nan  // stream time = timetag seconds + offset
 
     public init(routes: OSCRoutes = OSCRoutes()) {
         self.routes = routes
@@ -267,9 +283,11 @@ public struct OSCFrameBuilder: Sendable {
     /// message with no use (no built-in meaning, no `osc:` mapping). A malformed packet is
     /// counted and returned as the error; nothing of it is used.
     @discardableResult
-    public mutating func packet(_ p: UnsafeRawBufferPointer, arrival: UInt64,
-                                emit: (borrowing SensorFrame) -> Void,
-                                unused: (OSCMessage) -> Void = { _ in }) -> OSCError? {
+    public mutating func packet(
+        _ p: UnsafeRawBufferPointer, arrival: UInt64,
+        emit: (borrowing SensorFrame) -> Void,
+        unused: (OSCMessage) -> Void = { _ in }
+    ) -> OSCError? {
         stats.packets += 1
         // validate first (decode does), then time and build
         var result: Result<Int, OSCError> = .success(0)
@@ -284,7 +302,7 @@ public struct OSCFrameBuilder: Sendable {
         result = OSC.decode(p) { m in
             stats.messages += 1
             var groups: UInt8 = 0
-            var fills: UInt64 = 0      // quantities (bits 0-31) and custom slots (32-47) this message sets
+            var fills: UInt64 = 0  // quantities (bits 0-31) and custom slots (32-47) this message sets
             let builtIn = OSCBuiltIn.recognise(m.address)?.builtIn
             if let b = builtIn {
                 groups |= Self.groups(of: b)
@@ -297,7 +315,7 @@ public struct OSCFrameBuilder: Sendable {
             }
             if groups == 0 { stats.unused += 1; unused(m); return }
             // a quantity set twice in one packet: the earlier reading is its own frame
-            if fills & filled != 0 { flush(at: t, emit: emit) }   // the next frame lands 1 µs later
+            if fills & filled != 0 { flush(at: t, emit: emit) }  // the next frame lands 1 µs later
             written |= groups
             filled |= fills
             if let b = builtIn {
@@ -389,13 +407,16 @@ public enum ZigSimJSON {
     public static func decode(_ p: UnsafeRawBufferPointer) -> (device: String?, values: [(Quantity, Double)])? {
         var parser = JSONValueParser(p)
         guard let root = parser.parse(), case .object(let o) = root,
-              case .object(let data) = o["sensordata"] ?? .null else { return nil }
+            case .object(let data) = o["sensordata"] ?? .null
+        else { return nil }
         var device: String?
         if case .object(let d) = o["device"] ?? .null { device = d["uuid"]?.text }
         var values: [(Quantity, Double)] = []
         func vector(_ key: String, _ base: Quantity, _ axes: [String]) {
             guard case .object(let v) = data[key] ?? .null else { return }
-            for (i, a) in axes.enumerated() { values.append((Quantity(rawValue: base.rawValue + i)!, v[a]?.number ?? .nan)) }
+            for (i, a) in axes.enumerated() {
+                values.append((Quantity(rawValue: base.rawValue + i)!, v[a]?.number ?? .nan))
+            }
         }
         vector("accel", .userX, ["x", "y", "z"])
         vector("gravity", .gravityX, ["x", "y", "z"])
@@ -409,7 +430,9 @@ public enum ZigSimJSON {
 extension OSCFrameBuilder {
     /// One ZIG SIM JSON datagram: one frame, timed by its arrival. Counted as a packet; a
     /// datagram that is not such an object is refused and counted as malformed.
-    public mutating func zigSimJSON(_ p: UnsafeRawBufferPointer, arrival: UInt64, emit: (borrowing SensorFrame) -> Void) -> OSCError? {
+    public mutating func zigSimJSON(_ p: UnsafeRawBufferPointer, arrival: UInt64, emit: (borrowing SensorFrame) -> Void)
+        -> OSCError?
+    {
         stats.packets += 1
         guard let (_, values) = ZigSimJSON.decode(p) else { stats.malformed += 1; return .badJSON }
         stats.messages += 1

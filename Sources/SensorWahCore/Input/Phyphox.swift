@@ -14,7 +14,7 @@
 /// experiment time). Units: acceleration m/s² (→ G), gyroscope rad/s.
 public struct PhyphoxLayout: Sendable, Equatable {
     public struct Sensor: Sendable, Equatable {
-        public var base: Quantity       // accelX (with g), userX (linear), gyroX
+        public var base: Quantity  // accelX (with g), userX (linear), gyroX
         public var x: String, y: String, z: String, t: String
         public var scale: Double
     }
@@ -35,7 +35,9 @@ public struct PhyphoxLayout: Sendable, Equatable {
                 guard let source = input["source"]?.text?.lowercased() else { continue }
                 var names: [String: String] = [:]
                 if case .array(let outs) = input["outputs"] ?? .null {
-                    for case .object(let out) in outs { for (k, v) in out { if let n = v.text { names[k.lowercased()] = n } } }
+                    for case .object(let out) in outs {
+                        for (k, v) in out { if let n = v.text { names[k.lowercased()] = n } }
+                    }
                 } else if case .object(let outs) = input["outputs"] ?? .null {
                     for (k, v) in outs { if let n = v.text { names[k.lowercased()] = n } }
                 }
@@ -56,7 +58,8 @@ public struct PhyphoxLayout: Sendable, Equatable {
             for case .object(let b) in buffers { if let n = b["name"]?.text { names.insert(n) } }
             let linear = title.lowercased().contains("without") || title.lowercased().contains("linear")
             if names.isSuperset(of: ["accX", "accY", "accZ", "acc_time"]) {
-                sensors.append(Sensor(base: linear ? .userX : .accelX, x: "accX", y: "accY", z: "accZ", t: "acc_time", scale: g))
+                sensors.append(
+                    Sensor(base: linear ? .userX : .accelX, x: "accX", y: "accY", z: "accZ", t: "acc_time", scale: g))
             }
             if names.isSuperset(of: ["linX", "linY", "linZ", "lin_time"]) {
                 sensors.append(Sensor(base: .userX, x: "linX", y: "linY", z: "linZ", t: "lin_time", scale: g))
@@ -66,7 +69,10 @@ public struct PhyphoxLayout: Sendable, Equatable {
             }
         }
         guard !sensors.isEmpty else {
-            throw .init(reason: "the phyphox experiment \"\(title)\" has no accelerometer, linear acceleration or gyroscope buffers SensorWah knows; start \"Acceleration with g\", \"Acceleration (without g)\" or \"Gyroscope\"")
+            throw .init(
+                reason:
+                    "the phyphox experiment \"\(title)\" has no accelerometer, linear acceleration or gyroscope buffers SensorWah knows; start \"Acceleration with g\", \"Acceleration (without g)\" or \"Gyroscope\""
+            )
         }
         return PhyphoxLayout(title: title, sensors: sensors)
     }
@@ -100,7 +106,9 @@ public struct PhyphoxPoll: Sendable {
     static func escape(_ s: String) -> String {
         var out = ""
         for b in s.utf8 {
-            if (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x2D || b == 0x2E {
+            if (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F
+                || b == 0x2D || b == 0x2E
+            {
                 out.unicodeScalars.append(Unicode.Scalar(b))
             } else {
                 out += "%" + (b < 16 ? "0" : "") + String(b, radix: 16, uppercase: true)
@@ -112,9 +120,12 @@ public struct PhyphoxPoll: Sendable {
     /// Samples of one `/get` answer newer than those already read, as a batch (times in ns of
     /// experiment time). A buffer whose newest time is over 1 s older than the last one read
     /// means the experiment was cleared or restarted: `restarted` is set and reading starts over.
-    public mutating func read(_ body: UnsafeRawBufferPointer) throws(SensorLoggerBatch.Refusal) -> (batch: SensorLoggerBatch, restarted: Bool, measuring: Bool?) {
+    public mutating func read(_ body: UnsafeRawBufferPointer) throws(SensorLoggerBatch.Refusal) -> (
+        batch: SensorLoggerBatch, restarted: Bool, measuring: Bool?
+    ) {
         var parser = JSONValueParser(body)
-        guard let root = parser.parse(), case .object(let o) = root, case .object(let buffers) = o["buffer"] ?? .null else {
+        guard let root = parser.parse(), case .object(let o) = root, case .object(let buffers) = o["buffer"] ?? .null
+        else {
             throw .init(reason: "phyphox /get answer is not {\"buffer\": {...}}")
         }
         var measuring: Bool?

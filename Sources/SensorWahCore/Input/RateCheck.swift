@@ -50,14 +50,17 @@ extension ParserStats {
         let span = lastTime - firstTime
         let spanText = "\(frames) frames over \(Self.roundedText(span)) s"
         if span <= 0 || median == 0 {
-            return "timestamps do not advance (\(spanText)): the time column is probably not a time, or is read in the wrong unit"
+            return
+                "timestamps do not advance (\(spanText)): the time column is probably not a time, or is read in the wrong unit"
         }
         let rate = 1 / median
         if rate > maxRate {
-            return "timestamps imply about \(Self.roundedText(rate)) Hz (\(spanText)), faster than any phone or watch logs: a time column in seconds read as milliseconds (or finer)? Check --format and the time column."
+            return
+                "timestamps imply about \(Self.roundedText(rate)) Hz (\(spanText)), faster than any phone or watch logs: a time column in seconds read as milliseconds (or finer)? Check --format and the time column."
         }
         if rate < minRate {
-            return "timestamps imply about \(Self.roundedText(rate)) Hz, one frame every \(Self.roundedText(median)) s (\(spanText)): a time column in milliseconds read as seconds? Check --format and the time column."
+            return
+                "timestamps imply about \(Self.roundedText(rate)) Hz, one frame every \(Self.roundedText(median)) s (\(spanText)): a time column in milliseconds read as seconds? Check --format and the time column."
         }
         return nil
     }

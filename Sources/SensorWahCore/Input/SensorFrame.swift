@@ -1,19 +1,19 @@
 /// The quantities a sensor frame can carry, in one unit system: G for accelerations,
 /// rad/s for rotation rates, rad for attitude angles.
 public enum Quantity: Int, CaseIterable, Sendable {
-    case accelX, accelY, accelZ          // raw accelerometer, includes gravity (G)
-    case gyroX, gyroY, gyroZ             // rotation rate (rad/s): raw gyro, or the motion rate when no raw gyro exists
-    case rateX, rateY, rateZ             // motionRotationRate (rad/s), bias-corrected by the device
-    case userX, userY, userZ             // user acceleration, gravity removed (G)
-    case gravityX, gravityY, gravityZ    // gravity vector (G)
-    case pitch, roll, yaw                // attitude (rad)
-    case quatX, quatY, quatZ, quatW      // attitude as a unit quaternion (the device's own, where it sends one)
+    case accelX, accelY, accelZ  // raw accelerometer, includes gravity (G)
+    case gyroX, gyroY, gyroZ  // rotation rate (rad/s): raw gyro, or the motion rate when no raw gyro exists
+    case rateX, rateY, rateZ  // motionRotationRate (rad/s), bias-corrected by the device
+    case userX, userY, userZ  // user acceleration, gravity removed (G)
+    case gravityX, gravityY, gravityZ  // gravity vector (G)
+    case pitch, roll, yaw  // attitude (rad)
+    case quatX, quatY, quatZ, quatW  // attitude as a unit quaternion (the device's own, where it sends one)
     // Derived by `MotionStage` (per sender), stamped with the `derived` group:
-    case tiltPitch, tiltRoll             // attitude pitch and roll (DEGREES, Core Motion's conventions)
-    case tiltX, tiltY, tiltZ             // gravity direction in the device frame (unit vector)
-    case zeroPitch, zeroRoll             // the same relative to the captured rest orientation (`zero`)
+    case tiltPitch, tiltRoll  // attitude pitch and roll (DEGREES, Core Motion's conventions)
+    case tiltX, tiltY, tiltZ  // gravity direction in the device frame (unit vector)
+    case zeroPitch, zeroRoll  // the same relative to the captured rest orientation (`zero`)
     case zeroX, zeroY, zeroZ
-    case flick, shake, tap               // gesture strength on the frame it fires, else 0
+    case flick, shake, tap  // gesture strength on the frame it fires, else 0
 
     public static let count = 35
     /// The quantities `MotionStage` fills.
@@ -25,7 +25,8 @@ public enum Quantity: Int, CaseIterable, Sendable {
         case .accelX, .accelY, .accelZ: return .accelerometer
         case .gyroX, .gyroY, .gyroZ: return .gyro
         case .tiltPitch, .tiltRoll, .tiltX, .tiltY, .tiltZ, .zeroPitch, .zeroRoll, .zeroX, .zeroY, .zeroZ,
-             .flick, .shake, .tap: return .derived
+            .flick, .shake, .tap:
+            return .derived
         default: return .motion
         }
     }

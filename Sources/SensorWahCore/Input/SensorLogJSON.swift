@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A small scanner for flat JSON objects on one line: `{"key":"value","n":1.5,...}`. It hands
@@ -15,7 +15,9 @@ enum JSONScan {
         _ body: (UnsafePointer<UInt8>, Int, UnsafePointer<UInt8>, Int, Bool) -> Bool
     ) -> Bool {
         var i = 0
-        @inline(__always) func skipSpace() { while i < n && (p[i] == 0x20 || p[i] == 0x09 || p[i] == 0x0D || p[i] == 0x0A) { i &+= 1 } }
+        @inline(__always) func skipSpace() {
+            while i < n && (p[i] == 0x20 || p[i] == 0x09 || p[i] == 0x0D || p[i] == 0x0A) { i &+= 1 }
+        }
         /// From an opening quote to just past the closing one; the content range.
         func string() -> (Int, Int)? {
             guard i < n && p[i] == 0x22 else { return nil }
@@ -75,7 +77,7 @@ enum JSONScan {
 enum SensorLogJSONKeys {
     struct Key: Sendable {
         let bytes: [UInt8]
-        let role: ColumnRole?    // nil: loggingTime
+        let role: ColumnRole?  // nil: loggingTime
     }
 
     static func hash(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt64 {
@@ -134,11 +136,17 @@ extension SensorParser {
             case .value(let q):
                 let g = q.group.bit
                 if q.group == .gyro { sawRawGyro = true }
-                if bad { invalidGroups |= g } else if !value.isNaN { frame.values[q.rawValue] = value; valueGroups |= g }
+                if bad {
+                    invalidGroups |= g
+                } else if !value.isNaN {
+                    frame.values[q.rawValue] = value; valueGroups |= g
+                }
             case .timestamp(let g):
                 if bad { invalidGroups |= g.bit } else { ts[g.rawValue] = value }
             case .motionRate(let axis):
-                if bad { invalidGroups |= 4 } else if !value.isNaN {
+                if bad {
+                    invalidGroups |= 4
+                } else if !value.isNaN {
                     rate[axis] = value; frame.values[Quantity.rateX.rawValue &+ axis] = value
                     valueGroups |= 4; sawRate = true
                 }
@@ -149,7 +157,8 @@ extension SensorParser {
         if !sawKey {
             if refusal == nil {
                 let h = HeaderFields(String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self))
-                refusal = Self.refusalMessage(h, reason: "This JSON object has no SensorLog key.", forced: options.format)
+                refusal = Self.refusalMessage(
+                    h, reason: "This JSON object has no SensorLog key.", forced: options.format)
             }
             return .skipped(.noLayout)
         }

@@ -14,7 +14,7 @@
 /// Pure: `SensorLoggerBatch.decode` turns a body into samples; `SensorLoggerFrames` orders them
 /// by time and merges samples with the same time into frames.
 public struct SensorLoggerSample: Sendable, Equatable {
-    public var time: Int64          // epoch ns
+    public var time: Int64  // epoch ns
     public var values: [(Quantity, Double)]
     public static func == (a: Self, b: Self) -> Bool {
         a.time == b.time && a.values.count == b.values.count
@@ -46,7 +46,12 @@ public struct SensorLoggerBatch: Sendable {
         b.deviceId = top["deviceId"]?.text
         b.sessionId = top["sessionId"]?.text
         b.messageId = top["messageId"]?.number.flatMap { $0.isFinite && abs($0) < 1e15 ? Int($0) : nil }
-        guard let payload = top["payload"] else { throw Refusal(reason: "no \"payload\" member (Sensor Logger sends {\"messageId\",\"sessionId\",\"deviceId\",\"payload\":[...]})") }
+        guard let payload = top["payload"] else {
+            throw Refusal(
+                reason:
+                    "no \"payload\" member (Sensor Logger sends {\"messageId\",\"sessionId\",\"deviceId\",\"payload\":[...]})"
+            )
+        }
         guard case .array(let entries) = payload else { throw Refusal(reason: "\"payload\" is not an array") }
         for (k, e) in entries.enumerated() {
             guard case .object(let o) = e else { throw Refusal(reason: "payload[\(k)] is not an object") }
@@ -63,7 +68,9 @@ public struct SensorLoggerBatch: Sendable {
             func read(_ field: String) throws(Refusal) -> Double {
                 guard let x = v[field] else { return .nan }
                 if case .null = x { return .nan }
-                guard let d = x.number, d.isFinite else { throw Refusal(reason: "payload[\(k)] (\(name)): values.\(field) is not a number") }
+                guard let d = x.number, d.isFinite else {
+                    throw Refusal(reason: "payload[\(k)] (\(name)): values.\(field) is not a number")
+                }
                 return d
             }
             var s = SensorLoggerSample(time: time, values: [])
@@ -71,11 +78,18 @@ public struct SensorLoggerBatch: Sendable {
             switch key {
             case "accelerometer", "totalacceleration", "gravity":
                 let base: Quantity = key == "accelerometer" ? .userX : key == "gravity" ? .gravityX : .accelX
-                for (i, f) in ["x", "y", "z"].enumerated() { s.values.append((Quantity(rawValue: base.rawValue + i)!, try read(f) * g)) }
+                for (i, f) in ["x", "y", "z"].enumerated() {
+                    s.values.append((Quantity(rawValue: base.rawValue + i)!, try read(f) * g))
+                }
             case "gyroscope":
-                for (i, f) in ["x", "y", "z"].enumerated() { s.values.append((Quantity(rawValue: Quantity.gyroX.rawValue + i)!, try read(f))) }
-            default:   // orientation
-                for (q, f) in [(Quantity.roll, "roll"), (.pitch, "pitch"), (.yaw, "yaw"), (.quatX, "qx"), (.quatY, "qy"), (.quatZ, "qz"), (.quatW, "qw")] {
+                for (i, f) in ["x", "y", "z"].enumerated() {
+                    s.values.append((Quantity(rawValue: Quantity.gyroX.rawValue + i)!, try read(f)))
+                }
+            default:  // orientation
+                for (q, f) in [
+                    (Quantity.roll, "roll"), (.pitch, "pitch"), (.yaw, "yaw"), (.quatX, "qx"), (.quatY, "qy"),
+                    (.quatZ, "qz"), (.quatW, "qw")
+                ] {
                     s.values.append((q, try read(f)))
                 }
             }
@@ -116,7 +130,8 @@ public struct SensorLoggerFrames: Sendable {
     }
 
     public mutating func add(_ batch: SensorLoggerBatch, emit: (borrowing SensorFrame) -> Void) {
-        let sorted = batch.samples.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        let sorted = batch.samples.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
+            .map(\.element)
         var frame = SensorFrame()
         var filled: UInt32 = 0
         var current: Int64?
@@ -138,7 +153,7 @@ public struct SensorLoggerFrames: Sendable {
             for (q, _) in s.values { bits |= 1 << UInt32(q.rawValue) }
             if s.time != current || bits & filled != 0 {
                 flush()
-                if s.time == current && rel <= lastTime { late += 1; continue }   // a repeat at the same time
+                if s.time == current && rel <= lastTime { late += 1; continue }  // a repeat at the same time
                 current = s.time
             }
             for (q, v) in s.values {
@@ -253,7 +268,9 @@ struct JSONValueParser {
         case 0x6E: return literal("null", .null)
         default:
             let start = i
-            while i < p.count, let c = Optional(p[i]), c == 0x2D || c == 0x2B || c == 0x2E || c == 0x65 || c == 0x45 || (c >= 0x30 && c <= 0x39) { i += 1 }
+            while i < p.count, let c = Optional(p[i]),
+                c == 0x2D || c == 0x2B || c == 0x2E || c == 0x65 || c == 0x45 || (c >= 0x30 && c <= 0x39)
+            { i += 1 }
             guard i > start else { return fail("unexpected character") }
             let field = parseField(p.baseAddress!.assumingMemoryBound(to: UInt8.self) + start, i - start)
             guard case .number(let d) = field else { return fail("bad number") }
@@ -293,7 +310,11 @@ struct JSONValueParser {
                 case 0x72: bytes.append(13)
                 case 0x74: bytes.append(9)
                 case 0x75:
-                    guard i + 4 <= p.count, let u = UInt32(String(decoding: UnsafeRawBufferPointer(rebasing: p[i..<(i + 4)]), as: UTF8.self), radix: 16) else { return nil }
+                    guard i + 4 <= p.count,
+                        let u = UInt32(
+                            String(decoding: UnsafeRawBufferPointer(rebasing: p[i..<(i + 4)]), as: UTF8.self), radix: 16
+                        )
+                    else { return nil }
                     i += 4
                     bytes.append(contentsOf: String(Unicode.Scalar(u) ?? "?").utf8)
                 default: return nil

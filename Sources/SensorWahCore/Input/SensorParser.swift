@@ -13,14 +13,14 @@ public enum SensorFormat: String, CaseIterable, Sendable {
 
 /// Why a line was not used.
 public enum SkipReason: Int, CaseIterable, Sendable {
-    case malformed        // a motion field is not a number
-    case shortRow         // too few fields to reach the motion columns
-    case noLayout         // data before any header, and no column list fits
-    case noTimestamp      // values without a usable timestamp
-    case binary           // control bytes: not text
-    case tooLong          // longer than the maximum line length
-    case outOfOrder       // timestamp stepped backwards (a late sample)
-    case unknownHeader    // a header-like line with no column SensorWah can use
+    case malformed  // a motion field is not a number
+    case shortRow  // too few fields to reach the motion columns
+    case noLayout  // data before any header, and no column list fits
+    case noTimestamp  // values without a usable timestamp
+    case binary  // control bytes: not text
+    case tooLong  // longer than the maximum line length
+    case outOfOrder  // timestamp stepped backwards (a late sample)
+    case unknownHeader  // a header-like line with no column SensorWah can use
     case underUnknownHeader  // a data row under a header that was refused: never read positionally
 
     public var label: String {
@@ -39,23 +39,23 @@ public enum SkipReason: Int, CaseIterable, Sendable {
 }
 
 public enum LineResult: Equatable, Sendable {
-    case frame          // `frame` now holds at least one new group
+    case frame  // `frame` now holds at least one new group
     case header
     case comment
     case blank
-    case held           // a valid row that repeats samples already seen
+    case held  // a valid row that repeats samples already seen
     case skipped(SkipReason)
 }
 
 public struct ParserStats: Sendable, Equatable {
     public var lines = 0
-    public var rows = 0              // data rows (lines that were not header, comment or blank)
+    public var rows = 0  // data rows (lines that were not header, comment or blank)
     public var frames = 0
     public var headers = 0
     public var comments = 0
     public var blank = 0
     public var held = 0
-    public var fieldCountMismatch = 0   // rows used although their field count differs from the header
+    public var fieldCountMismatch = 0  // rows used although their field count differs from the header
     public var clockRestarts = 0
     /// Sensor-group samples dropped because their timestamp went backwards (the row may still be used).
     public var lateSamples = 0
@@ -85,7 +85,9 @@ public struct ParserStats: Sendable, Equatable {
         for i in 0..<64 { intervalBuckets[i] += o.intervalBuckets[i] }
         if !o.firstTime.isNaN { firstTime = firstTime.isNaN ? o.firstTime : min(firstTime, o.firstTime) }
         if !o.lastTime.isNaN { lastTime = lastTime.isNaN ? o.lastTime : max(lastTime, o.lastTime) }
-        if firstSkipLine == 0 && o.firstSkipLine != 0 { firstSkipLine = o.firstSkipLine; firstSkipReason = o.firstSkipReason }
+        if firstSkipLine == 0 && o.firstSkipLine != 0 {
+            firstSkipLine = o.firstSkipLine; firstSkipReason = o.firstSkipReason
+        }
     }
 
     public var totalSkipped: Int { var s = 0; for i in 0..<16 { s &+= skipped[i] }; return s }
@@ -93,10 +95,11 @@ public struct ParserStats: Sendable, Equatable {
 
     public static func == (a: ParserStats, b: ParserStats) -> Bool {
         guard a.lines == b.lines, a.rows == b.rows, a.frames == b.frames, a.headers == b.headers,
-              a.comments == b.comments, a.blank == b.blank, a.held == b.held,
-              a.fieldCountMismatch == b.fieldCountMismatch, a.clockRestarts == b.clockRestarts,
-              a.lateSamples == b.lateSamples, a.assumedTiming == b.assumedTiming,
-              a.firstSkipLine == b.firstSkipLine, a.firstSkipReason == b.firstSkipReason else { return false }
+            a.comments == b.comments, a.blank == b.blank, a.held == b.held,
+            a.fieldCountMismatch == b.fieldCountMismatch, a.clockRestarts == b.clockRestarts,
+            a.lateSamples == b.lateSamples, a.assumedTiming == b.assumedTiming,
+            a.firstSkipLine == b.firstSkipLine, a.firstSkipReason == b.firstSkipReason
+        else { return false }
         for i in 0..<16 where a.skipped[i] != b.skipped[i] { return false }
         for i in 0..<64 where a.intervalBuckets[i] != b.intervalBuckets[i] { return false }
         return true
@@ -127,9 +130,11 @@ public struct ParserOptions: Sendable {
     /// header whose layout is not certain is refused rather than read positionally.
     public var preview: InputPreview?
 
-    public init(format: SensorFormat = .auto, fallbackColumns: [String]? = nil, fallbackSeparator: UInt8 = 0x2C,
-                defaultSamplePeriod: Double = 0.02, hyperIMUSensors: [String] = ["accelerometer", "gyroscope"],
-                sensor: LoggedSensor? = nil) {
+    public init(
+        format: SensorFormat = .auto, fallbackColumns: [String]? = nil, fallbackSeparator: UInt8 = 0x2C,
+        defaultSamplePeriod: Double = 0.02, hyperIMUSensors: [String] = ["accelerometer", "gyroscope"],
+        sensor: LoggedSensor? = nil
+    ) {
         self.format = format
         self.fallbackColumns = fallbackColumns
         self.fallbackSeparator = fallbackSeparator
@@ -142,9 +147,9 @@ public struct ParserOptions: Sendable {
 /// Column layout: what each column feeds. Built when a header arrives (or from a fallback).
 struct ColumnLayout: Sendable {
     static let ignore: Int8 = -1
-    static let timestampBase: Int8 = 40   // 40 + group (above every Quantity raw value)
+    static let timestampBase: Int8 = 40  // 40 + group (above every Quantity raw value)
     static let motionRateBase: Int8 = 50  // 50 + axis
-    static let lineTimestamp: Int8 = 60   // HyperIMU: one timestamp for every group (epoch ms)
+    static let lineTimestamp: Int8 = 60  // HyperIMU: one timestamp for every group (epoch ms)
 
     /// `ParserOptions.skipsQuaternions`: the quaternion columns become ignored ones, but only
     /// when another motion-group column remains (rows keep the same groups and validity).
@@ -163,11 +168,11 @@ struct ColumnLayout: Sendable {
     var slots: [Int8] = []
     var lastNeeded = -1
     var scales: InlineArray<35, Double> = .init(repeating: 1)
-    var groups: UInt8 = 0            // groups with at least one value column
-    var timestampGroups: UInt8 = 0   // groups with a timestamp column
+    var groups: UInt8 = 0  // groups with at least one value column
+    var timestampGroups: UInt8 = 0  // groups with a timestamp column
     var gyroFromMotion = false
     var dialect: SensorFormat = .sensorlog
-    var lineTimestampScale = 1.0     // HyperIMU ms -> s, Sensor Logger ns -> s
+    var lineTimestampScale = 1.0  // HyperIMU ms -> s, Sensor Logger ns -> s
     /// How the one time column of a row is written.
     var lineTimeKind = LineTimeKind.number
     /// Groups stamped by the row's one time column, or by the sample period when the layout
@@ -190,9 +195,9 @@ struct ColumnLayout: Sendable {
 }
 
 enum LineTimeKind: UInt8, Sendable {
-    case number     // seconds times `lineTimestampScale`
-    case iso8601    // SensorLog `loggingTime`: 2024-04-09T12:44:46.093+02:00
-    case clock      // Physics Toolbox: a number of seconds, or a time of day 10:21:17:455
+    case number  // seconds times `lineTimestampScale`
+    case iso8601  // SensorLog `loggingTime`: 2024-04-09T12:44:46.093+02:00
+    case clock  // Physics Toolbox: a number of seconds, or a time of day 10:21:17:455
 }
 
 /// A streaming sensor-line parser with per-sender state (its own header). Give it one line at
@@ -234,7 +239,7 @@ public struct SensorParser: Sendable {
         if let cols = options.fallbackColumns {
             layout = Self.fallbackLayout(cols, options: options, choice: &choice, notes: &headerNotes)
             if format == .auto, let c = choice { format = c.winner.format }
-            if options.skipsQuaternions { layout.dropQuaternions() }   // no didSet in init
+            if options.skipsQuaternions { layout.dropQuaternions() }  // no didSet in init
         }
     }
 
@@ -250,7 +255,8 @@ public struct SensorParser: Sendable {
     public var timingNote: String? {
         guard stats.assumedTiming > 0 else { return nil }
         if format == .sensorstream {
-            return "timing from the assumed rate: \(stats.assumedTiming) frames shared a whole-second timestamp and were spread over that second"
+            return
+                "timing from the assumed rate: \(stats.assumedTiming) frames shared a whole-second timestamp and were spread over that second"
         }
         let period = assumedSamplePeriod
         let hz = (1 / period * 100).rounded() / 100
@@ -406,15 +412,21 @@ public struct SensorParser: Sendable {
                         if code < ColumnLayout.timestampBase {
                             let q = Int(code)
                             let g: UInt8 = q < 3 ? 1 : (q < 6 ? 2 : 4)
-                            if bad { invalidGroups |= g } else if !value.isNaN {
+                            if bad {
+                                invalidGroups |= g
+                            } else if !value.isNaN {
                                 frame.values[q] = value * layout.scales[q]; valueGroups |= g
-                            } else { frame.values[q] = .nan }
+                            } else {
+                                frame.values[q] = .nan
+                            }
                         } else if code < ColumnLayout.motionRateBase {
                             let g = Int(code &- ColumnLayout.timestampBase)
                             if bad { invalidGroups |= UInt8(1 << g) } else { ts[g] = value }
                         } else if code < ColumnLayout.lineTimestamp {
                             let axis = Int(code &- ColumnLayout.motionRateBase)
-                            if bad { invalidGroups |= 4 } else {
+                            if bad {
+                                invalidGroups |= 4
+                            } else {
                                 frame.values[Quantity.rateX.rawValue &+ axis] = value
                                 if !value.isNaN { valueGroups |= 4 }
                                 if layout.gyroFromMotion { frame.values[Quantity.gyroX.rawValue &+ axis] = value }
@@ -535,7 +547,11 @@ public struct SensorParser: Sendable {
             } else {
                 let k = (index &- 1) % 4
                 if k == 0 {
-                    if case .number(let x) = v, x == x.rounded(), abs(x) < 1e6 { id = Int(x) } else { broken = true; id = -1 }
+                    if case .number(let x) = v, x == x.rounded(), abs(x) < 1e6 {
+                        id = Int(x)
+                    } else {
+                        broken = true; id = -1
+                    }
                     switch id {
                     case 3: base = Quantity.accelX.rawValue; scale = 1 / HyperIMUColumns.standardGravity
                     case 4: base = Quantity.gyroX.rawValue; scale = 1
@@ -630,7 +646,9 @@ public struct SensorParser: Sendable {
 
     /// The layout `--columns` names, through the table like a header (SensorLog names, or a
     /// generic `time,ax,ay,az`); as SensorLog columns when no entry recognises them.
-    static func fallbackLayout(_ cols: [String], options: ParserOptions, choice: inout LayoutChoice?, notes: inout [String]) -> ColumnLayout {
+    static func fallbackLayout(
+        _ cols: [String], options: ParserOptions, choice: inout LayoutChoice?, notes: inout [String]
+    ) -> ColumnLayout {
         let sep = options.fallbackSeparator
         let h = HeaderFields(cols.joined(separator: String(Character(Unicode.Scalar(sep)))))
         if let c = choose(h, forced: options.format), case .layout(var l, let n) = c.winner.build(h, options) {
@@ -659,7 +677,9 @@ public struct SensorParser: Sendable {
         let text = String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
         let lower = text.lowercased()
         if let r = lower.firstRange(of: "sensors:") {
-            let list = text[text.index(text.startIndex, offsetBy: lower.distance(from: lower.startIndex, to: r.upperBound))...].split(separator: "-").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
+            let list = text[
+                text.index(text.startIndex, offsetBy: lower.distance(from: lower.startIndex, to: r.upperBound))...
+            ].split(separator: "-").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
             if !list.isEmpty { hyperComment = list.map(String.init) }
         }
         if let r = lower.firstRange(of: "sampling") {
@@ -676,7 +696,7 @@ public struct SensorParser: Sendable {
     /// HyperIMU conventions.
     mutating func inferLayout(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
         if layout.valid { return true }
-        if Self.looksBinary(p, n) { return false }   // binary: counted as such, not a layout question
+        if Self.looksBinary(p, n) { return false }  // binary: counted as such, not a layout question
         let text = String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
         let sep = Self.detectSeparator(text)
         let fields = text.split(separator: Character(Unicode.Scalar(sep)), omittingEmptySubsequences: false)
@@ -684,10 +704,15 @@ public struct SensorParser: Sendable {
         let firstIsDate = first.contains("T") && first.contains("-") && first.contains(":")
         if format == .sensorlog || (format == .auto && firstIsDate) {
             let names: [String]
-            if let cols = options.fallbackColumns { names = cols }
-            else if fields.count == SensorLogColumns.iPhone82.count { names = SensorLogColumns.iPhone82 }
-            else if fields.count == SensorLogColumns.accelOnly5.count { names = SensorLogColumns.accelOnly5 }
-            else { refuseHeaderless(fields); return false }
+            if let cols = options.fallbackColumns {
+                names = cols
+            } else if fields.count == SensorLogColumns.iPhone82.count {
+                names = SensorLogColumns.iPhone82
+            } else if fields.count == SensorLogColumns.accelOnly5.count {
+                names = SensorLogColumns.accelOnly5
+            } else {
+                refuseHeaderless(fields); return false
+            }
             layout = Self.sensorLogLayout(names.map { Substring($0) }, separator: sep)
             layout.columnCount = names.count
             if format == .auto { format = .sensorlog }
@@ -701,7 +726,13 @@ public struct SensorParser: Sendable {
         }
         // HyperIMU without a header: all numbers, 3 per sensor, optional timestamp first
         var numbers = 0
-        for f in fields { if case .number = f.utf8.withContiguousStorageIfAvailable({ parseField($0.baseAddress!, $0.count) }) ?? .invalid { numbers += 1 } }
+        for f in fields {
+            if case .number = f.utf8.withContiguousStorageIfAvailable({ parseField($0.baseAddress!, $0.count) })
+                ?? .invalid
+            {
+                numbers += 1
+            }
+        }
         guard numbers == fields.count, fields.count >= 3 else { return false }
         let hasTimestamp = fields.count % 3 == 1
         guard fields.count % 3 == 0 || hasTimestamp else { return false }
@@ -724,16 +755,19 @@ public struct SensorParser: Sendable {
     mutating func refuseHeaderless(_ fields: [Substring]) {
         guard options.preview != nil, refusal == nil else { return }
         refusedHeader = true
-        let shown = fields.prefix(4).map { String($0.trimmingSpaces) }.joined(separator: ",") + (fields.count > 4 ? ",..." : "")
+        let shown =
+            fields.prefix(4).map { String($0.trimmingSpaces) }.joined(separator: ",") + (fields.count > 4 ? ",..." : "")
         if let cols = options.fallbackColumns {
             // the columns were named: say how they fit the rows
             let named = cols.joined(separator: ",")
-            refusal = cols.count != fields.count
+            refusal =
+                cols.count != fields.count
                 ? "--columns names \(cols.count) column\(cols.count == 1 ? "" : "s") (\(named)) but the rows have \(fields.count) (\(shown)): name every column, in order, e.g. --columns time,ax,ay,az for a time and three accelerations"
                 : "--columns \(named): not a layout SensorWah reads: a time column and three axes (time,ax,ay,az; time,gx,gy,gz; time,ax,ay,az,gx,gy,gz) or SensorLog's column names"
             return
         }
-        refusal = "no header: the first data row has \(fields.count) column\(fields.count == 1 ? "" : "s") (\(shown)), and a file without a header is never read by guesswork. Name its columns with --columns, for example --columns time,ax,ay,az (acceleration), --columns time,gx,gy,gz (rotation rate), time,ax,ay,az,gx,gy,gz, or SensorLog's names; units and the time unit come from the names or the data. Or choose the app with --format."
+        refusal =
+            "no header: the first data row has \(fields.count) column\(fields.count == 1 ? "" : "s") (\(shown)), and a file without a header is never read by guesswork. Name its columns with --columns, for example --columns time,ax,ay,az (acceleration), --columns time,gx,gy,gz (rotation rate), time,ax,ay,az,gx,gy,gz, or SensorLog's names; units and the time unit come from the names or the data. Or choose the app with --format."
     }
 
     static func detectSeparator(_ text: String) -> UInt8 {

@@ -31,17 +31,19 @@ enum TimeText {
     static func iso8601(_ base: UnsafePointer<UInt8>, _ count: Int) -> Double? {
         var s = 0, n = count
         while s < n && (base[s] == 0x20 || base[s] == 0x22 || base[s] == 0x09) { s &+= 1 }
-        while n > s && (base[n &- 1] == 0x20 || base[n &- 1] == 0x22 || base[n &- 1] == 0x0D || base[n &- 1] == 0x09) { n &-= 1 }
+        while n > s && (base[n &- 1] == 0x20 || base[n &- 1] == 0x22 || base[n &- 1] == 0x0D || base[n &- 1] == 0x09) {
+            n &-= 1
+        }
         let p = base + s
         n &-= s
         guard n >= 19,
-              let year = digits(p, 0, 4, n), p[4] == 0x2D,
-              let month = digits(p, 5, 2, n), p[7] == 0x2D,
-              let day = digits(p, 8, 2, n), p[10] == 0x54 || p[10] == 0x20 || p[10] == 0x74,
-              let hour = digits(p, 11, 2, n), p[13] == 0x3A,
-              let minute = digits(p, 14, 2, n), p[16] == 0x3A,
-              let second = digits(p, 17, 2, n),
-              (1...12).contains(month), (1...31).contains(day), hour <= 24, minute <= 59, second <= 60
+            let year = digits(p, 0, 4, n), p[4] == 0x2D,
+            let month = digits(p, 5, 2, n), p[7] == 0x2D,
+            let day = digits(p, 8, 2, n), p[10] == 0x54 || p[10] == 0x20 || p[10] == 0x74,
+            let hour = digits(p, 11, 2, n), p[13] == 0x3A,
+            let minute = digits(p, 14, 2, n), p[16] == 0x3A,
+            let second = digits(p, 17, 2, n),
+            (1...12).contains(month), (1...31).contains(day), hour <= 24, minute <= 59, second <= 60
         else { return nil }
         var i = 19
         var fraction = 0.0
@@ -90,7 +92,9 @@ enum TimeText {
     static func clock(_ base: UnsafePointer<UInt8>, _ count: Int) -> Double? {
         var s = 0, n = count
         while s < n && (base[s] == 0x20 || base[s] == 0x22 || base[s] == 0x09) { s &+= 1 }
-        while n > s && (base[n &- 1] == 0x20 || base[n &- 1] == 0x22 || base[n &- 1] == 0x0D || base[n &- 1] == 0x09) { n &-= 1 }
+        while n > s && (base[n &- 1] == 0x20 || base[n &- 1] == 0x22 || base[n &- 1] == 0x0D || base[n &- 1] == 0x09) {
+            n &-= 1
+        }
         // up to four integer parts separated by ':' and an optional '.' fraction on the seconds
         var parts: InlineArray<4, Int> = .init(repeating: 0)
         var partDigits: InlineArray<4, Int> = .init(repeating: 0)
@@ -100,7 +104,9 @@ enum TimeText {
         while true {
             guard count < 4 else { return nil }
             var v = 0, d = 0
-            while i < n, base[i] &- 0x30 <= 9 { v = v &* 10 &+ Int(base[i] &- 0x30); d &+= 1; i &+= 1; if d > 9 { return nil } }
+            while i < n, base[i] &- 0x30 <= 9 {
+                v = v &* 10 &+ Int(base[i] &- 0x30); d &+= 1; i &+= 1; if d > 9 { return nil }
+            }
             if d == 0 { return nil }
             parts[count] = v; partDigits[count] = d
             count &+= 1

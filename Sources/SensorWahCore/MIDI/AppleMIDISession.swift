@@ -20,12 +20,14 @@ public enum AppleMIDICommand: Equatable, Sendable {
     /// The command in a datagram, or nil when it is not one or is too short for its kind.
     public static func decode(_ b: [UInt8]) -> AppleMIDICommand? {
         guard isCommand(b) else { return nil }
-        func u32(_ i: Int) -> UInt32 { UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3]) }
+        func u32(_ i: Int) -> UInt32 {
+            UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
+        }
         func u64(_ i: Int) -> UInt64 { UInt64(u32(i)) << 32 | UInt64(u32(i + 4)) }
         let code = String(decoding: b[2..<4], as: UTF8.self)
         switch code {
         case "IN", "OK", "NO", "BY":
-            guard b.count >= 16, u32(4) == 2 else { return nil }   // protocol version 2
+            guard b.count >= 16, u32(4) == 2 else { return nil }  // protocol version 2
             let token = u32(8), ssrc = u32(12)
             var nameBytes = Array(b[16...])
             if let z = nameBytes.firstIndex(of: 0) { nameBytes = Array(nameBytes[..<z]) }
@@ -41,7 +43,8 @@ public enum AppleMIDICommand: Equatable, Sendable {
             return .sync(ssrc: u32(4), count: b[8], t1: u64(12), t2: u64(20), t3: u64(28))
         case "RS":
             guard b.count >= 12 else { return nil }
-            return .feedback(ssrc: u32(4), seq: UInt16(truncatingIfNeeded: u32(8) >> 16))   // the RTP seqnum in the upper half
+            // the RTP seqnum in the upper half
+            return .feedback(ssrc: u32(4), seq: UInt16(truncatingIfNeeded: u32(8) >> 16))
         default:
             return .other(code: code)
         }
@@ -192,7 +195,9 @@ public struct AppleMIDISession: Sendable {
     public mutating func receive(_ bytes: [UInt8], from: RTPEndpoint, via socket: Socket, now: Double) -> [Action] {
         guard let cmd = AppleMIDICommand.decode(bytes) else {
             // RTP from a participant (we only send; its presence counts as being alive)
-            if bytes.count >= 12, let i = participants.firstIndex(where: { $0.data == from }) { participants[i].lastHeard = now }
+            if bytes.count >= 12, let i = participants.firstIndex(where: { $0.data == from }) {
+                participants[i].lastHeard = now
+            }
             return []
         }
         var out: [Action] = []
@@ -200,46 +205,63 @@ public struct AppleMIDISession: Sendable {
         case .invitation(let token, let ssrc, let name):
             let known = participants.contains { $0.ssrc == ssrc } || pending[ssrc] != nil
             if !known && participants.count + pending.count >= Self.maxParticipants {
-                out.append(.send(AppleMIDICommand.rejected(token: token, ssrc: settings.ssrc).encoded(), to: from, via: socket))
-                out.append(.log("RTP-MIDI: '\(name)' (\(from)) refused: the session has \(Self.maxParticipants) participants already"))
+                out.append(
+                    .send(AppleMIDICommand.rejected(token: token, ssrc: settings.ssrc).encoded(), to: from, via: socket)
+                )
+                out.append(
+                    .log(
+                        "RTP-MIDI: '\(name)' (\(from)) refused: the session has \(Self.maxParticipants) participants already"
+                    ))
                 return out
             }
-            out.append(.send(AppleMIDICommand.accepted(token: token, ssrc: settings.ssrc, name: settings.name).encoded(), to: from, via: socket))
+            out.append(
+                .send(
+                    AppleMIDICommand.accepted(token: token, ssrc: settings.ssrc, name: settings.name).encoded(),
+                    to: from, via: socket))
             if socket == .control {
                 if let i = participants.firstIndex(where: { $0.ssrc == ssrc }) {
-                    participants[i].lastHeard = now   // a repeated invitation: OK again, nothing else changes
+                    participants[i].lastHeard = now  // a repeated invitation: OK again, nothing else changes
                 } else {
-                    pending[ssrc] = Participant(ssrc: ssrc, name: name, control: from, data: from.dataPort, invitedByUs: false,
-                                                lastHeard: now)
+                    pending[ssrc] = Participant(
+                        ssrc: ssrc, name: name, control: from, data: from.dataPort, invitedByUs: false,
+                        lastHeard: now)
                     out.append(.log("RTP-MIDI: '\(name)' (\(from)) invites; accepted"))
                 }
             } else if let i = participants.firstIndex(where: { $0.ssrc == ssrc }) {
                 participants[i].data = from
                 participants[i].lastHeard = now
             } else {
-                var p = pending.removeValue(forKey: ssrc)
-                    ?? Participant(ssrc: ssrc, name: name, control: RTPEndpoint(host: from.host, port: from.port - 1), data: from,
-                                   invitedByUs: false, lastHeard: now)
+                var p =
+                    pending.removeValue(forKey: ssrc)
+                    ?? Participant(
+                        ssrc: ssrc, name: name, control: RTPEndpoint(host: from.host, port: from.port - 1), data: from,
+                        invitedByUs: false, lastHeard: now)
                 p.data = from
                 p.lastHeard = now
                 participants.append(p)
                 out.append(.joined(p))
             }
         case .accepted(let token, let ssrc, let name):
-            guard let t = targets.firstIndex(where: { target in
-                switch target.state {
-                case .control(let tk, _, _), .data(let tk, _, _, _, _): return tk == token
-                default: return false
-                }
-            }) else { break }
+            guard
+                let t = targets.firstIndex(where: { target in
+                    switch target.state {
+                    case .control(let tk, _, _), .data(let tk, _, _, _, _): return tk == token
+                    default: return false
+                    }
+                })
+            else { break }
             switch targets[t].state {
             case .control(let tk, _, _) where socket == .control:
-                targets[t].state = .data(token: tk, attempts: 1, next: now + settings.inviteInterval, ssrc: ssrc, name: name)
-                out.append(.send(AppleMIDICommand.invitation(token: tk, ssrc: settings.ssrc, name: settings.name).encoded(),
-                                 to: targets[t].control.dataPort, via: .data))
+                targets[t].state = .data(
+                    token: tk, attempts: 1, next: now + settings.inviteInterval, ssrc: ssrc, name: name)
+                out.append(
+                    .send(
+                        AppleMIDICommand.invitation(token: tk, ssrc: settings.ssrc, name: settings.name).encoded(),
+                        to: targets[t].control.dataPort, via: .data))
             case .data where socket == .data:
                 targets[t].state = .connected(ssrc: ssrc)
-                let p = Participant(ssrc: ssrc, name: name, control: targets[t].control, data: from, invitedByUs: true, lastHeard: now)
+                let p = Participant(
+                    ssrc: ssrc, name: name, control: targets[t].control, data: from, invitedByUs: true, lastHeard: now)
                 participants.removeAll { $0.ssrc == ssrc }
                 participants.append(p)
                 syncs[ssrc] = SyncState(next: now)
@@ -257,7 +279,10 @@ public struct AppleMIDISession: Sendable {
                 }
             }) {
                 targets[t].state = .waiting(until: now + settings.retryAfter)
-                out.append(.log("RTP-MIDI: \(targets[t].control) refused the invitation; asking again in \(Int(settings.retryAfter)) s"))
+                out.append(
+                    .log(
+                        "RTP-MIDI: \(targets[t].control) refused the invitation; asking again in \(Int(settings.retryAfter)) s"
+                    ))
             }
         case .bye(_, let ssrc):
             pending[ssrc] = nil
@@ -268,10 +293,16 @@ public struct AppleMIDISession: Sendable {
             switch count {
             case 0:
                 // answered in the same turn: their time, ours
-                out.append(.send(AppleMIDICommand.sync(ssrc: settings.ssrc, count: 1, t1: t1, t2: nowTicks, t3: 0).encoded(), to: from, via: socket))
+                out.append(
+                    .send(
+                        AppleMIDICommand.sync(ssrc: settings.ssrc, count: 1, t1: t1, t2: nowTicks, t3: 0).encoded(),
+                        to: from, via: socket))
             case 1:
                 // our CK0 came back: close the exchange with CK2, measure the round trip
-                out.append(.send(AppleMIDICommand.sync(ssrc: settings.ssrc, count: 2, t1: t1, t2: t2, t3: nowTicks).encoded(), to: from, via: socket))
+                out.append(
+                    .send(
+                        AppleMIDICommand.sync(ssrc: settings.ssrc, count: 2, t1: t1, t2: t2, t3: nowTicks).encoded(),
+                        to: from, via: socket))
                 syncs[ssrc]?.unanswered = 0
                 if let i = participants.firstIndex(where: { $0.ssrc == ssrc }) {
                     participants[i].roundTrip = Double(nowTicks &- t1) / Double(RTPMIDI.ticksPerSecond)
@@ -299,7 +330,7 @@ public struct AppleMIDISession: Sendable {
     public mutating func tick(now: Double) -> [Action] {
         var out: [Action] = []
         for (ssrc, p) in pending where now - p.lastHeard > settings.inviteInterval * Double(settings.inviteAttempts) {
-            pending[ssrc] = nil   // invited on the control port, never came to the data port
+            pending[ssrc] = nil  // invited on the control port, never came to the data port
         }
         for p in participants where now - p.lastHeard > settings.timeout {
             out += drop(ssrc: p.ssrc, reason: "silent for \(Int(settings.timeout)) s", now: now)
@@ -309,25 +340,34 @@ public struct AppleMIDISession: Sendable {
             case .waiting(let until) where now >= until:
                 let token = newToken()
                 targets[t].state = .control(token: token, attempts: 1, next: now + settings.inviteInterval)
-                out.append(.send(AppleMIDICommand.invitation(token: token, ssrc: settings.ssrc, name: settings.name).encoded(),
-                                 to: targets[t].control, via: .control))
+                out.append(
+                    .send(
+                        AppleMIDICommand.invitation(token: token, ssrc: settings.ssrc, name: settings.name).encoded(),
+                        to: targets[t].control, via: .control))
             case .control(let token, let attempts, let next) where now >= next,
-                 .data(let token, let attempts, let next, _, _) where now >= next:
+                .data(let token, let attempts, let next, _, _) where now >= next:
                 if attempts >= settings.inviteAttempts {
                     targets[t].state = .waiting(until: now + settings.retryAfter)
-                    out.append(.log("RTP-MIDI: \(targets[t].control) does not answer; inviting again in \(Int(settings.retryAfter)) s"))
+                    out.append(
+                        .log(
+                            "RTP-MIDI: \(targets[t].control) does not answer; inviting again in \(Int(settings.retryAfter)) s"
+                        ))
                     continue
                 }
                 let toData: Bool
                 if case .data(_, _, _, let s, let n) = targets[t].state {
-                    targets[t].state = .data(token: token, attempts: attempts + 1, next: now + settings.inviteInterval, ssrc: s, name: n)
+                    targets[t].state = .data(
+                        token: token, attempts: attempts + 1, next: now + settings.inviteInterval, ssrc: s, name: n)
                     toData = true
                 } else {
-                    targets[t].state = .control(token: token, attempts: attempts + 1, next: now + settings.inviteInterval)
+                    targets[t].state = .control(
+                        token: token, attempts: attempts + 1, next: now + settings.inviteInterval)
                     toData = false
                 }
-                out.append(.send(AppleMIDICommand.invitation(token: token, ssrc: settings.ssrc, name: settings.name).encoded(),
-                                 to: toData ? targets[t].control.dataPort : targets[t].control, via: toData ? .data : .control))
+                out.append(
+                    .send(
+                        AppleMIDICommand.invitation(token: token, ssrc: settings.ssrc, name: settings.name).encoded(),
+                        to: toData ? targets[t].control.dataPort : targets[t].control, via: toData ? .data : .control))
             default:
                 break
             }
@@ -349,8 +389,10 @@ public struct AppleMIDISession: Sendable {
             s.unanswered += 1
             s.next = now + (s.sent <= settings.fastSyncs ? settings.fastSyncInterval : settings.syncInterval)
             syncs[p.ssrc] = s
-            out.append(.send(AppleMIDICommand.sync(ssrc: settings.ssrc, count: 0, t1: Self.ticks(now), t2: 0, t3: 0).encoded(),
-                             to: p.data, via: .data))
+            out.append(
+                .send(
+                    AppleMIDICommand.sync(ssrc: settings.ssrc, count: 0, t1: Self.ticks(now), t2: 0, t3: 0).encoded(),
+                    to: p.data, via: .data))
         }
         return out
     }
@@ -362,7 +404,8 @@ public struct AppleMIDISession: Sendable {
         var out: [Action] = [.left(p, reason: reason)]
         if let t = targets.firstIndex(where: { $0.control == p.control }) {
             targets[t].state = .waiting(until: now + settings.retryAfter)
-            out.append(.log("RTP-MIDI: '\(p.name)' (\(p.control)) \(reason); inviting again in \(Int(settings.retryAfter)) s"))
+            out.append(
+                .log("RTP-MIDI: '\(p.name)' (\(p.control)) \(reason); inviting again in \(Int(settings.retryAfter)) s"))
         } else {
             out.append(.log("RTP-MIDI: '\(p.name)' (\(p.control)) \(reason)"))
         }
@@ -373,7 +416,8 @@ public struct AppleMIDISession: Sendable {
     public mutating func close() -> [Action] {
         var out: [Action] = []
         for p in participants {
-            out.append(.send(AppleMIDICommand.bye(token: 0, ssrc: settings.ssrc).encoded(), to: p.control, via: .control))
+            out.append(
+                .send(AppleMIDICommand.bye(token: 0, ssrc: settings.ssrc).encoded(), to: p.control, via: .control))
         }
         participants.removeAll()
         targets.removeAll()

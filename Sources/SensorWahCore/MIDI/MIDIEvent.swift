@@ -46,7 +46,8 @@ public struct MIDIEvent: Sendable, Equatable {
             return 6
         case .pitchBend:
             let v = value & 0x3FFF
-            out[0] = 0xE0 | status; out[1] = UInt8(truncatingIfNeeded: v & 0x7F); out[2] = UInt8(truncatingIfNeeded: v >> 7)
+            out[0] = 0xE0 | status; out[1] = UInt8(truncatingIfNeeded: v & 0x7F);
+            out[2] = UInt8(truncatingIfNeeded: v >> 7)
             return 3
         case .noteOn:
             out[0] = 0x90 | status; out[1] = controller & 0x7F; out[2] = UInt8(truncatingIfNeeded: value) & 0x7F
@@ -77,7 +78,11 @@ public enum JSONLine {
         @inline(__always) func putInt(_ v: Int) {
             var x = v
             if x < 0 { out[n] = 0x2D; n &+= 1; x = -x }
-            var tmp: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0)
+            var tmp:
+                (
+                    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+                ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
             var len = 0
             withUnsafeMutableBytes(of: &tmp) { b in
                 repeat { b[len] = UInt8(truncatingIfNeeded: 0x30 &+ x % 10); x /= 10; len &+= 1 } while x > 0
@@ -94,7 +99,8 @@ public enum JSONLine {
         putInt(a / 1000)
         out[n] = 0x2E; n &+= 1
         let frac = a % 1000
-        out[n] = UInt8(0x30 &+ frac / 100); out[n &+ 1] = UInt8(0x30 &+ (frac / 10) % 10); out[n &+ 2] = UInt8(0x30 &+ frac % 10)
+        out[n] = UInt8(0x30 &+ frac / 100); out[n &+ 1] = UInt8(0x30 &+ (frac / 10) % 10);
+        out[n &+ 2] = UInt8(0x30 &+ frac % 10)
         n &+= 3
         switch e.kind {
         case .controlChange: put(",\"type\":\"cc\",\"ch\":")

@@ -20,9 +20,10 @@ public struct OSCSourceEncoder {
     /// The address component for a sender's name.
     public static func addressName(_ sender: String) -> String {
         let reserved: Set<Character> = [" ", "#", "*", ",", "/", "?", "[", "]", "{", "}"]
-        let s = String(sender.map { c -> Character in
-            reserved.contains(c) || c.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f } ? "_" : c
-        })
+        let s = String(
+            sender.map { c -> Character in
+                reserved.contains(c) || c.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f } ? "_" : c
+            })
         return s.isEmpty ? "_" : s
     }
 
@@ -38,16 +39,19 @@ public struct OSCSourceEncoder {
         if let t = cache[sender] { return t }
         if cache.count >= Self.maxSenders { cache.removeAll(keepingCapacity: true) }
         let base = "/sensorwah/source/\(Self.addressName(sender))/"
-        let t = Templates(tilt: Self.template(base + "tilt", floats: 2), gravity: Self.template(base + "gravity", floats: 3),
-                          flick: Self.template(base + "flick", floats: 1), shake: Self.template(base + "shake", floats: 1),
-                          tap: Self.template(base + "tap", floats: 1))
+        let t = Templates(
+            tilt: Self.template(base + "tilt", floats: 2), gravity: Self.template(base + "gravity", floats: 3),
+            flick: Self.template(base + "flick", floats: 1), shake: Self.template(base + "shake", floats: 1),
+            tap: Self.template(base + "tap", floats: 1))
         cache[sender] = t
         return t
     }
 
     /// Appends the frame's bundle to `out` (emptied first); false when the frame holds no
     /// derived quantity (nothing to send).
-    public mutating func encode(_ frame: borrowing SensorFrame, sender: String, timetag: UInt64, into out: inout [UInt8]) -> Bool {
+    public mutating func encode(
+        _ frame: borrowing SensorFrame, sender: String, timetag: UInt64, into out: inout [UInt8]
+    ) -> Bool {
         out.removeAll(keepingCapacity: true)
         let pitch = frame[.tiltPitch], roll = frame[.tiltRoll]
         let gx = frame[.tiltX], gy = frame[.tiltY], gz = frame[.tiltZ]
@@ -72,7 +76,9 @@ public struct OSCSourceEncoder {
     /// One bundle element: its size, the template, then its `count` float arguments written
     /// over the template's trailing zeros.
     @inline(__always)
-    static func append(_ template: [UInt8], count: Int, _ a: Double, _ b: Double = 0, _ c: Double = 0, into out: inout [UInt8]) {
+    static func append(
+        _ template: [UInt8], count: Int, _ a: Double, _ b: Double = 0, _ c: Double = 0, into out: inout [UInt8]
+    ) {
         OSCOut.appendBE(UInt32(template.count), into: &out)
         out += template
         let at = out.count - 4 * count

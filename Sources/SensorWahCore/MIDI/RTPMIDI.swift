@@ -78,21 +78,22 @@ public struct RTPMIDIJournal: Sendable {
     /// note-off bitfield) as needed. All S bits are 0 (no structure is skippable), H is 0.
     public func append(checkpoint: UInt32, to out: inout [UInt8]) {
         let headerAt = out.count
-        out.append(0); out.append(UInt8(truncatingIfNeeded: checkpoint >> 8)); out.append(UInt8(truncatingIfNeeded: checkpoint))
+        out.append(0); out.append(UInt8(truncatingIfNeeded: checkpoint >> 8));
+        out.append(UInt8(truncatingIfNeeded: checkpoint))
         var count = 0
-        let since = checkpoint &+ 1   // stored values are sequence + 1
+        let since = checkpoint &+ 1  // stored values are sequence + 1
         @inline(__always) func changed(_ s: UInt32) -> Bool { s != 0 && Int32(bitPattern: s &- since) >= 0 }
         for ch in channels.indices where changed(channels[ch].lastSeq) {
             let c = channels[ch]
             let start = out.count
-            out.append(0); out.append(0); out.append(0)   // channel journal header, filled below
+            out.append(0); out.append(0); out.append(0)  // channel journal header, filled below
             var toc: UInt8 = 0
             // Chapter C: one 2-octet log per controller changed since the checkpoint
             let ccs = (0..<128).filter { changed(c.ccSeq[$0]) }
             if !ccs.isEmpty {
                 toc |= 0x40
-                out.append(UInt8(ccs.count - 1))   // S = 0, LEN = logs - 1
-                for n in ccs { out.append(UInt8(n)); out.append(c.ccValue[n]) }   // S = 0, A = 0: the value
+                out.append(UInt8(ccs.count - 1))  // S = 0, LEN = logs - 1
+                for n in ccs { out.append(UInt8(n)); out.append(c.ccValue[n]) }  // S = 0, A = 0: the value
             }
             // Chapter W: the last pitch wheel message's two data bytes
             if changed(c.wheelSeq) {
@@ -104,13 +105,13 @@ public struct RTPMIDIJournal: Sendable {
             let off = (0..<128).filter { changed(c.noteSeq[$0]) && c.noteVelocity[$0] == 0 }
             if !on.isEmpty || !off.isEmpty {
                 toc |= 0x08
-                out.append(UInt8(on.count))   // B = 0, LEN
+                out.append(UInt8(on.count))  // B = 0, LEN
                 if let lo = off.first, let hi = off.last {
                     out.append(UInt8(lo / 8) << 4 | UInt8(hi / 8))
                 } else {
-                    out.append(on.count == 127 ? 0xF1 : 0xF0)   // LOW > HIGH: no bitfield
+                    out.append(on.count == 127 ? 0xF1 : 0xF0)  // LOW > HIGH: no bitfield
                 }
-                for n in on { out.append(UInt8(n)); out.append(0x80 | c.noteVelocity[n]) }   // Y = 1: play it
+                for n in on { out.append(UInt8(n)); out.append(0x80 | c.noteVelocity[n]) }  // Y = 1: play it
                 if let lo = off.first, let hi = off.last {
                     for octet in (lo / 8)...(hi / 8) {
                         var bits: UInt8 = 0
@@ -120,12 +121,12 @@ public struct RTPMIDIJournal: Sendable {
                 }
             }
             let length = out.count - start
-            out[start] = UInt8(ch) << 3 | UInt8(length >> 8 & 0x03)   // S = 0, CHAN, H = 0, LENGTH (10 bits)
+            out[start] = UInt8(ch) << 3 | UInt8(length >> 8 & 0x03)  // S = 0, CHAN, H = 0, LENGTH (10 bits)
             out[start + 1] = UInt8(truncatingIfNeeded: length)
             out[start + 2] = toc
             count += 1
         }
-        if count > 0 { out[headerAt] = 0x20 | UInt8(count - 1) }   // S = 0, Y = 0, A = 1, H = 0, TOTCHAN
+        if count > 0 { out[headerAt] = 0x20 | UInt8(count - 1) }  // S = 0, Y = 0, A = 1, H = 0, TOTCHAN
     }
 }
 
@@ -139,8 +140,8 @@ public struct RTPMIDISender: Sendable {
     public private(set) var journal = RTPMIDIJournal()
     /// Whether packets carry the journal (J bit).
     public var journalling = true
-    private var messages: [UInt8] = []   // 3 octets a message: status, data, data
-    private var times: [UInt32] = []     // each message's tick
+    private var messages: [UInt8] = []  // 3 octets a message: status, data, data
+    private var times: [UInt32] = []  // each message's tick
     public private(set) var packetsSent = 0
 
     public init(ssrc: UInt32, firstSeq: UInt16 = 0) {
@@ -183,13 +184,13 @@ public struct RTPMIDISender: Sendable {
             packet.removeAll(keepingCapacity: true)
             let seq = nextSeq
             let stamp = times[first]
-            packet.append(0x80)   // V = 2, P = X = 0, CC = 0
-            packet.append(0x80 | RTPMIDI.payloadType)   // M = 1: the MIDI list is not empty
+            packet.append(0x80)  // V = 2, P = X = 0, CC = 0
+            packet.append(0x80 | RTPMIDI.payloadType)  // M = 1: the MIDI list is not empty
             packet.append(UInt8(truncatingIfNeeded: seq >> 8)); packet.append(UInt8(truncatingIfNeeded: seq))
             for s in [24, 16, 8, 0] as [UInt32] { packet.append(UInt8(truncatingIfNeeded: stamp >> s)) }
             for s in [24, 16, 8, 0] as [UInt32] { packet.append(UInt8(truncatingIfNeeded: ssrc >> s)) }
             let headerAt = packet.count
-            packet.append(0); packet.append(0)   // command section header, long form (B = 1) until the length is known
+            packet.append(0); packet.append(0)  // command section header, long form (B = 1) until the length is known
             var last = first
             var running: UInt8 = 0
             var previous = stamp
@@ -201,7 +202,7 @@ public struct RTPMIDISender: Sendable {
                 if status != running { packet.append(status); running = status }
                 packet.append(messages[m + 1]); packet.append(messages[m + 2])
                 if packet.count - headerAt - 2 > RTPMIDI.maxListBytes && last > first {
-                    packet.removeSubrange(before...)   // the next packet takes it
+                    packet.removeSubrange(before...)  // the next packet takes it
                     break
                 }
                 previous = times[last]
@@ -210,7 +211,7 @@ public struct RTPMIDISender: Sendable {
             let listLength = packet.count - headerAt - 2
             let j: UInt8 = journalling ? 0x40 : 0
             if listLength <= 15 {
-                packet[headerAt] = j | UInt8(listLength)   // B = 0, Z = 0, P = 0
+                packet[headerAt] = j | UInt8(listLength)  // B = 0, Z = 0, P = 0
                 packet.remove(at: headerAt + 1)
             } else {
                 packet[headerAt] = 0x80 | j | UInt8(listLength >> 8)

@@ -22,8 +22,10 @@ public struct EffectTarget: Sendable, Equatable, CustomStringConvertible {
     public var minimum: Double
     public var maximum: Double
 
-    public init(address: String, low: Double? = nil, high: Double? = nil, toggle: Bool = false,
-                slot: Int = -1, minimum: Double = 0, maximum: Double = 1) {
+    public init(
+        address: String, low: Double? = nil, high: Double? = nil, toggle: Bool = false,
+        slot: Int = -1, minimum: Double = 0, maximum: Double = 1
+    ) {
         self.address = address.lowercased()
         self.low = low; self.high = high; self.toggle = toggle
         self.slot = slot; self.minimum = minimum; self.maximum = maximum
@@ -62,7 +64,11 @@ public struct EffectTarget: Sendable, Equatable, CustomStringConvertible {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return false }
         return parts.allSatisfy { p in
-            !p.isEmpty && p.unicodeScalars.allSatisfy { ($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") || $0 == "-" || $0 == "_" }
+            !p.isEmpty
+                && p.unicodeScalars.allSatisfy {
+                    ($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") || $0 == "-"
+                        || $0 == "_"
+                }
         }
     }
 
@@ -96,19 +102,27 @@ extension Mapping {
     /// range are filled in. A parameter not in the chain, or a `to=` span outside the
     /// parameter's range, is refused with a message that names the mapping and lists the
     /// chain's parameters.
-    public static func resolveEffectTargets(_ mappings: inout [Mapping], chain: EffectChainSpec) throws(EffectTargetError) {
+    public static func resolveEffectTargets(_ mappings: inout [Mapping], chain: EffectChainSpec)
+        throws(EffectTargetError)
+    {
         for i in mappings.indices {
             guard case .effect(var t) = mappings[i].target else { continue }
             let slot: Int
             do { slot = try chain.slot(for: t.address) } catch {
-                throw EffectTargetError(message: "mapping \"\(mappings[i].syntax)\": fx=\(t.address) is not a parameter of the chain (\(chain)); its parameters are: \(chain.addresses.joined(separator: ", "))")
+                throw EffectTargetError(
+                    message:
+                        "mapping \"\(mappings[i].syntax)\": fx=\(t.address) is not a parameter of the chain (\(chain)); its parameters are: \(chain.addresses.joined(separator: ", "))"
+                )
             }
             guard let p = chain.parameter(forSlot: slot)?.parameter else { continue }
             let unit = p.unit.isEmpty ? "" : " \(p.unit)"
             for (name, v) in [("low", t.low), ("high", t.high)] {
                 guard let v else { continue }
                 if v < p.range.lowerBound - 1e-9 || v > p.range.upperBound + 1e-9 {
-                    throw EffectTargetError(message: "mapping \"\(mappings[i].syntax)\": the \(name) end of to= (\(EffectTarget.show(v))) is outside \(t.address)'s range \(EffectTarget.show(p.range.lowerBound))..\(EffectTarget.show(p.range.upperBound))\(unit)")
+                    throw EffectTargetError(
+                        message:
+                            "mapping \"\(mappings[i].syntax)\": the \(name) end of to= (\(EffectTarget.show(v))) is outside \(t.address)'s range \(EffectTarget.show(p.range.lowerBound))..\(EffectTarget.show(p.range.upperBound))\(unit)"
+                    )
                 }
             }
             t.slot = slot

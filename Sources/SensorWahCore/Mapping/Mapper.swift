@@ -1,15 +1,15 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What the mapper counted.
 public struct MapperStats: Sendable, Equatable {
-    public var outOfBounds = 0      // dropped: beyond the hard bound
-    public var implausibleJumps = 0 // dropped: a jump too fast against recent samples
-    public var nonFinite = 0        // dropped: NaN or infinity
-    public var rateLimited = 0      // changes held back by the rate limit (sent later)
+    public var outOfBounds = 0  // dropped: beyond the hard bound
+    public var implausibleJumps = 0  // dropped: a jump too fast against recent samples
+    public var nonFinite = 0  // dropped: NaN or infinity
+    public var rateLimited = 0  // changes held back by the rate limit (sent later)
     public var messages = 0
     public init() {}
     public var outliers: Int { outOfBounds + implausibleJumps }
@@ -69,7 +69,9 @@ public struct Mapper: Sendable {
     /// Whether any mapping reads the device's attitude quaternion (`quat.*`).
     public var readsQuaternion: Bool {
         mappings.contains { m in
-            if case .axis(let q) = m.source { return q.rawValue >= Quantity.quatX.rawValue && q.rawValue <= Quantity.quatW.rawValue }
+            if case .axis(let q) = m.source {
+                return q.rawValue >= Quantity.quatX.rawValue && q.rawValue <= Quantity.quatW.rawValue
+            }
             return false
         }
     }
@@ -112,7 +114,7 @@ public struct Mapper: Sendable {
     mutating func step(_ i: Int, _ m: Mapping, value x: Double, time t: Double, emit: (MIDIEvent) -> Void) {
         // held-back change whose interval has passed goes out first, whatever this reading does
         flushPending(i, m, now: t, emit: emit)
-        if x.isNaN { return }                                      // "no value": nothing to do
+        if x.isNaN { return }  // "no value": nothing to do
         states[i].probeRaw = x
         if !x.isFinite { stats.nonFinite &+= 1; return }
         if let bound = m.rejectAbove, abs(x) > bound { stats.outOfBounds &+= 1; states[i].rejected &+= 1; return }
@@ -135,7 +137,7 @@ public struct Mapper: Sendable {
                     states[i].rejected &+= 1
                     return
                 }
-                states[i].filter.reset()   // the new level is real: restart the smoother there
+                states[i].filter.reset()  // the new level is real: restart the smoother there
             }
         }
         states[i].candidate = .nan
@@ -168,7 +170,7 @@ public struct Mapper: Sendable {
     /// the sensor's value over the glide time instead of jumping.
     @inline(__always)
     mutating func resume(_ i: Int, _ m: Mapping, _ out: Int, time t: Double) -> Int {
-        if states[i].glideFrom >= 0 {                    // the sender came back mid-glide
+        if states[i].glideFrom >= 0 {  // the sender came back mid-glide
             states[i].glideFrom = -1
             states[i].resumeFrom = states[i].lastSent
             states[i].resumeStart = t
@@ -253,7 +255,7 @@ public struct Mapper: Sendable {
         states[i].fires &+= 1
         switch m.target {
         case .note(_, _, let length):
-            if !states[i].noteOffDue.isNaN { endNote(i, m, at: t, emit: emit) }   // retrigger: the old note ends first
+            if !states[i].noteOffDue.isNaN { endNote(i, m, at: t, emit: emit) }  // retrigger: the old note ends first
             let velocity = Self.noteVelocity(Self.normalise(x, m))
             states[i].noteOffDue = t + length
             states[i].lastSent = velocity
@@ -301,7 +303,7 @@ public struct Mapper: Sendable {
             var mag = abs(s)
             if m.deadZone > 0 { mag = mag <= m.deadZone ? 0 : (mag - m.deadZone) / (1 - m.deadZone) }
             mag = min(max(m.curve.apply(mag), 0), 1)
-            let half = (maxV + 1) / 2                   // 64 or 8192: the exact rest
+            let half = (maxV + 1) / 2  // 64 or 8192: the exact rest
             let span = Double(s >= 0 ? maxV - half : half)
             let r = Int((mag * span).rounded())
             return s >= 0 ? half + r : half - r
@@ -361,19 +363,25 @@ public struct Mapper: Sendable {
     ///
     /// `glideClock` (monotonic seconds, live input only): mappings with `glide=` start gliding
     /// to rest instead of jumping (move them with `advanceGlides`). Without it, rest is at once.
-    public mutating func rest(at time: Double, sender: String? = nil, includeUnrestricted: Bool = true,
-                              glideClock: Double? = nil, emit: (MIDIEvent) -> Void) {
+    public mutating func rest(
+        at time: Double, sender: String? = nil, includeUnrestricted: Bool = true,
+        glideClock: Double? = nil, emit: (MIDIEvent) -> Void
+    ) {
         for i in 0..<mappings.count {
             let m = mappings[i]
             if let s = sender {
-                if let wanted = m.sender { if !Mapping.sender(s, matches: wanted) { continue } } else if !includeUnrestricted { continue }
+                if let wanted = m.sender {
+                    if !Mapping.sender(s, matches: wanted) { continue }
+                } else if !includeUnrestricted {
+                    continue
+                }
             }
             states[i].pending = -1
             states[i].filter.reset()
             states[i].lastAccepted = .nan
             states[i].candidate = .nan
             states[i].candidateRun = 0
-            if m.target.staysWhereSwitched { continue }   // a stomp switch stays where it was put
+            if m.target.staysWhereSwitched { continue }  // a stomp switch stays where it was put
             if case .note = m.target {
                 // a hanging note ends now (not later than its length)
                 let due = states[i].noteOffDue
@@ -389,7 +397,7 @@ public struct Mapper: Sendable {
             states[i].glideFrom = -1
             states[i].resumeFrom = -1
             if glideClock != nil, m.glide > 0, !m.target.isTrigger, states[i].lastSent == r || states[i].lastSent < 0 {
-                states[i].resumeFrom = r                  // already at rest: come back smoothly
+                states[i].resumeFrom = r  // already at rest: come back smoothly
                 states[i].resumeStart = .nan
             }
             if states[i].lastSent == r { continue }
@@ -458,14 +466,16 @@ extension MIDIEvent {
         case .pitchBend(let ch):
             self.init(time: time, kind: .pitchBend, channel: ch, value: UInt16(value))
         case .note(let ch, let n, _):
-            self.init(time: time, kind: value > 0 ? .noteOn : .noteOff, channel: ch, controller: n, value: UInt16(value))
+            self.init(
+                time: time, kind: value > 0 ? .noteOn : .noteOff, channel: ch, controller: n, value: UInt16(value))
         case .toggle(let ch, let cc):
             self.init(time: time, kind: .controlChange, channel: ch, controller: cc, value: UInt16(value))
         case .wahSwitch:
             self.init(time: time, kind: .wahSwitch, channel: 0, value: UInt16(value))
         case .effect(let t):
-            self.init(time: time, kind: .effect, channel: 0, controller: UInt8(clamping: t.slot),
-                      value: t.position(of: t.value(forStep: value)))
+            self.init(
+                time: time, kind: .effect, channel: 0, controller: UInt8(clamping: t.slot),
+                value: t.position(of: t.value(forStep: value)))
         }
     }
 }
@@ -481,10 +491,10 @@ extension Mapping {
         guard let at = n.firstIndex(of: UInt8(ascii: "@")) else { return false }
         let afterAt = n.index(after: at)
         let slash = n[afterAt...].firstIndex(of: UInt8(ascii: "/")) ?? n.endIndex
-        if n[n.startIndex..<at].elementsEqual(w) { return true }          // app
-        if n[afterAt..<slash].elementsEqual(w) { return true }            // host
-        if n[n.startIndex..<slash].elementsEqual(w) { return true }       // app@host
-        if slash != n.endIndex && n[n.index(after: slash)...].elementsEqual(w) { return true }   // device
+        if n[n.startIndex..<at].elementsEqual(w) { return true }  // app
+        if n[afterAt..<slash].elementsEqual(w) { return true }  // host
+        if n[n.startIndex..<slash].elementsEqual(w) { return true }  // app@host
+        if slash != n.endIndex && n[n.index(after: slash)...].elementsEqual(w) { return true }  // device
         return false
     }
 }

@@ -81,14 +81,17 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
         "gyro": .gyro, "rotation": .gyro, "rotationrate": .gyro,
         "rate": .rate, "motionrate": .rate,
         "user": .user, "useraccel": .user, "useracceleration": .user,
-        "gravity": .gravity, "grav": .gravity,
+        "gravity": .gravity, "grav": .gravity
     ]
 
     /// The names a source is written with (`osc:`, `gesture:` and `pose:` ones aside): what a
     /// mistyped one is compared with.
     public static let names: [String] = {
-        var n = ["pitch", "roll", "yaw", "quat.x", "quat.y", "quat.z", "quat.w", "tilt.pitch", "tilt.roll", "tilt.x", "tilt.y", "tilt.z",
-                 "zero.pitch", "zero.roll", "zero.x", "zero.y", "zero.z", "flick", "shake", "tap"]
+        var n = [
+            "pitch", "roll", "yaw", "quat.x", "quat.y", "quat.z", "quat.w", "tilt.pitch", "tilt.roll", "tilt.x",
+            "tilt.y", "tilt.z",
+            "zero.pitch", "zero.roll", "zero.x", "zero.y", "zero.z", "flick", "shake", "tap"
+        ]
         for v in ["accel", "gyro", "rate", "user", "gravity"] { n += ["x", "y", "z", "mag"].map { v + "." + $0 } }
         return n
     }()
@@ -171,7 +174,9 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Sensible defaults for this kind of source: range, bipolar, hard bound, plausible speed.
-    public var defaults: (min: Double, max: Double, bipolar: Bool, bound: Double, maxSpeed: Double, jumpAllowance: Double) {
+    public var defaults:
+        (min: Double, max: Double, bipolar: Bool, bound: Double, maxSpeed: Double, jumpAllowance: Double)
+    {
         switch self {
         case .axis(let q):
             switch q {
@@ -187,11 +192,13 @@ public enum Source: Sendable, Equatable, CustomStringConvertible {
             case .flick: return (10, 30, false, .infinity, .infinity, .infinity)
             case .shake: return (2, 5, false, .infinity, .infinity, .infinity)
             case .tap: return (2, 6, false, .infinity, .infinity, .infinity)
-            default: return (-Double.pi, Double.pi, true, 7, .infinity, .infinity) // roll, yaw wrap around
+            default: return (-Double.pi, Double.pi, true, 7, .infinity, .infinity)  // roll, yaw wrap around
             }
         case .custom: return (0, 1, false, .infinity, .infinity, .infinity)
         // a learned gesture's strength is 0.5-1 (velocity 1-127); progress and poses 0-1
-        case .learned(let l): return l.kind == .gesture ? (0.5, 1, false, .infinity, .infinity, .infinity) : (0, 1, false, .infinity, .infinity, .infinity)
+        case .learned(let l):
+            return l.kind == .gesture
+                ? (0.5, 1, false, .infinity, .infinity, .infinity) : (0, 1, false, .infinity, .infinity, .infinity)
         case .magnitude(let v):
             switch v {
             case .gyro, .rate: return (0, 10, false, 20, 400, 3)
@@ -217,7 +224,10 @@ public struct LearnedSource: Sendable, Equatable, CustomStringConvertible {
 
     /// A name: letters, digits, `-` and `_`, up to 40.
     public static func validName(_ n: Substring) -> Bool {
-        !n.isEmpty && n.count <= 40 && n.unicodeScalars.allSatisfy { ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
+        !n.isEmpty && n.count <= 40
+            && n.unicodeScalars.allSatisfy {
+                ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_")
+            }
     }
 
     public init?(parsing text: String) {
@@ -262,12 +272,14 @@ public struct OSCSource: Sendable, Equatable, CustomStringConvertible {
         var arg = 0
         if addr.hasSuffix("]"), let open = addr.lastIndex(of: "[") {
             guard let n = Int(addr[addr.index(after: open)..<addr.index(before: addr.endIndex)]),
-                  n >= 0, n < OSCMessage.storedArguments else { return nil }
+                n >= 0, n < OSCMessage.storedArguments
+            else { return nil }
             arg = n
             addr = addr[..<open]
         }
         guard addr.count >= 2, addr.first == "/", addr.last != "/", !addr.contains("//"),
-              addr.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x23 && $0 != 0x2C }) else { return nil }
+            addr.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x23 && $0 != 0x2C })
+        else { return nil }
         self.init(address: String(addr), argument: arg)
     }
 
@@ -292,7 +304,9 @@ public enum Target: Sendable, Equatable, CustomStringConvertible {
 
     public var channel: UInt8 {
         switch self {
-        case .controlChange(let c, _), .controlChange14(let c, _), .pitchBend(let c), .note(let c, _, _), .toggle(let c, _): return c
+        case .controlChange(let c, _), .controlChange14(let c, _), .pitchBend(let c), .note(let c, _, _),
+            .toggle(let c, _):
+            return c
         case .wahSwitch, .effect: return 0
         }
     }
@@ -459,7 +473,7 @@ public struct Mapping: Sendable, Equatable {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -9,7 +9,8 @@ public enum MappingLimits {
     /// separators U+2028/U+2029. A mapping is one line of a configuration file; a text with one
     /// of these would be written as something other than what runs.
     public static func forbiddenCharacter(in text: String) -> String? {
-        for u in text.unicodeScalars where u.properties.generalCategory == .control || u.value == 0x2028 || u.value == 0x2029 {
+        for u in text.unicodeScalars
+        where u.properties.generalCategory == .control || u.value == 0x2028 || u.value == 0x2029 {
             let hex = String(u.value, radix: 16, uppercase: true)
             let name: String
             switch u.value {

@@ -7,38 +7,40 @@ public struct MappingSyntaxError: Error, CustomStringConvertible, Equatable {
 
 extension Mapping {
     public static let syntaxHelp = """
-    A mapping is a source followed by options, separated by spaces or commas:
-      SOURCE   accel.x|y|z  gyro.x|y|z  rate.x|y|z  user.x|y|z  gravity.x|y|z
-               pitch  roll  yaw  quat.x|y|z|w   or a magnitude: accel.mag, gyro.mag, user.mag ...
-               osc:/ADDRESS  or  osc:/ADDRESS[N]   argument N (from 0) of any OSC message (listen --osc)
-               tilt.pitch  tilt.roll (degrees)  tilt.x|y|z (gravity direction): fused attitude
-               flick  shake  tap   gestures (with note=, toggle= or cc=)
-               gesture:NAME  a gesture taught by example (--gestures FILE; sensorwah teach)
-               gesture:NAME.progress  0-1 while it unfolds   pose:NAME  a taught pose's value
-      cc=N     7-bit Control Change N (0-127)          cc14=N  14-bit CC, MSB N (0-31), LSB N+32
-      bend     pitch bend                              ch=N    MIDI channel 1-16 (default 1)
-      note=N   a note per gesture (velocity 40-127 from its strength in range=), length=MS (default 150)
-      toggle=N a gesture flips CC N between 127 and 0
-      fx=EFFECT.PARAM  a parameter of the effect chain (--fx), e.g. fx=tremolo.rate, fx=delay.bypass
-               to=LO..HI  where the output lands, in the parameter's units (default: its whole range)
-               toggle     with a gesture source: each gesture flips it between HI and LO
-      range=MIN..MAX   input range (clamped)           bipolar | unipolar   centre=X
-      invert   deadzone=F (0-0.9)   curve=linear|exp:K|log:K
-      smooth=MS  smoothing time constant in ms (0 = off)   beta=B  one-euro speed coefficient
-      reject=B   drop readings beyond ±B (none = off)      speed=S  plausible units/s (jump rejection)
-      rate=HZ    at most HZ messages per second            rest=V   value sent at exit or silence
-      glide=MS   a silent sender's controllers glide to rest over MS, and back when it returns
-      sender=NAME  only this sender (listen): its name (app@host/device), host, app or device id
-      zero     a tilt relative to the captured rest orientation (--zero-gesture, SIGUSR1)
-      hold=G   freeze the value while gesture G lasts (flick, shake, tap) or pose G is held (palm-up)
-      relative with hold=: move on from the frozen value (movement accumulates)
-    Example: "accel.x cc=11 ch=1 range=-1..1 bipolar smooth=40"
-    """
+        A mapping is a source followed by options, separated by spaces or commas:
+          SOURCE   accel.x|y|z  gyro.x|y|z  rate.x|y|z  user.x|y|z  gravity.x|y|z
+                   pitch  roll  yaw  quat.x|y|z|w   or a magnitude: accel.mag, gyro.mag, user.mag ...
+                   osc:/ADDRESS  or  osc:/ADDRESS[N]   argument N (from 0) of any OSC message (listen --osc)
+                   tilt.pitch  tilt.roll (degrees)  tilt.x|y|z (gravity direction): fused attitude
+                   flick  shake  tap   gestures (with note=, toggle= or cc=)
+                   gesture:NAME  a gesture taught by example (--gestures FILE; sensorwah teach)
+                   gesture:NAME.progress  0-1 while it unfolds   pose:NAME  a taught pose's value
+          cc=N     7-bit Control Change N (0-127)          cc14=N  14-bit CC, MSB N (0-31), LSB N+32
+          bend     pitch bend                              ch=N    MIDI channel 1-16 (default 1)
+          note=N   a note per gesture (velocity 40-127 from its strength in range=), length=MS (default 150)
+          toggle=N a gesture flips CC N between 127 and 0
+          fx=EFFECT.PARAM  a parameter of the effect chain (--fx), e.g. fx=tremolo.rate, fx=delay.bypass
+                   to=LO..HI  where the output lands, in the parameter's units (default: its whole range)
+                   toggle     with a gesture source: each gesture flips it between HI and LO
+          range=MIN..MAX   input range (clamped)           bipolar | unipolar   centre=X
+          invert   deadzone=F (0-0.9)   curve=linear|exp:K|log:K
+          smooth=MS  smoothing time constant in ms (0 = off)   beta=B  one-euro speed coefficient
+          reject=B   drop readings beyond ±B (none = off)      speed=S  plausible units/s (jump rejection)
+          rate=HZ    at most HZ messages per second            rest=V   value sent at exit or silence
+          glide=MS   a silent sender's controllers glide to rest over MS, and back when it returns
+          sender=NAME  only this sender (listen): its name (app@host/device), host, app or device id
+          zero     a tilt relative to the captured rest orientation (--zero-gesture, SIGUSR1)
+          hold=G   freeze the value while gesture G lasts (flick, shake, tap) or pose G is held (palm-up)
+          relative with hold=: move on from the frozen value (movement accumulates)
+        Example: "accel.x cc=11 ch=1 range=-1..1 bipolar smooth=40"
+        """
 
     /// The option keys a mapping takes (what a mistyped one is compared with).
-    static let optionNames = ["cc", "cc14", "bend", "ch", "channel", "note", "toggle", "fx", "to", "length", "range", "bipolar",
-                              "unipolar", "invert", "centre", "deadzone", "curve", "smooth", "beta", "reject", "speed", "rate",
-                              "rest", "sender", "glide", "hold", "relative", "zero"]
+    static let optionNames = [
+        "cc", "cc14", "bend", "ch", "channel", "note", "toggle", "fx", "to", "length", "range", "bipolar",
+        "unipolar", "invert", "centre", "deadzone", "curve", "smooth", "beta", "reject", "speed", "rate",
+        "rest", "sender", "glide", "hold", "relative", "zero"
+    ]
 
     /// Parses one mapping. Every error is one line naming the word that is wrong and what is
     /// allowed; no input makes this trap.
@@ -47,14 +49,20 @@ extension Mapping {
         let words = text.split { $0 == " " || $0 == "," || $0 == "\t" }.map(String.init)
         guard let first = words.first else { throw fail("empty mapping: give a source, e.g. \"accel.x cc=11\"") }
         guard !first.contains("=") else {
-            throw fail("'\(first)': a mapping starts with its source (accel.x, gyro.z, pitch, accel.mag ...), not an option")
+            throw fail(
+                "'\(first)': a mapping starts with its source (accel.x, gyro.z, pitch, accel.mag ...), not an option")
         }
         if first.lowercased().hasPrefix("osc:") && Source(parsing: first) == nil {
-            throw fail("'\(first)': an OSC source is osc:/address or osc:/address[N] with N from 0 to 15 (no spaces, commas or #)")
+            throw fail(
+                "'\(first)': an OSC source is osc:/address or osc:/address[N] with N from 0 to 15 (no spaces, commas or #)"
+            )
         }
         guard let source = Source(parsing: first) else {
             let guess = Suggestion.closest(to: first, among: Source.names)
-            throw fail("unknown source '\(first)'" + (guess.map { " (did you mean '\($0)'? see `sensorwah mappings`)" } ?? " (try accel.x, gyro.z, pitch, accel.mag; see `sensorwah mappings`)"))
+            throw fail(
+                "unknown source '\(first)'"
+                    + (guess.map { " (did you mean '\($0)'? see `sensorwah mappings`)" }
+                        ?? " (try accel.x, gyro.z, pitch, accel.mag; see `sensorwah mappings`)"))
         }
         /// `key=value` or a bare flag; the key is lower-cased, the value kept as written.
         var options: [(word: String, key: String, value: String?)] = []
@@ -85,7 +93,9 @@ extension Mapping {
                 return n
             }
             func setTarget(_ kind: String, _ number: UInt8) throws {
-                if let t = chosen { throw fail("'\(o.word)': this mapping already sends \(t.kind); one target per mapping") }
+                if let t = chosen {
+                    throw fail("'\(o.word)': this mapping already sends \(t.kind); one target per mapping")
+                }
                 chosen = (kind, number)
             }
             switch o.key {
@@ -101,7 +111,8 @@ extension Mapping {
             case "toggle": try setTarget("toggle", UInt8(try int(0, 127)))
             case "fx":
                 guard let v = o.value, EffectTarget.isAddress(v) else {
-                    throw fail("'\(o.word)': fx names a parameter as EFFECT.PARAM, e.g. fx=tremolo.rate or fx=delay.bypass")
+                    throw fail(
+                        "'\(o.word)': fx names a parameter as EFFECT.PARAM, e.g. fx=tremolo.rate or fx=delay.bypass")
                 }
                 try setTarget("fx", 0)
                 fxAddress = v
@@ -110,14 +121,16 @@ extension Mapping {
                 let r = v.componentsSeparatedByDoubleDot
                 let bounds = r.count == 2 ? r.compactMap { Double($0) } : []
                 guard bounds.count == 2, bounds[0].isFinite, bounds[1].isFinite, bounds[0] != bounds[1] else {
-                    throw fail("'\(o.word)': to needs LO..HI in the parameter's units, e.g. to=1..8 (HI below LO turns it around)")
+                    throw fail(
+                        "'\(o.word)': to needs LO..HI in the parameter's units, e.g. to=1..8 (HI below LO turns it around)"
+                    )
                 }
                 fxSpan = (bounds[0], bounds[1])
             case "length":
                 guard let v = o.value, let ms = Double(v.replacingMS), ms.isFinite, ms >= 1, ms <= 60_000 else {
                     throw fail("'\(o.word)': length needs a time from 1 to 60000 ms (how long a gesture's note sounds)")
                 }
-                noteLength = ms.rounded() / 1000   // whole ms, as it is written out (syntax)
+                noteLength = ms.rounded() / 1000  // whole ms, as it is written out (syntax)
             default: rest.append(o)
             }
         }
@@ -134,13 +147,22 @@ extension Mapping {
             throw fail("'\(c.word)': an effect parameter (fx=) is not sent on a MIDI channel; leave ch= out")
         }
         if chosen?.kind != "fx" {
-            if fxToggle { throw fail("'toggle': a bare toggle flips an effect parameter (fx=...); a CC toggle is toggle=N") }
-            if fxSpan != nil { throw fail("'to': only an effect parameter (fx=...) has an output span; a MIDI target's is its 0-127 (or 14-bit) range") }
+            if fxToggle {
+                throw fail("'toggle': a bare toggle flips an effect parameter (fx=...); a CC toggle is toggle=N")
+            }
+            if fxSpan != nil {
+                throw fail(
+                    "'to': only an effect parameter (fx=...) has an output span; a MIDI target's is its 0-127 (or 14-bit) range"
+                )
+            }
         }
         if t.isTrigger && !source.isTriggerSource {
-            throw fail("'\(first)': note=, toggle= and an fx toggle are played by a gesture source (flick, shake, tap, gesture:NAME)")
+            throw fail(
+                "'\(first)': note=, toggle= and an fx toggle are played by a gesture source (flick, shake, tap, gesture:NAME)"
+            )
         }
-        if options.contains(where: { $0.key == "length" }), case .note = t {} else if options.contains(where: { $0.key == "length" }) {
+        if options.contains(where: { $0.key == "length" }), case .note = t {
+        } else if options.contains(where: { $0.key == "length" }) {
             throw fail("'length': only a note= mapping has a length")
         }
         self.init(source: source, target: t)
@@ -206,13 +228,19 @@ extension Mapping {
             case "smooth", "smoothing": smoothing = try num(0, 10_000, unit: " ms") / 1000
             case "beta": beta = try num(0, 1000)
             case "reject":
-                if value == "none" || value == "off" { rejectAbove = nil } else {
+                if value == "none" || value == "off" {
+                    rejectAbove = nil
+                } else {
                     let b = try num(0, 1e9)
                     guard b > 0 else { throw fail("'\(word)': reject must be above 0 (or none)") }
                     rejectAbove = b
                 }
             case "speed":
-                if value == "none" || value == "off" { maxSpeed = .infinity } else { maxSpeed = try num(0, 1e9, unit: " units per second") }
+                if value == "none" || value == "off" {
+                    maxSpeed = .infinity
+                } else {
+                    maxSpeed = try num(0, 1e9, unit: " units per second")
+                }
             case "rate": rateLimit = try num(0, 10_000, unit: " messages per second (0 = no limit)")
             case "rest":
                 guard let v = value, let r = Int(v), r >= 0, r <= target.maxValue else {
@@ -223,7 +251,11 @@ extension Mapping {
             case "glide": glide = try num(0, 10_000, unit: " ms") / 1000
             case "hold":
                 let v = try text()
-                if let g = Gesture(name: v) { hold = g } else if let p = Pose(name: v) { holdPose = p } else {
+                if let g = Gesture(name: v) {
+                    hold = g
+                } else if let p = Pose(name: v) {
+                    holdPose = p
+                } else {
                     throw fail("'\(word)': hold is a gesture (flick, shake, tap) or a pose (palm-up)")
                 }
             case "relative": try flag(); relative = true
@@ -234,14 +266,22 @@ extension Mapping {
                 }
                 self.source = z
             default:
-                throw fail("unknown option '\(key)' in '\(word)'" + (Suggestion.closest(to: key, among: Self.optionNames).map { " (did you mean '\($0)'?)" } ?? " (see `sensorwah mappings` for the options)"))
+                throw fail(
+                    "unknown option '\(key)' in '\(word)'"
+                        + (Suggestion.closest(to: key, among: Self.optionNames).map { " (did you mean '\($0)'?)" }
+                            ?? " (see `sensorwah mappings` for the options)"))
             }
         }
         if !centreSet { centre = (inputMin + inputMax) / 2 }
-        if relative && hold == nil && holdPose == nil { throw fail("'relative': a relative mapping needs hold=GESTURE (the clutch that lets the wrist move back)") }
-        if (hold != nil || holdPose != nil) && target.isTrigger { throw fail("'hold': gesture-played targets (note=, toggle=) cannot be held") }
+        if relative && hold == nil && holdPose == nil {
+            throw fail("'relative': a relative mapping needs hold=GESTURE (the clutch that lets the wrist move back)")
+        }
+        if (hold != nil || holdPose != nil) && target.isTrigger {
+            throw fail("'hold': gesture-played targets (note=, toggle=) cannot be held")
+        }
         guard centre > inputMin || !bipolar, centre < inputMax || !bipolar else {
-            throw fail("centre \(Self.show(centre)) must lie inside the range \(Self.show(inputMin))..\(Self.show(inputMax))")
+            throw fail(
+                "centre \(Self.show(centre)) must lie inside the range \(Self.show(inputMin))..\(Self.show(inputMax))")
         }
     }
 
@@ -280,7 +320,8 @@ extension Mapping {
         case .controlChange(let ch, let cc): w += ["cc=\(cc)", "ch=\(Int(ch) + 1)"]
         case .controlChange14(let ch, let cc): w += ["cc14=\(cc)", "ch=\(Int(ch) + 1)"]
         case .pitchBend(let ch): w += ["bend", "ch=\(Int(ch) + 1)"]
-        case .note(let ch, let note, let length): w += ["note=\(note)", "ch=\(Int(ch) + 1)", "length=\(n((length * 1000).rounded()))"]
+        case .note(let ch, let note, let length):
+            w += ["note=\(note)", "ch=\(Int(ch) + 1)", "length=\(n((length * 1000).rounded()))"]
         case .toggle(let ch, let cc): w += ["toggle=\(cc)", "ch=\(Int(ch) + 1)"]
         case .wahSwitch: w.append("# the wah switch (--wah-switch), not a --map target")
         case .effect(let t):

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The one-euro filter (Casiez, Roussel and Vogel, CHI 2012): a low-pass whose cutoff rises
@@ -39,7 +39,7 @@ public struct OneEuroFilter: Sendable {
     public mutating func filter(_ x: Double, at t: Double) -> Double {
         guard !value.isNaN, !lastTime.isNaN else { return start(x, t) }
         let dt = t - lastTime
-        if !(dt > 0) { return value }          // same or earlier time: keep the current estimate
+        if !(dt > 0) { return value }  // same or earlier time: keep the current estimate
         if dt > resetAfter { return start(x, t) }
         let dx = (x - value) / dt
         speed += Self.alpha(cutoff: derivativeCutoff, dt: dt) * (dx - speed)

@@ -35,8 +35,12 @@ public struct RangeCalibration: Sendable {
         case noMovement(Double)
         public var description: String {
             switch self {
-            case .tooFewReadings(let n): return "only \(n) readings of the source: move for a few seconds while calibrating (is the sender streaming this source?)"
-            case .noMovement(let span): return "the traced range is only \(span) wide: move through your whole comfortable range while calibrating"
+            case .tooFewReadings(let n):
+                return
+                    "only \(n) readings of the source: move for a few seconds while calibrating (is the sender streaming this source?)"
+            case .noMovement(let span):
+                return
+                    "the traced range is only \(span) wide: move through your whole comfortable range while calibrating"
             }
         }
     }

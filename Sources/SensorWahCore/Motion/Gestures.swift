@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The gestures `MotionStage` recognises.
@@ -15,10 +15,18 @@ public enum Gesture: Int, CaseIterable, Sendable, CustomStringConvertible {
 
     @inlinable public var bit: UInt8 { 1 << UInt8(rawValue) }
     @inlinable public var quantity: Quantity {
-        switch self { case .flick: return .flick; case .shake: return .shake; case .tap: return .tap }
+        switch self {
+        case .flick: return .flick;
+        case .shake: return .shake;
+        case .tap: return .tap
+        }
     }
     public var description: String {
-        switch self { case .flick: return "flick"; case .shake: return "shake"; case .tap: return "tap" }
+        switch self {
+        case .flick: return "flick";
+        case .shake: return "shake";
+        case .tap: return "tap"
+        }
     }
     public init?(name: String) {
         switch name.lowercased() {
@@ -214,8 +222,10 @@ public struct GestureDetector: Sendable {
         if speed > strokePeak { strokePeak = speed }
         if strokePeak >= s.flickThreshold { active |= Gesture.flick.bit }
         // the peak has passed: one event for this movement, its strength the peak rate
-        let sharp = strokePeak >= s.flickThreshold && speed < strokePeak && (!sawAccel || strokeAccel >= s.flickTurnAccel)
-        let sweep = !sawAccel && strokePeak >= s.flickSweepRate && strokeAngle >= s.flickSweepAngle
+        let sharp =
+            strokePeak >= s.flickThreshold && speed < strokePeak && (!sawAccel || strokeAccel >= s.flickTurnAccel)
+        let sweep =
+            !sawAccel && strokePeak >= s.flickSweepRate && strokeAngle >= s.flickSweepAngle
             && speed <= strokePeak * s.flickPeakFraction
         if sharp || sweep {
             strokeFired = true
@@ -240,13 +250,15 @@ public struct GestureDetector: Sendable {
         if active & Gesture.tap.bit != 0 && time - lastTap >= s.tapActive { active &= ~Gesture.tap.bit }
         if !inSpike {
             if deviation >= s.tapThreshold && lastDeviation < s.tapQuiet && time - lastLoud >= s.tapQuietBefore
-                && rate < s.tapMaxRate && time - lastTap >= s.tapRefractory && time - lastFastRotation > s.tapQuietRotation {
+                && rate < s.tapMaxRate && time - lastTap >= s.tapRefractory
+                && time - lastFastRotation > s.tapQuietRotation
+            {
                 inSpike = true
                 spikePeak = deviation
                 spikeStart = time
             }
         } else if deviation < s.tapThreshold / 2 {
-            if lastFastRotation < spikeStart {   // no rotation all through the spike
+            if lastFastRotation < spikeStart {  // no rotation all through the spike
                 lastTap = time
                 active |= Gesture.tap.bit
                 fire(.tap, spikePeak)
@@ -254,13 +266,13 @@ public struct GestureDetector: Sendable {
             inSpike = false
         } else {
             spikePeak = max(spikePeak, deviation)
-            if time - spikeStart > s.tapMaxDuration { inSpike = false }   // too long for a knock
+            if time - spikeStart > s.tapMaxDuration { inSpike = false }  // too long for a knock
         }
         lastDeviation = deviation
         if deviation >= s.tapQuiet { lastLoud = time }
         if inStroke {
             strokeAccel = max(strokeAccel, deviation)
-            if !strokeFired && rate < strokePeak { checkStroke(rate, time) }   // the evidence came after the peak
+            if !strokeFired && rate < strokePeak { checkStroke(rate, time) }  // the evidence came after the peak
         }
         accelFlick(deviation, time, dt)
         // shake: a sustained acceleration level

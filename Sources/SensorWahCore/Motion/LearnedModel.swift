@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Poses taught by example: each named pose source holds two or more points, each a held
@@ -52,7 +52,7 @@ public struct PoseSet: Sendable, Equatable {
                 // the direction in the plane of a and b, at right angles to a, towards b
                 let perp = b - a * a.dot(b)
                 let p = perp / perp.length
-                let along = atan2(u.dot(p), u.dot(a))   // angle from a towards b, in (-pi, pi]
+                let along = atan2(u.dot(p), u.dot(a))  // angle from a towards b, in (-pi, pi]
                 t = min(max(along / span, 0), 1)
             }
             return points[0].value + t * (points[1].value - points[0].value)
@@ -72,7 +72,9 @@ public struct PoseSet: Sendable, Equatable {
 public struct LearnedModel: Sendable, Equatable {
     public var gestures: GestureModel
     public var poses: [PoseSet]
-    public init(gestures: GestureModel = GestureModel(), poses: [PoseSet] = []) { self.gestures = gestures; self.poses = poses }
+    public init(gestures: GestureModel = GestureModel(), poses: [PoseSet] = []) {
+        self.gestures = gestures; self.poses = poses
+    }
 
     public var isEmpty: Bool { gestures.classes.isEmpty && poses.isEmpty }
 
@@ -93,33 +95,44 @@ public struct LearnedModel: Sendable, Equatable {
         guard sum.length > 1e-6 else { return nil }
         let g = sum / sum.length
         var spread = 0.0
-        for s in samples where s.isFiniteVector && s.length > 1e-9 { spread = max(spread, PoseSet.angle(s / s.length, g)) }
+        for s in samples where s.isFiniteVector && s.length > 1e-9 {
+            spread = max(spread, PoseSet.angle(s / s.length, g))
+        }
         let point = PoseSet.Point(gravity: g, value: value, origin: origin)
-        if let i = poseIndex(name) { poses[i].points.append(point) } else { poses.append(PoseSet(name: name, points: [point])) }
+        if let i = poseIndex(name) {
+            poses[i].points.append(point)
+        } else {
+            poses.append(PoseSet(name: name, points: [point]))
+        }
         return spread
     }
 
     /// Gives each `gesture:`/`pose:` source of `mappings` its frame slot; nil, or the error
     /// naming the first source the model does not have. Without a model (`model` nil) every
     /// such source is an error.
-    public static func resolve(_ mappings: inout [Mapping], against model: LearnedModel?, file: String? = nil) -> String? {
+    public static func resolve(_ mappings: inout [Mapping], against model: LearnedModel?, file: String? = nil)
+        -> String?
+    {
         for i in mappings.indices {
             guard case .learned(var l) = mappings[i].source else { continue }
             guard let m = model else {
-                return "\(l): a gesture or pose taught by example needs --gestures FILE (a model `sensorwah teach` writes)"
+                return
+                    "\(l): a gesture or pose taught by example needs --gestures FILE (a model `sensorwah teach` writes)"
             }
             let where_ = file.map { " in \($0)" } ?? ""
             switch l.kind {
             case .gesture, .progress:
                 guard let c = m.gestureIndex(l.name) else {
                     let names = m.gestures.classes.map(\.name)
-                    return "\(l): no gesture '\(l.name)'\(where_) (\(names.isEmpty ? "it has none" : "it has " + names.joined(separator: ", ")))"
+                    return
+                        "\(l): no gesture '\(l.name)'\(where_) (\(names.isEmpty ? "it has none" : "it has " + names.joined(separator: ", ")))"
                 }
                 l.slot = l.kind == .gesture ? c : SensorFrame.learnedProgressBase + c
             case .pose:
                 guard let p = m.poseIndex(l.name) else {
                     let names = m.poses.map(\.name)
-                    return "\(l): no pose '\(l.name)'\(where_) (\(names.isEmpty ? "it has none" : "it has " + names.joined(separator: ", ")))"
+                    return
+                        "\(l): no pose '\(l.name)'\(where_) (\(names.isEmpty ? "it has none" : "it has " + names.joined(separator: ", ")))"
                 }
                 l.slot = SensorFrame.learnedPoseBase + p
             }

@@ -150,9 +150,13 @@ public struct MotionStage: Sendable {
 
         let t = max(hasA ? ta : -.infinity, hasG ? tg : -.infinity, hasM ? frame.time(.motion) : -.infinity)
         var g = Vector3(.nan, .nan, .nan)
-        if settings.tiltSource == .device && deviceGravity.isFiniteVector { g = deviceGravity }
-        else if estimator.initialised { g = estimator.gravity }
-        else if deviceGravity.isFiniteVector { g = deviceGravity }
+        if settings.tiltSource == .device && deviceGravity.isFiniteVector {
+            g = deviceGravity
+        } else if estimator.initialised {
+            g = estimator.gravity
+        } else if deviceGravity.isFiniteVector {
+            g = deviceGravity
+        }
         guard g.isFiniteVector else {
             // no tilt (a rotation-rate-only log): the gestures still count
             guard gyroOK || accelOK || userFed else { return }
@@ -189,7 +193,7 @@ public struct MotionStage: Sendable {
     @inline(__always) func writeGestures(_ frame: inout SensorFrame, at t: Double) {
         if let r = recognizer {
             for c in 0..<min(r.classCount, SensorFrame.learnedGestures) {
-                frame.learned[c] = learnedFed ? r.fired[c] : 0   // fired on this frame's reading only
+                frame.learned[c] = learnedFed ? r.fired[c] : 0  // fired on this frame's reading only
                 frame.learned[SensorFrame.learnedProgressBase + c] = r.progress[c]
             }
         }
@@ -216,8 +220,11 @@ public struct MotionStage: Sendable {
         estimator.accel(a, at: t)
         accelSeen = true
         let deviation: Double
-        if gyroSeen && estimator.initialised { deviation = (a - estimator.gravity).length }
-        else { deviation = abs(a.length - 1) }
+        if gyroSeen && estimator.initialised {
+            deviation = (a - estimator.gravity).length
+        } else {
+            deviation = abs(a.length - 1)
+        }
         gestures.accel(deviation: deviation, at: t)
     }
 

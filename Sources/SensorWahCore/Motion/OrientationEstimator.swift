@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Settings of the orientation estimator. Times in seconds, rates in rad/s, accelerations in G.
@@ -184,7 +184,7 @@ public struct OrientationEstimator: Sendable {
         // the interval's rate (see the type's doc), as an exact rotation
         let theta = (lastGyro * 0.25 + rate * 0.75) * dt + lastGyro.cross(rate) * (dt * dt / 12)
         inertial = (inertial * Quaternion.rotation(theta)).normalized
-        attitude = correction * inertial   // both unit: no normalising needed
+        attitude = correction * inertial  // both unit: no normalising needed
     }
 
     /// An accelerometer sample (G, device frame, gravity included) taken at `time` seconds.
@@ -194,7 +194,8 @@ public struct OrientationEstimator: Sendable {
         guard mag > 0.05 else { return }
         if initialised && time <= lastAccelTime { return }
         let deviation = a - accelAverage
-        accelDeviation += (deviation.dot(deviation) - accelDeviation) * Self.alpha(dt: time - lastAccelTime, tau: Self.restWindow)
+        accelDeviation +=
+            (deviation.dot(deviation) - accelDeviation) * Self.alpha(dt: time - lastAccelTime, tau: Self.restWindow)
         accelStill = accelDeviation < settings.restAccel * settings.restAccel
         accelAverage += (a - accelAverage) * Self.alpha(dt: time - lastAccelTime, tau: 0.2)
         if !initialised {
@@ -250,13 +251,18 @@ public struct OrientationEstimator: Sendable {
         if accelPeak >= Self.clipFloor && largest >= Self.clipFraction * accelPeak { lastClipTime = time }
         let spread = disturbance.squareRoot()
         let walk = max(roughness.squareRoot() * 180 / Double.pi, 1e-9)
-        var steady = time - lastClipTime < settings.clipHoldTime ? settings.accelTimeConstant
-            : min(settings.accelTimeConstant,
-                  max(settings.minTimeConstant, settings.disturbanceScale * spread),
-                  max(settings.roughMinTimeConstant, settings.roughnessScale * spread / walk))
+        var steady =
+            time - lastClipTime < settings.clipHoldTime
+            ? settings.accelTimeConstant
+            : min(
+                settings.accelTimeConstant,
+                max(settings.minTimeConstant, settings.disturbanceScale * spread),
+                max(settings.roughMinTimeConstant, settings.roughnessScale * spread / walk))
         // at rest the accelerometer reads gravity alone
         if atRest && accelStill { steady = min(steady, settings.restTimeConstant) }
-        let tau = age >= settings.startDuration ? steady
+        let tau =
+            age >= settings.startDuration
+            ? steady
             : settings.startTimeConstant + (steady - settings.startTimeConstant) * age / settings.startDuration
         let k = Self.alpha(dt: step, tau: tau)
         // what a reading can pull by is limited (a symmetric limit keeps a shake's average at
@@ -283,8 +289,10 @@ public struct OrientationEstimator: Sendable {
         guard n > 1e-9 else { return }
         // the smallest rotation taking e = down / n to (0, 0, -1): axis (-e.y, e.x, 0), as VQF's
         let w = ((1 - down.z / n) * 0.5).squareRoot()
-        let turn = w > 1e-6 ? Quaternion(w: w, x: -0.5 * down.y / (n * w), y: 0.5 * down.x / (n * w), z: 0)
-            : Quaternion(w: 0, x: 1, y: 0, z: 0)   // pointing straight up: half a turn about x
+        let turn =
+            w > 1e-6
+            ? Quaternion(w: w, x: -0.5 * down.y / (n * w), y: 0.5 * down.x / (n * w), z: 0)
+            : Quaternion(w: 0, x: 1, y: 0, z: 0)  // pointing straight up: half a turn about x
         correction = (turn * correction).normalized
         attitude = correction * inertial
         if step > 0 { motionBiasUpdate(turn: turn, dt: step) }
@@ -324,9 +332,10 @@ public struct OrientationEstimator: Sendable {
         let pred = c.apply(rbLP)
         let limit = s.biasDisagreementLimit
         // the horizontal disagreements, and the vertical part of the bias pulled weakly to 0
-        let e = Vector3(min(max(pred.x - wc.x - h.r0.dot(bias), -limit), limit),
-                        min(max(pred.y - wc.y - h.r1.dot(bias), -limit), limit),
-                        min(max(-h.r2.dot(bias), -limit), limit))
+        let e = Vector3(
+            min(max(pred.x - wc.x - h.r0.dot(bias), -limit), limit),
+            min(max(pred.y - wc.y - h.r1.dot(bias), -limit), limit),
+            min(max(-h.r2.dot(bias), -limit), limit))
         let hp = h * covariance
         var sm = hp * h.transposed
         sm.r0.x += noise; sm.r1.y += noise; sm.r2.z += noise / Self.verticalForgetting
@@ -369,7 +378,8 @@ public struct OrientationEstimator: Sendable {
         gyroDeviation += (d.dot(d) - gyroDeviation) * Self.alpha(dt: dt, tau: Self.restWindow)
         // a rest ends at the first reading that strays (a movement starting must not be
         // averaged into the bias)
-        let still = initialised && accelStill && gyroDeviation < settings.restRate * settings.restRate
+        let still =
+            initialised && accelStill && gyroDeviation < settings.restRate * settings.restRate
             && d.dot(d) < settings.restRate * settings.restRate && gyroAverage.length < settings.maxBias
         // the accelerometer's direction must hold too: a slow turn reads as a steady rate
         if still && !stillSince.isNaN {
@@ -383,7 +393,10 @@ public struct OrientationEstimator: Sendable {
             let k = Self.alpha(dt: dt, tau: settings.biasTimeConstant)
             bias += (gyroAverage - bias) * k
             // what rest teaches is known well: the motion filter starts from it
-            if !covarianceReady { covariance = Matrix3.identity * (settings.biasSigmaInit * settings.biasSigmaInit); covarianceReady = true }
+            if !covarianceReady {
+                covariance = Matrix3.identity * (settings.biasSigmaInit * settings.biasSigmaInit);
+                covarianceReady = true
+            }
             covariance = covariance * (1 - k) + Matrix3.identity * (Self.restSigma * Self.restSigma * k)
             let b = bias.length
             if b > settings.maxBias { bias *= settings.maxBias / b }
@@ -405,10 +418,12 @@ public struct OrientationEstimator: Sendable {
     }
     @inlinable func apply(_ v: Vector3) -> Vector3 { Vector3(r0.dot(v), r1.dot(v), r2.dot(v)) }
     @inlinable static func * (a: Matrix3, b: Matrix3) -> Matrix3 {
-        let c0 = Vector3(b.r0.x, b.r1.x, b.r2.x), c1 = Vector3(b.r0.y, b.r1.y, b.r2.y), c2 = Vector3(b.r0.z, b.r1.z, b.r2.z)
-        return Matrix3(Vector3(a.r0.dot(c0), a.r0.dot(c1), a.r0.dot(c2)),
-                       Vector3(a.r1.dot(c0), a.r1.dot(c1), a.r1.dot(c2)),
-                       Vector3(a.r2.dot(c0), a.r2.dot(c1), a.r2.dot(c2)))
+        let c0 = Vector3(b.r0.x, b.r1.x, b.r2.x), c1 = Vector3(b.r0.y, b.r1.y, b.r2.y),
+            c2 = Vector3(b.r0.z, b.r1.z, b.r2.z)
+        return Matrix3(
+            Vector3(a.r0.dot(c0), a.r0.dot(c1), a.r0.dot(c2)),
+            Vector3(a.r1.dot(c0), a.r1.dot(c1), a.r1.dot(c2)),
+            Vector3(a.r2.dot(c0), a.r2.dot(c1), a.r2.dot(c2)))
     }
     @inlinable static func * (a: Matrix3, k: Double) -> Matrix3 { Matrix3(a.r0 * k, a.r1 * k, a.r2 * k) }
     @inlinable static func + (a: Matrix3, b: Matrix3) -> Matrix3 { Matrix3(a.r0 + b.r0, a.r1 + b.r1, a.r2 + b.r2) }

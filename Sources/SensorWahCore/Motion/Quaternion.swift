@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A 3-vector of doubles (device or world frame).
@@ -21,15 +21,18 @@ extension SIMD3 where Scalar == Double {
 public struct Quaternion: Sendable, Equatable {
     public var w, x, y, z: Double
 
-    @inlinable public init(w: Double, x: Double, y: Double, z: Double) { self.w = w; self.x = x; self.y = y; self.z = z }
+    @inlinable public init(w: Double, x: Double, y: Double, z: Double) {
+        self.w = w; self.x = x; self.y = y; self.z = z
+    }
     public static let identity = Quaternion(w: 1, x: 0, y: 0, z: 0)
 
     /// Hamilton product: `a * b` applies `b` first, then `a`.
     @inlinable public static func * (a: Quaternion, b: Quaternion) -> Quaternion {
-        Quaternion(w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-                   x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-                   y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-                   z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w)
+        Quaternion(
+            w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+            x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+            y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+            z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w)
     }
 
     @inlinable public var conjugate: Quaternion { Quaternion(w: w, x: -x, y: -y, z: -z) }
@@ -47,7 +50,7 @@ public struct Quaternion: Sendable, Equatable {
     @inlinable public static func rotation(_ v: Vector3) -> Quaternion {
         let a2 = v.x * v.x + v.y * v.y + v.z * v.z
         let a = a2.squareRoot()
-        let c: Double, s: Double   // cos(a/2), sin(a/2)/a
+        let c: Double, s: Double  // cos(a/2), sin(a/2)/a
         if a < 0.25 {
             // series to the fourth order: below 1e-8 of the exact values for steps under 0.25 rad
             c = 1 - a2 / 8 + a2 * a2 / 384

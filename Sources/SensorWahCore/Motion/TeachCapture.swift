@@ -77,17 +77,19 @@ public struct TeachCapture: Sendable {
             out.lines.append("no readings arrived: is the sender streaming?")
             return out
         }
-        func s(_ v: Double) -> String { ExportTable.format(v, digits: 2) }
+        func s(_ v: Double) -> String { NumberText.trimmed(v, 2) }
         switch kind {
         case .gesture:
             var repeats = Set<Int>()
-            let found = model.gestures.teach(times: times, accel: accel, gyro: gyro,
-                                             marks: presses.map { ($0 - t0, name) }, origin: origin,
-                                             before: Self.lookBefore, after: Self.lookAfter, reachOut: 0, repeated: { repeats.insert($0) })
+            let found = model.gestures.teach(
+                times: times, accel: accel, gyro: gyro,
+                marks: presses.map { ($0 - t0, name) }, origin: origin,
+                before: Self.lookBefore, after: Self.lookAfter, reachOut: 0, repeated: { repeats.insert($0) })
             for (i, (p, f)) in zip(presses, found).enumerated() {
                 if let f {
                     out.taught += 1
-                    out.lines.append("press at \(s(p - t0)) s: example \(s(f.start))-\(s(f.end)) s (\(s(f.end - f.start)) s)")
+                    out.lines.append(
+                        "press at \(s(p - t0)) s: example \(s(f.start))-\(s(f.end)) s (\(s(f.end - f.start)) s)")
                 } else if repeats.contains(i) {
                     out.lines.append("press at \(s(p - t0)) s: the same movement as an earlier press, taught once")
                 } else {
@@ -97,13 +99,18 @@ public struct TeachCapture: Sendable {
         case .pose(let value):
             for p in presses {
                 let held = gravity.filter { $0.t >= p - Self.poseHeld && $0.t <= p }.map(\.g)
-                guard let spread = model.addPose(name, value: value, samples: held, origin: "\(origin) at \(s(p - t0)) s") else {
-                    out.lines.append("press at \(s(p - t0)) s: no orientation (the pose needs the fused tilt), not taught")
+                guard
+                    let spread = model.addPose(name, value: value, samples: held, origin: "\(origin) at \(s(p - t0)) s")
+                else {
+                    out.lines.append(
+                        "press at \(s(p - t0)) s: no orientation (the pose needs the fused tilt), not taught")
                     continue
                 }
                 out.taught += 1
                 let deg = spread * 180 / .pi
-                out.lines.append("press at \(s(p - t0)) s: pose held within \(ExportTable.format(deg, digits: 1))°\(deg > 20 ? " (the wrist moved: hold it still for a pose)" : "")")
+                out.lines.append(
+                    "press at \(s(p - t0)) s: pose held within \(NumberText.trimmed(deg, 1))°\(deg > 20 ? " (the wrist moved: hold it still for a pose)" : "")"
+                )
             }
         }
         return out

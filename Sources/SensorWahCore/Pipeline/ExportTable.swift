@@ -10,14 +10,20 @@ public struct ExportColumn: Sendable, Equatable {
     public init(parsing text: String) throws {
         let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let srcText = parts[0].trimmingCharacters(in: " ")
-        guard !srcText.isEmpty else { throw MappingSyntaxError(message: "'\(text)': a column needs a source, e.g. tilt.x or accel.x@40") }
+        guard !srcText.isEmpty else {
+            throw MappingSyntaxError(message: "'\(text)': a column needs a source, e.g. tilt.x or accel.x@40")
+        }
         guard let s = Source(parsing: srcText) else {
-            throw MappingSyntaxError(message: "'\(text)': unknown source '\(srcText)' (try accel.x, tilt.pitch, zero.x, flick; see `sensorwah mappings`)")
+            throw MappingSyntaxError(
+                message:
+                    "'\(text)': unknown source '\(srcText)' (try accel.x, tilt.pitch, zero.x, flick; see `sensorwah mappings`)"
+            )
         }
         source = s
         if parts.count == 2 {
             guard let ms = Double(parts[1].replacingMS), ms.isFinite, ms >= 0, ms <= 10_000 else {
-                throw MappingSyntaxError(message: "'\(text)': the smoothing after @ is a time from 0 to 10000 ms, e.g. tilt.x@40")
+                throw MappingSyntaxError(
+                    message: "'\(text)': the smoothing after @ is a time from 0 to 10000 ms, e.g. tilt.x@40")
             }
             smoothing = ms / 1000
             name = "\(s)@\(Mapping.show(ms))"
@@ -55,7 +61,7 @@ public struct ExportTable: Sendable {
 
     /// The CSV row (without line end) for one frame.
     public mutating func row(_ f: borrowing SensorFrame) -> String {
-        var out = Self.format(f.latestTime, digits: 4)
+        var out = NumberText.trimmed(f.latestTime, 4)
         for i in 0..<columns.count {
             let c = columns[i]
             let g = c.source.group
@@ -65,28 +71,8 @@ public struct ExportTable: Sendable {
                 if v.isFinite { last[i] = c.smoothing != nil ? filters[i].filter(v, at: t) : v }
             }
             out += ","
-            if last[i].isFinite { out += Self.format(last[i], digits: 6) }
+            if last[i].isFinite { out += NumberText.trimmed(last[i], 6) }
         }
         return out
-    }
-
-    /// Fixed point with at most `digits` decimals, trailing zeros dropped ("0.25", "-1", "12.5").
-    static func format(_ v: Double, digits: Int) -> String {
-        guard v.isFinite else { return "" }
-        var scale = 1.0
-        for _ in 0..<digits { scale *= 10 }
-        guard abs(v) * scale < 9e15 else { return "\(v)" }
-        let n = Int((abs(v) * scale).rounded())
-        if n == 0 { return "0" }
-        let whole = n / Int(scale), frac = n % Int(scale)
-        var s = v < 0 ? "-" : ""
-        s += String(whole)
-        if frac != 0 {
-            var f = String(frac)
-            f = String(repeating: "0", count: digits - f.count) + f
-            while f.last == "0" { f.removeLast() }
-            s += "." + f
-        }
-        return s
     }
 }

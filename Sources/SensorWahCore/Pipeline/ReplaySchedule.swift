@@ -5,7 +5,7 @@ public struct ReplaySchedule: Sendable {
     public var speed: Double
     public var maxGap: Double
     private var lastTime = Double.nan
-    private var removed = 0.0          // gap time cut out so far (sensor seconds)
+    private var removed = 0.0  // gap time cut out so far (sensor seconds)
     public private(set) var gapsShortened = 0
 
     public init(speed: Double = 1, maxGap: Double = 2) {

@@ -13,6 +13,11 @@ public enum LiveCommand: Sendable, Equatable {
     case nextScene
     /// Read the configuration file again (SIGHUP; the file watcher does it by itself).
     case reload
+    /// Every sender's present orientation becomes its rest (the live view's `z`, the page's
+    /// Re-zero).
+    case rezero
+    /// End the run as Ctrl-C does (the live view's `q`).
+    case quit
 }
 
 /// A request to teach live.
@@ -36,6 +41,8 @@ public final class LiveControl: @unchecked Sendable {
 
     private let lock = NSLock()
     private var commands: [LiveCommand] = []
+    /// How many commands wait: a frame loop looks at this (one relaxed load) before taking the lock.
+    private let waiting = ManagedAtomic<Int>(0)
     private var teaching: String?
     /// Commands waiting at most (a key held down cannot make the mailbox grow without bound).
     public static let capacity = 64
@@ -48,12 +55,22 @@ public final class LiveControl: @unchecked Sendable {
         lock.withLock {
             guard commands.count < Self.capacity else { return false }
             commands.append(c)
+            waiting.store(commands.count, ordering: .relaxed)
             return true
         }
     }
 
     /// Every command since the last call, oldest first.
-    public func take() -> [LiveCommand] { lock.withLock { defer { commands.removeAll() }; return commands } }
+    public func take() -> [LiveCommand] {
+        lock.withLock {
+            defer { commands.removeAll(); waiting.store(0, ordering: .relaxed) }
+            return commands
+        }
+    }
+
+    /// Whether a command waits (without the lock: a frame loop asks before `take`).
+    @inline(__always)
+    public var hasCommands: Bool { waiting.load(ordering: .relaxed) > 0 }
 
     /// What is being taught (`swing`, `wah=1`), nil when nothing; set by the rig.
     public var teachingLabel: String? {

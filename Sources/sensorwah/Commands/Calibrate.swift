@@ -6,23 +6,23 @@ import SensorWahEngine
 import SensorWahIO
 import SensorWahRuntime
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct Calibrate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Trace your comfortable range of movement and write it into a mapping (range= and centre=).",
         discussion: """
-        Hold your rest pose for the first moments (it becomes the centre), then move through \
-        the range you want the controller to cover. SensorWah listens as `listen` would (the \
-        --config file's inputs), or reads a recording with --from, and writes range= and \
-        centre= into mapping N of the --config file (a running `listen --config` picks it up).
+            Hold your rest pose for the first moments (it becomes the centre), then move through \
+            the range you want the controller to cover. SensorWah listens as `listen` would (the \
+            --config file's inputs), or reads a recording with --from, and writes range= and \
+            centre= into mapping N of the --config file (a running `listen --config` picks it up).
 
-        Examples:
-          sensorwah calibrate 1 --config rig.yaml                   live, 6 seconds
-          sensorwah calibrate 2 --config rig.yaml --seconds 10
-          sensorwah calibrate 1 --config rig.yaml --from take.csv   from a recording
-        """
+            Examples:
+              sensorwah calibrate 1 --config rig.yaml                   live, 6 seconds
+              sensorwah calibrate 2 --config rig.yaml --seconds 10
+              sensorwah calibrate 1 --config rig.yaml --from take.csv   from a recording
+            """
     )
 
     @Argument(help: ArgumentHelp("Which mapping (1 = the first).", valueName: "N"))
@@ -41,7 +41,9 @@ struct Calibrate: ParsableCommand {
 
     func validate() throws {
         guard (1...1000).contains(index) else { throw ValidationError("the mapping number counts from 1") }
-        guard seconds.isFinite, seconds >= 1, seconds <= 600 else { throw ValidationError("--seconds must be 1 to 600") }
+        guard seconds.isFinite, seconds >= 1, seconds <= 600 else {
+            throw ValidationError("--seconds must be 1 to 600")
+        }
         guard restSeconds.isFinite, restSeconds >= 0, restSeconds < seconds else {
             throw ValidationError("--rest-seconds must be 0 or more and shorter than --seconds")
         }
@@ -56,8 +58,9 @@ struct Calibrate: ParsableCommand {
         }
         var cal = RangeCalibration(restSeconds: restSeconds)
         if let log = from {
-            let export = FileExport(path: log, parserOptions: input.parserOptions(), maxLineLength: input.maxLine,
-                                    motion: try mapping.motionSettings())
+            let export = FileExport(
+                path: log, parserOptions: input.parserOptions(), maxLineLength: input.maxLine,
+                motion: try mapping.motionSettings())
             do {
                 _ = try export.forEachFrame { f in
                     let g = m.source.group
@@ -74,15 +77,19 @@ struct Calibrate: ParsableCommand {
         tuned.inputMax = r.max
         if m.bipolar { tuned.centre = r.centre }
         let n = { (v: Double) in v == v.rounded() ? String(Int(v)) : String(v) }
-        printError("sensorwah calibrate: mapping \(index) (\(m.source)): \(cal.samples) readings -> range=\(n(r.min))..\(n(r.max))\(m.bipolar ? " centre=\(n(r.centre))" : "")")
+        printError(
+            "sensorwah calibrate: mapping \(index) (\(m.source)): \(cal.samples) readings -> range=\(n(r.min))..\(n(r.max))\(m.bipolar ? " centre=\(n(r.centre))" : "")"
+        )
         if dryRun { return }
         guard let path = global.config else {
             print(tuned.syntax)
             printError("  (no --config file to write: the mapping above has the new range)")
             return
         }
-        do { try ConfigEditor.setRange(in: path, mapping: index, min: r.min, max: r.max, centre: m.bipolar ? r.centre : nil) }
-        catch { throw RuntimeFailure("\(error)") }
+        do {
+            try ConfigEditor.setRange(
+                in: path, mapping: index, min: r.min, max: r.max, centre: m.bipolar ? r.centre : nil)
+        } catch { throw RuntimeFailure("\(error)") }
         printError("  written to \(path)")
     }
 
@@ -90,12 +97,14 @@ struct Calibrate: ParsableCommand {
     func live(_ m: Mapping, _ start: RangeCalibration, logger: Logger) throws -> RangeCalibration {
         Shutdown.installHandlers()
         var listenArgs: [String] = []
-        if let c = global.config { listenArgs = try ConfigArguments(argv: ["listen", "--config", c]).arguments.dropFirst().map { $0 } }
+        if let c = global.config {
+            listenArgs = try ConfigArguments(argv: ["listen", "--config", c]).arguments.dropFirst().map { $0 }
+        }
         let l: Listen
         do { l = try Listen.parse(listenArgs) } catch { throw RuntimeFailure(Listen.message(for: error)) }
         let config = try Wiring.listenerConfiguration(l, scenes: [], startScene: 0, live: LiveControl())
         let box = CalibrationBox(start)
-        let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 10)   // nothing is sent: the mapping only is traced
+        let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 10)  // nothing is sent: the mapping only is traced
         let listener = Listener(configuration: config, mappings: [m], queue: queue, wake: {}, logger: logger)
         let g = m.source.group
         listener.setFrameTap { _, f in
@@ -108,7 +117,9 @@ struct Calibrate: ParsableCommand {
             _ = listener.stop()
             throw RuntimeFailure("cannot listen: \(error)")
         }
-        printError("calibrate: waiting for the sensor ... hold your rest pose for \(restSeconds) s, then move through your comfortable range")
+        printError(
+            "calibrate: waiting for the sensor ... hold your rest pose for \(restSeconds) s, then move through your comfortable range"
+        )
         var announced = false
         while !Shutdown.isRequested {
             usleep(50_000)
@@ -116,7 +127,8 @@ struct Calibrate: ParsableCommand {
             guard first > 0 else { continue }
             let elapsed = Double(monotonicNanos() &- first) / 1e9
             if !announced && elapsed >= restSeconds {
-                printError("calibrate: now move through your comfortable range (\(Int((seconds - restSeconds).rounded())) s)")
+                printError(
+                    "calibrate: now move through your comfortable range (\(Int((seconds - restSeconds).rounded())) s)")
                 announced = true
             }
             if elapsed >= seconds { break }

@@ -7,30 +7,30 @@ import SensorWahIO
 import SensorWahJack
 import SensorWahRuntime
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct Listen: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Receive live sensor streams from phones and watches and send MIDI.",
         discussion: """
-        By default a TCP server on port 56204 waits for the phone (SensorLog in client mode). \
-        Use --connect when the phone is the server, --udp for apps that send datagrams \
-        (HyperIMU, Sensorstream), --osc for OSC apps (GyrOSC, ZIG SIM, Sensors2OSC, TouchOSC, \
-        or any OSC sender through osc:/address mappings). Several senders may stream at once; \
-        each has its own header and its own name for sender= (app@address/device).
+            By default a TCP server on port 56204 waits for the phone (SensorLog in client mode). \
+            Use --connect when the phone is the server, --udp for apps that send datagrams \
+            (HyperIMU, Sensorstream), --osc for OSC apps (GyrOSC, ZIG SIM, Sensors2OSC, TouchOSC, \
+            or any OSC sender through osc:/address mappings). Several senders may stream at once; \
+            each has its own header and its own name for sender= (app@address/device).
 
-        Examples:
-          sensorwah listen
-              TCP port 56204, CC to stdout
-          sensorwah listen --udp 5555 --allow 192.168.1.0/24
-          sensorwah listen --connect 192.168.1.20:56204 --record Recordings
-          sensorwah listen --no-tcp --osc 9000 --map "accel.x cc=11"
-          sensorwah listen --no-tcp --osc 9000 --detect
-              list what an OSC app sends
-          sensorwah listen --no-tcp --http 8000              Sensor Logger's HTTP push
-          sensorwah listen --no-tcp --phyphox 192.168.1.20:8080
-        """
+            Examples:
+              sensorwah listen
+                  TCP port 56204, CC to stdout
+              sensorwah listen --udp 5555 --allow 192.168.1.0/24
+              sensorwah listen --connect 192.168.1.20:56204 --record Recordings
+              sensorwah listen --no-tcp --osc 9000 --map "accel.x cc=11"
+              sensorwah listen --no-tcp --osc 9000 --detect
+                  list what an OSC app sends
+              sensorwah listen --no-tcp --http 8000              Sensor Logger's HTTP push
+              sensorwah listen --no-tcp --phyphox 192.168.1.20:8080
+            """
     )
 
     @Option(help: "TCP port to listen on (0 picks a free one).")
@@ -39,51 +39,86 @@ struct Listen: ParsableCommand {
     var noTcp = false
     @Option(help: "Address to listen on.")
     var bind = "0.0.0.0"
-    @Option(help: ArgumentHelp("Connect to a phone acting as server (repeatable); reconnects when it goes away.", valueName: "HOST:PORT"))
+    @Option(
+        help: ArgumentHelp(
+            "Connect to a phone acting as server (repeatable); reconnects when it goes away.", valueName: "HOST:PORT"))
     var connect: [String] = []
     @Option(help: ArgumentHelp("Also receive UDP datagrams on this port (repeatable).", valueName: "PORT"))
     var udp: [Int] = []
-    @Option(help: ArgumentHelp("Receive OSC over UDP on this port (repeatable; 0 picks a free one).", valueName: "PORT"))
+    @Option(
+        help: ArgumentHelp("Receive OSC over UDP on this port (repeatable; 0 picks a free one).", valueName: "PORT"))
     var osc: [Int] = []
-    @Option(name: .customLong("osc-tcp"), help: ArgumentHelp("Receive OSC over TCP, SLIP-framed, on this port (repeatable).", valueName: "PORT"))
+    @Option(
+        name: .customLong("osc-tcp"),
+        help: ArgumentHelp("Receive OSC over TCP, SLIP-framed, on this port (repeatable).", valueName: "PORT"))
     var oscTCP: [Int] = []
-    @Option(help: ArgumentHelp("Receive Sensor Logger's HTTP push (JSON batches POSTed to http://THIS-HOST:PORT/) on this port (repeatable).", valueName: "PORT"))
+    @Option(
+        help: ArgumentHelp(
+            "Receive Sensor Logger's HTTP push (JSON batches POSTed to http://THIS-HOST:PORT/) on this port (repeatable).",
+            valueName: "PORT"))
     var http: [Int] = []
     @Option(help: ArgumentHelp("Largest HTTP push body accepted; larger ones get 413.", valueName: "BYTES"))
     var httpMaxBody = 4 << 20
-    @Flag(help: "Serve a page any phone opens in its own browser to send its motion sensors, no app needed (HTTPS on --web-port; the terminal shows its address and a QR code).")
+    @Flag(
+        help:
+            "Serve a page any phone opens in its own browser to send its motion sensors, no app needed (HTTPS on --web-port; the terminal shows its address and a QR code)."
+    )
     var web = false
     @Option(help: ArgumentHelp("The --web page's HTTPS port (0 picks a free one).", valueName: "PORT"))
     var webPort = 8443
-    @Option(help: ArgumentHelp("Poll a phone running phyphox with remote access on (repeatable); reconnects when it goes away.", valueName: "HOST:PORT"))
+    @Option(
+        help: ArgumentHelp(
+            "Poll a phone running phyphox with remote access on (repeatable); reconnects when it goes away.",
+            valueName: "HOST:PORT"))
     var phyphox: [String] = []
-    @Option(help: ArgumentHelp("Seconds between phyphox polls (each poll reads every sample since the last).", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp(
+            "Seconds between phyphox polls (each poll reads every sample since the last).", valueName: "SECONDS"))
     var phyphoxInterval = 0.05
     @Flag(help: "Print each new OSC address once with its argument types, then its values; no MIDI is sent.")
     var detect = false
-    @Option(help: ArgumentHelp("Accept senders only from this address block (repeatable), e.g. 192.168.1.0/24, or 'any'. Default: the local networks (loopback, private, link-local): a phone on the same Wi-Fi works, the internet does not.", valueName: "CIDR"))
+    @Option(
+        help: ArgumentHelp(
+            "Accept senders only from this address block (repeatable), e.g. 192.168.1.0/24, or 'any'. Default: the local networks (loopback, private, link-local): a phone on the same Wi-Fi works, the internet does not.",
+            valueName: "CIDR"))
     var allow: [String] = []
-    @Option(help: ArgumentHelp("The scene to start with (scenes are named sets of mappings in the --config file; kill -USR2 moves to the next).", valueName: "NAME"))
+    @Option(
+        help: ArgumentHelp(
+            "The scene to start with (scenes are named sets of mappings in the --config file; kill -USR2 moves to the next).",
+            valueName: "NAME"))
     var scene: String?
     @Option(help: ArgumentHelp("A gesture that moves to the next scene.", valueName: "flick|shake|tap"))
     var sceneGesture: String?
-    @Option(help: ArgumentHelp("With scenes and --midi alsa or jack: only Program Change on this MIDI channel (1-16) selects a scene on the control input (default: any channel).", valueName: "CHANNEL"))
+    @Option(
+        help: ArgumentHelp(
+            "With scenes and --midi alsa or jack: only Program Change on this MIDI channel (1-16) selects a scene on the control input (default: any channel).",
+            valueName: "CHANNEL"))
     var sceneChannel: Int?
     @Flag(help: "Pair with the first sender: every other address is ignored until restart (a stage on shared Wi-Fi).")
     var pair = false
     @Option(help: ArgumentHelp("Pair with this sender's address only (implies --pair).", valueName: "ADDRESS"))
     var pairWith: String?
-    @Option(help: "Most TCP senders at once (from one address half of them, or 4 if that is more; the web and push ports take four times as many, 16 from one address). A newcomer closes a connection that has sent nothing whole for 2 s (half a second if it never has).")
+    @Option(
+        help:
+            "Most TCP senders at once (from one address half of them, or 4 if that is more; the web and push ports take four times as many, 16 from one address). A newcomer closes a connection that has sent nothing whole for 2 s (half a second if it never has)."
+    )
     var maxConnections = 16
-    @Option(help: ArgumentHelp("Close a connection after this many seconds without a whole message: a line that gives a reading, a request, a WebSocket message (0: never).", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp(
+            "Close a connection after this many seconds without a whole message: a line that gives a reading, a request, a WebSocket message (0: never).",
+            valueName: "SECONDS"))
     var idleTimeout = 60.0
-    @Option(help: ArgumentHelp("Send the rest values after a sender is silent this long (0: never).", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp("Send the rest values after a sender is silent this long (0: never).", valueName: "SECONDS"))
     var restAfter = 2.0
     @Option(help: ArgumentHelp("Record each sender's stream verbatim into this folder.", valueName: "DIR"))
     var record: String?
     @Flag(help: "Print latency percentiles at exit: over all senders, and for each sender by name.")
     var latency = false
-    @Flag(help: "Let the output thread sleep until each line arrives. By default, while a sender's lines come at a steady rate, it wakes just before the next is due and waits for it (at most 1 ms either side), so the line finds a running CPU: its message leaves tens of µs sooner on an idle machine, for about 4 % of one core with a steady sender at 100 Hz. Irregular or interleaved senders turn this off by themselves.")
+    @Flag(
+        help:
+            "Let the output thread sleep until each line arrives. By default, while a sender's lines come at a steady rate, it wakes just before the next is due and waits for it (at most 1 ms either side), so the line finds a running CPU: its message leaves tens of µs sooner on an idle machine, for a few percent of one core while a sender is steady (docs/performance.md has the figures). Irregular or interleaved senders turn this off by themselves."
+    )
     var noAnticipate = false
     @OptionGroup(title: "Input") var input: InputOptions
     @OptionGroup(title: "Mapping") var mapping: MappingOptions
@@ -92,28 +127,50 @@ struct Listen: ParsableCommand {
     @OptionGroup(title: "General") var global: GlobalOptions
 
     func validate() throws {
-        for a in allow where a != "any" && CIDR(a) == nil { throw ValidationError("--allow '\(a)' is not an address or address block (or 'any')") }
-        if let g = sceneGesture, Gesture(name: g) == nil { throw ValidationError("--scene-gesture '\(g)': flick, shake or tap") }
-        if let c = sceneChannel, !(1...16).contains(c) { throw ValidationError("--scene-channel \(c): a MIDI channel is 1 to 16") }
-        if let p = pairWith, CIDR(p) == nil || p.contains("/") { throw ValidationError("--pair-with '\(p)' is not an address") }
-        for c in connect where Endpoint(parsing: c) == nil { throw ValidationError("--connect '\(c)' must be HOST:PORT") }
+        for a in allow where a != "any" && CIDR(a) == nil {
+            throw ValidationError("--allow '\(a)' is not an address or address block (or 'any')")
+        }
+        if let g = sceneGesture, Gesture(name: g) == nil {
+            throw ValidationError("--scene-gesture '\(g)': flick, shake or tap")
+        }
+        if let c = sceneChannel, !(1...16).contains(c) {
+            throw ValidationError("--scene-channel \(c): a MIDI channel is 1 to 16")
+        }
+        if let p = pairWith, CIDR(p) == nil || p.contains("/") {
+            throw ValidationError("--pair-with '\(p)' is not an address")
+        }
+        for c in connect where Endpoint(parsing: c) == nil {
+            throw ValidationError("--connect '\(c)' must be HOST:PORT")
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
         for u in udp where !(0...65535).contains(u) { throw ValidationError("--udp must be 0-65535") }
         for u in osc where !(0...65535).contains(u) { throw ValidationError("--osc must be a port 0-65535") }
         for u in oscTCP where !(0...65535).contains(u) { throw ValidationError("--osc-tcp must be a port 0-65535") }
         for u in http where !(0...65535).contains(u) { throw ValidationError("--http must be a port 0-65535") }
-        guard (1024...(256 << 20)).contains(httpMaxBody) else { throw ValidationError("--http-max-body must be 1024 to 268435456 bytes") }
-        for p in phyphox where Endpoint(parsing: p, defaultHost: "") == nil || Endpoint(parsing: p, defaultHost: "")!.host.isEmpty {
-            throw ValidationError("--phyphox '\(p)' must be HOST:PORT (the address phyphox shows under remote access, e.g. 192.168.1.20:8080)")
+        guard (1024...(256 << 20)).contains(httpMaxBody) else {
+            throw ValidationError("--http-max-body must be 1024 to 268435456 bytes")
         }
-        guard phyphoxInterval.isFinite, (0.01...10).contains(phyphoxInterval) else { throw ValidationError("--phyphox-interval must be 0.01 to 10 seconds") }
+        for p in phyphox
+        where Endpoint(parsing: p, defaultHost: "") == nil || Endpoint(parsing: p, defaultHost: "")!.host.isEmpty {
+            throw ValidationError(
+                "--phyphox '\(p)' must be HOST:PORT (the address phyphox shows under remote access, e.g. 192.168.1.20:8080)"
+            )
+        }
+        guard phyphoxInterval.isFinite, (0.01...10).contains(phyphoxInterval) else {
+            throw ValidationError("--phyphox-interval must be 0.01 to 10 seconds")
+        }
         if detect && osc.isEmpty && oscTCP.isEmpty { throw ValidationError("--detect needs --osc or --osc-tcp") }
-        guard (1...10_000).contains(maxConnections) else { throw ValidationError("--max-connections must be 1 to 10000") }
+        guard (1...10_000).contains(maxConnections) else {
+            throw ValidationError("--max-connections must be 1 to 10000")
+        }
         guard !bind.isEmpty else { throw ValidationError("--bind needs an address, e.g. 0.0.0.0 or 192.168.1.10") }
-        for (name, v) in [("--idle-timeout", idleTimeout), ("--rest-after", restAfter)] where !(v.isFinite && v >= 0 && v <= 86_400) {
+        for (name, v) in [("--idle-timeout", idleTimeout), ("--rest-after", restAfter)]
+        where !(v.isFinite && v >= 0 && v <= 86_400) {
             throw ValidationError("\(name) must be a number of seconds from 0 (never) to 86400")
         }
-        if noTcp && udp.isEmpty && connect.isEmpty && osc.isEmpty && oscTCP.isEmpty && http.isEmpty && phyphox.isEmpty && !web {
+        if noTcp && udp.isEmpty && connect.isEmpty && osc.isEmpty && oscTCP.isEmpty && http.isEmpty && phyphox.isEmpty
+            && !web
+        {
             throw ValidationError("--no-tcp needs --web, --udp, --osc, --osc-tcp, --http, --phyphox or --connect")
         }
         if !(0...65535).contains(webPort) { throw ValidationError("--web-port \(webPort): a TCP port 0-65535") }
@@ -133,16 +190,26 @@ struct Listen: ParsableCommand {
             // a scene's own chain (chain: or fx-preset: under it), its fx= targets resolved against it
             var chain: EffectChainSpec? = nil
             if let own = s.chain {
-                do { chain = own.preset ? try EffectChainSpec.preset(named: own.text) : try EffectChainSpec(parsing: own.text) } catch {
-                    throw ConfigFile.Problem(path: path, line: own.line, key: "scenes.\(s.name).\(own.preset ? "fx-preset" : "chain")", message: "\(error)")
+                do {
+                    chain =
+                        own.preset
+                        ? try EffectChainSpec.preset(named: own.text) : try EffectChainSpec(parsing: own.text)
+                } catch {
+                    throw ConfigFile.Problem(
+                        path: path, line: own.line, key: "scenes.\(s.name).\(own.preset ? "fx-preset" : "chain")",
+                        message: "\(error)")
                 }
             }
             var mappings = s.mappings + extra
             do { try mapping.resolveLearned(&mappings) } catch {
-                throw ConfigFile.Problem(path: path, line: file.scenes.first { $0.name == s.name }?.line ?? 0, key: "scenes.\(s.name)", message: "\(error)")
+                throw ConfigFile.Problem(
+                    path: path, line: file.scenes.first { $0.name == s.name }?.line ?? 0, key: "scenes.\(s.name)",
+                    message: "\(error)")
             }
             do { try Mapping.resolveEffectTargets(&mappings, chain: chain ?? main) } catch {
-                throw ConfigFile.Problem(path: path, line: file.scenes.first { $0.name == s.name }?.line ?? 0, key: "scenes.\(s.name)", message: "\(error)")
+                throw ConfigFile.Problem(
+                    path: path, line: file.scenes.first { $0.name == s.name }?.line ?? 0, key: "scenes.\(s.name)",
+                    message: "\(error)")
             }
             return Scene(name: s.name, mappings: mappings, chain: chain)
         }
@@ -152,7 +219,8 @@ struct Listen: ParsableCommand {
         }
         let wanted = scene ?? file.startScene?.name ?? scenes[0].name
         guard let i = scenes.firstIndex(where: { $0.name == wanted }) else {
-            throw ValidationError("--scene \(wanted): the scenes in \(path) are \(scenes.map(\.name).joined(separator: ", "))")
+            throw ValidationError(
+                "--scene \(wanted): the scenes in \(path) are \(scenes.map(\.name).joined(separator: ", "))")
         }
         return (scenes, i)
     }
@@ -165,8 +233,12 @@ struct Listen: ParsableCommand {
         global.bootstrapLogging()
         let logger = Logger(label: "sensorwah.listen")
         let (scenes, startScene): ([Scene], Int)
-        do { (scenes, startScene) = try loadScenes() } catch let p as ConfigFile.Problem { throw RuntimeFailure("\(p)") }
-        let mappings = scenes.isEmpty ? try output.jack.resolve(mapping.mappings() + output.jack.switchMappings()) : scenes[startScene].mappings
+        do { (scenes, startScene) = try loadScenes() } catch let p as ConfigFile.Problem {
+            throw RuntimeFailure("\(p)")
+        }
+        let mappings =
+            scenes.isEmpty
+            ? try output.jack.resolve(mapping.mappings() + output.jack.switchMappings()) : scenes[startScene].mappings
         for m in mappings { logger.info("mapping: \(m.summary)") }
         Shutdown.installRezeroSignal()
 
@@ -178,18 +250,28 @@ struct Listen: ParsableCommand {
         }
 
         let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 16)
-        let pump = OutputPump(queue: queue, outputs: detect ? [] : try Wiring.outputs(output, mappings: mappings, controlIn: !scenes.isEmpty,
-                                                                                 scenes: scenes, startScene: startScene, logger: logger))
+        let pump = OutputPump(
+            queue: queue,
+            outputs: detect
+                ? []
+                : try Wiring.outputs(
+                    output, mappings: mappings, controlIn: !scenes.isEmpty,
+                    scenes: scenes, startScene: startScene, logger: logger))
         config.control?.outputLines = Wiring.outputLines(pump.outputs, pump: pump)
-        let view = detect ? nil : Wiring.liveView(monitor, title: "listen", output: output,
-                                                  scenes: scenes.isEmpty ? [mappings] : config.scenes.map(\.mappings),
-                                                  sceneNames: scenes.map(\.name), outputs: pump.outputs, pump: pump,
-                                                  calibrateKey: global.config != nil, teachKey: mapping.gesturesFile != nil, control: live)
+        let view =
+            detect
+            ? nil
+            : Wiring.liveView(
+                monitor, title: "listen", output: output,
+                scenes: scenes.isEmpty ? [mappings] : config.scenes.map(\.mappings),
+                sceneNames: scenes.map(\.name), outputs: pump.outputs, pump: pump,
+                calibrateKey: global.config != nil, teachKey: mapping.gesturesFile != nil, control: live)
         pump.latencyBySender = latency
         pump.anticipate = !noAnticipate
         pump.start()
-        let listener = Listener(configuration: config, mappings: mappings, queue: queue, wake: pump.wake,
-                                arriving: pump.arriving, logger: logger)
+        let listener = Listener(
+            configuration: config, mappings: mappings, queue: queue, wake: pump.wake,
+            arriving: pump.arriving, logger: logger)
         if let v = view { listener.monitor = MonitorFeed(board: v.board) }
         let sourceTap: ((String, SensorFrame) -> Void)? = try Wiring.oscSources(output.network).map { sources in
             { sender, frame in sources.send(frame, sender: sender) }
@@ -202,13 +284,18 @@ struct Listen: ParsableCommand {
             pump.stop()
             throw RuntimeFailure("cannot listen: \(error)")
         }
-        if web { Wiring.announceWebPage(listener, certificates: config.webCertificates, control: config.control, view: view) }
+        if web {
+            Wiring.announceWebPage(listener, certificates: config.webCertificates, control: config.control, view: view)
+        }
         view?.start()
-        let rig = LiveRig(listen: self, listener: listener, pump: pump, control: live, view: view, controlPage: config.control != nil,
-                          scenes: scenes, startScene: startScene, sourceTap: sourceTap, logger: logger)
+        let rig = LiveRig(
+            listen: self, listener: listener, pump: pump, control: live, view: view, controlPage: config.control != nil,
+            scenes: scenes, startScene: startScene, sourceTap: sourceTap, logger: logger)
         rig.run()
         view?.stop()
-        logger.notice("stopping\(Shutdown.stopSignalName.map { " on \($0)" } ?? ""): sending rest values and note-offs, flushing recordings")
+        logger.notice(
+            "stopping\(Shutdown.stopSignalName.map { " on \($0)" } ?? ""): sending rest values and note-offs, flushing recordings"
+        )
         let stats = listener.stop()
         pump.stop()
         printError(summary(stats, pump: pump))

@@ -14,7 +14,9 @@ struct MappingsHelp: ParsableCommand {
 
     /// The effects' parameters as fx= targets, and the chain presets.
     static var effectsHelp: String {
-        func pad(_ t: String, _ n: Int) -> String { t.count >= n ? t + " " : t + String(repeating: " ", count: n - t.count) }
+        func pad(_ t: String, _ n: Int) -> String {
+            t.count >= n ? t + " " : t + String(repeating: " ", count: n - t.count)
+        }
         var s = "\nEffect parameters (fx=EFFECT.PARAM; the chain is --fx or --fx-preset, the wah alone by default;"
         s += "\na second effect of a kind is numbered: delay2.time). to=LO..HI is in the parameter's units:"
         for kind in EffectKind.allCases {

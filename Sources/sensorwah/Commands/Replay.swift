@@ -1,29 +1,33 @@
 import ArgumentParser
 import Logging
+import SensorWahConsole
 import SensorWahCore
 import SensorWahEngine
 import SensorWahIO
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Play a recorded sensor log through the mappings with its original timing.",
         discussion: """
-        Timing comes from the sensor timestamps in the file. Gaps longer than --max-gap are \
-        shortened; a timestamp that jumps back by more than a second starts a new take.
+            Timing comes from the sensor timestamps in the file. Gaps longer than --max-gap are \
+            shortened; a timestamp that jumps back by more than a second starts a new take.
 
-        Examples:
-          sensorwah replay Recordings/wrist-wah-phone.csv
-          sensorwah replay take.csv --speed 0.5 --loop
-          sensorwah replay take.csv --fast --midi stdout > cc.jsonl
-          sensorwah replay "Sensor Logger export/"
-              one CSV per sensor, merged on time
-        """
+            Examples:
+              sensorwah replay Recordings/wrist-wah-phone.csv
+              sensorwah replay take.csv --speed 0.5 --loop
+              sensorwah replay take.csv --fast --midi stdout > cc.jsonl
+              sensorwah replay "Sensor Logger export/"
+                  one CSV per sensor, merged on time
+            """
     )
 
-    @Argument(help: ArgumentHelp("A sensor log, or several files or a folder: files whose times overlap are one recording and are merged on time (Sensor Logger writes one CSV per sensor); the others are takes, played one after another in the order given.", valueName: "LOG"))
+    @Argument(
+        help: ArgumentHelp(
+            "A sensor log, or several files or a folder: files whose times overlap are one recording and are merged on time (Sensor Logger writes one CSV per sensor); the others are takes, played one after another in the order given.",
+            valueName: "LOG"))
     var files: [String]
     @OptionGroup(title: "Playback") var playback: PlaybackOptions
     @OptionGroup(title: "Input") var input: InputOptions
@@ -51,22 +55,30 @@ struct Replay: ParsableCommand {
         let watch = DeliveryWatch(outs)
         watch.onFailure = { text, final in
             if final {
-                logger.error("every output has failed: \(text); nothing can be delivered any more, so the replay stops (exit status 1)")
+                logger.error(
+                    "every output has failed: \(text); nothing can be delivered any more, so the replay stops (exit status 1)"
+                )
             } else {
-                logger.error("every output has failed: \(text); messages go nowhere until one delivers again (the replay goes on, and ends with exit status 1)")
+                logger.error(
+                    "every output has failed: \(text); messages go nowhere until one delivers again (the replay goes on, and ends with exit status 1)"
+                )
             }
         }
         watch.onRecovery = { logger.notice("an output delivers again") }
-        let live = LiveControl()   // the live view's solo
+        let live = LiveControl()  // the live view's solo, re-zero and quit
         var pipeline = Pipeline(mappings: mappings, outputs: outs, control: live)
-        let view = Wiring.liveView(monitor, title: "replay", output: output, scenes: [mappings], outputs: outs, control: live)
-        var replay = FileReplay(paths: paths, parserOptions: input.parserOptions(), maxLineLength: input.maxLine,
-                                timing: playback.timing, motion: motion)
+        let view = Wiring.liveView(
+            monitor, title: "replay", output: output, scenes: [mappings], outputs: outs, control: live)
+        var replay = FileReplay(
+            paths: paths, parserOptions: input.parserOptions(), maxLineLength: input.maxLine,
+            timing: playback.timing, motion: motion)
         // --fast on a terminal: a progress line (not when the JSON stream goes to the same terminal)
-        let progress = ProgressLine("replay", enabled: view == nil && playback.fast && isatty(2) == 1
-                                    && !(isatty(1) == 1 && output.destinations.contains(.stdout)))
+        let progress = ProgressLine(
+            "replay",
+            enabled: view == nil && playback.fast && isatty(2) == 1
+                && !(isatty(1) == 1 && output.destinations.contains(.stdout)))
         if progress.enabled { replay.progress = progress.update }
-        if let v = view { replay.monitor = MonitorFeed(board: v.board); v.start() }
+        if let v = view { replay.monitor = MonitorFeed(board: v.board); replay.control = live; v.start() }
         replay.shouldStop = { watch.shouldStop() }
         if let sources = try Wiring.oscSources(output.network) {
             // one file: its name is the sender; merged files play as one sender, "replay"
@@ -74,18 +86,25 @@ struct Replay: ParsableCommand {
             replay.afterFrame = { frame, _ in sources.send(frame, sender: name) }
         }
         let result: FileReplay.Result
-        do { result = try replay.run(into: &pipeline) } catch { view?.stop(); progress.finish(); throw RuntimeFailure("\(error)") }
+        do { result = try replay.run(into: &pipeline) } catch {
+            view?.stop(); progress.finish(); throw RuntimeFailure("\(error)")
+        }
         view?.stop()
         progress.finish()
         let stopped = watch.failedForGood
         pipeline.finish(beforeClosing: { watch.check() })
-        var summary = Summary(source: files.joined(separator: " "), format: result.format, parser: result.parser, mapper: pipeline.mapper.stats,
-                              gapsShortened: result.gapsShortened, elapsed: result.elapsed)
-        if paths.count > 1 && result.takes == 1 { summary.notes.append("\(paths.count) files merged on their time column") }
+        var summary = Summary(
+            source: files.joined(separator: " "), format: result.format, parser: result.parser,
+            mapper: pipeline.mapper.stats,
+            gapsShortened: result.gapsShortened, elapsed: result.elapsed)
+        if paths.count > 1 && result.takes == 1 {
+            summary.notes.append("\(paths.count) files merged on their time column")
+        }
         summary.notes += result.notes
         var text = summary.text
         if watch.undelivered > 0 || watch.failures > 0 {
-            text += "\n  messages delivered nowhere, every output having failed: \(watch.undelivered) (\(watch.failureText))"
+            text +=
+                "\n  messages delivered nowhere, every output having failed: \(watch.undelivered) (\(watch.failureText))"
             if stopped { text += "; the replay stopped there" }
         }
         printError(text)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import NIOCore
 import NIOPosix
+import SensorWahConsole
 import SensorWahCore
 import SensorWahEngine
 import SensorWahIO
@@ -11,21 +12,23 @@ struct Stream: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Play a recording over the network like a phone would (a phone simulator).",
         discussion: """
-        Sends FILE line by line at its original rate, as SensorLog does in client mode (--to), \
-        server mode (--serve) or UDP (--udp).
+            Sends FILE line by line at its original rate, as SensorLog does in client mode (--to), \
+            server mode (--serve) or UDP (--udp).
 
-        Examples:
-          sensorwah stream Recordings/wrist-wah-phone.csv --to 127.0.0.1:56204
-          sensorwah stream Recordings/watch-sweeps.csv --serve 56204 --loop
-          sensorwah stream take.csv --udp 127.0.0.1:5555 --no-header
-        """
+            Examples:
+              sensorwah stream Recordings/wrist-wah-phone.csv --to 127.0.0.1:56204
+              sensorwah stream Recordings/watch-sweeps.csv --serve 56204 --loop
+              sensorwah stream take.csv --udp 127.0.0.1:5555 --no-header
+            """
     )
 
     @Argument(help: "A sensor log to send.")
     var file: String
     @Option(help: ArgumentHelp("Connect to a listener and send (SensorLog client mode).", valueName: "HOST:PORT"))
     var to: String?
-    @Option(help: ArgumentHelp("Wait for listeners to connect and send to each (SensorLog server mode).", valueName: "PORT"))
+    @Option(
+        help: ArgumentHelp("Wait for listeners to connect and send to each (SensorLog server mode).", valueName: "PORT")
+    )
     var serve: Int?
     @Option(help: ArgumentHelp("Send one datagram per line.", valueName: "HOST:PORT"))
     var udp: String?
@@ -59,7 +62,9 @@ struct Stream: ParsableCommand {
             let answer = ListenerAnswer()
             do {
                 ch = try ClientBootstrap(group: group).channelOption(.socketOption(.tcp_nodelay), value: 1)
-                    .channelInitializer { ch in ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(answer) } }
+                    .channelInitializer { ch in
+                        ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(answer) }
+                    }
                     .connect(host: ep.host, port: ep.port).wait()
             } catch {
                 throw RuntimeFailure("cannot connect to \(ep): \(error)")
@@ -80,7 +85,9 @@ struct Stream: ParsableCommand {
             printError("sensorwah stream: sent \(sent) lines to \(ep)")
         } else if let u = udp, let ep = Endpoint(parsing: u) {
             let remote = try SocketAddress.makeAddressResolvingHost(ep.host, port: ep.port)
-            let ch = try DatagramBootstrap(group: group).bind(host: remote.protocol == .inet6 ? "::" : "0.0.0.0", port: 0).wait()
+            let ch = try DatagramBootstrap(group: group).bind(
+                host: remote.protocol == .inet6 ? "::" : "0.0.0.0", port: 0
+            ).wait()
             logger.notice("sending \(lines.count) lines as UDP datagrams to \(ep)")
             let sent = player.play { bytes, flushNow in
                 var buf = ch.allocator.buffer(capacity: bytes.count)

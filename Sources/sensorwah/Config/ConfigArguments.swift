@@ -20,10 +20,11 @@ struct ConfigArguments {
     }
 
     static func longOptions(in argv: [String]) -> Set<String> {
-        Set(argv.compactMap { a -> String? in
-            guard a.hasPrefix("--"), a.count > 2 else { return nil }
-            return String(a.dropFirst(2).split(separator: "=", maxSplits: 1).first ?? "")
-        })
+        Set(
+            argv.compactMap { a -> String? in
+                guard a.hasPrefix("--"), a.count > 2 else { return nil }
+                return String(a.dropFirst(2).split(separator: "=", maxSplits: 1).first ?? "")
+            })
     }
 
     init(argv: [String]) throws {
@@ -43,7 +44,8 @@ struct ConfigArguments {
         guard let cfg = file else { return nil }
         // a mapping written in the file
         if !typed.contains("map") && !typed.contains("map-file"),
-           let r = message.range(of: "mapping \""), let end = message[r.upperBound...].range(of: "\": ") {
+            let r = message.range(of: "mapping \""), let end = message[r.upperBound...].range(of: "\": ")
+        {
             let text = String(message[r.upperBound..<end.lowerBound])
             if let line = cfg.line(ofMapping: text) {
                 return "\(cfg.path):\(line): mappings: " + String(message[end.upperBound...])
@@ -53,7 +55,9 @@ struct ConfigArguments {
         var i = message.startIndex
         while let r = message[i...].range(of: "--") {
             var j = r.upperBound
-            while j < message.endIndex, message[j].isLetter || message[j].isNumber || message[j] == "-" { j = message.index(after: j) }
+            while j < message.endIndex, message[j].isLetter || message[j].isNumber || message[j] == "-" {
+                j = message.index(after: j)
+            }
             let name = String(message[r.upperBound..<j])
             if let o = origin[name], !typed.contains(name) {
                 return "\(cfg.path):\(o.line): \(o.key): " + message

@@ -2,7 +2,7 @@ import SensorWahCore
 import SensorWahEngine
 import SensorWahIO
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Changes a configuration file the way a person would: one mapping line edited in place, the
@@ -14,7 +14,10 @@ enum ConfigEditor {
     static func setRange(in path: String, mapping index: Int, min: Double, max: Double, centre: Double?) throws {
         let file = try ConfigFile(path: path)
         guard index >= 1, index <= file.mappings.count else {
-            throw Failure(description: "\(path) has \(file.mappings.count) mapping\(file.mappings.count == 1 ? "" : "s") under mappings:, not \(index)")
+            throw Failure(
+                description:
+                    "\(path) has \(file.mappings.count) mapping\(file.mappings.count == 1 ? "" : "s") under mappings:, not \(index)"
+            )
         }
         let target = file.mappings[index - 1]
         let text = try read(path)
@@ -30,7 +33,7 @@ enum ConfigEditor {
         words.append("range=\(n(min))..\(n(max))")
         if let c = centre { words.append("centre=\(n(c))") }
         let edited = words.joined(separator: " ")
-        _ = try Mapping(parsing: edited)            // never write a mapping that does not parse
+        _ = try Mapping(parsing: edited)  // never write a mapping that does not parse
         lines[target.line - 1].replaceSubrange(r, with: edited)
         try replace(path, with: lines.joined(separator: "\n"))
     }
@@ -43,13 +46,18 @@ enum ConfigEditor {
         guard !texts.isEmpty else { throw Failure(description: "a configuration keeps at least one mapping") }
         for t in texts {
             if let c = MappingLimits.forbiddenCharacter(in: t) {
-                throw Failure(description: "the mapping \"\(t.unicodeScalars.filter { $0.properties.generalCategory != .control }.map(String.init).joined())\" holds \(c): a mapping is one line; not saved")
+                throw Failure(
+                    description:
+                        "the mapping \"\(t.unicodeScalars.filter { $0.properties.generalCategory != .control }.map(String.init).joined())\" holds \(c): a mapping is one line; not saved"
+                )
             }
         }
         let entries: [(text: String, line: Int)]
         let where_: String
         if let name = scene {
-            guard let s = file.scenes.first(where: { $0.name == name }) else { throw Failure(description: "\(path) has no scene '\(name)'") }
+            guard let s = file.scenes.first(where: { $0.name == name }) else {
+                throw Failure(description: "\(path) has no scene '\(name)'")
+            }
             entries = s.mappings; where_ = "scenes: \(name):"
         } else {
             entries = file.mappings; where_ = "mappings:"
@@ -57,13 +65,20 @@ enum ConfigEditor {
         let text = try read(path)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if entries.isEmpty {
-            guard scene == nil, file.mappingsLine == nil else { throw Failure(description: "\(path): \(where_) has no entry to follow") }
+            guard scene == nil, file.mappingsLine == nil else {
+                throw Failure(description: "\(path): \(where_) has no entry to follow")
+            }
             if lines.last == "" { lines.removeLast() }
             lines += ["", "mappings:"] + texts.map { "  - \($0)" } + [""]
             return try replace(path, with: lines.joined(separator: "\n"), expecting: texts, scene: scene)
         }
-        guard Set(entries.map(\.line)).count == entries.count, entries.allSatisfy({ lines.indices.contains($0.line - 1) }) else {
-            throw Failure(description: "\(path): \(where_) is written on one line ([a, b]); write one mapping per line ('- MAPPING') to save from the control page")
+        guard Set(entries.map(\.line)).count == entries.count,
+            entries.allSatisfy({ lines.indices.contains($0.line - 1) })
+        else {
+            throw Failure(
+                description:
+                    "\(path): \(where_) is written on one line ([a, b]); write one mapping per line ('- MAPPING') to save from the control page"
+            )
         }
         let last = entries[entries.count - 1]
         guard let lastRange = lines[last.line - 1].range(of: last.text) else {
@@ -75,7 +90,9 @@ enum ConfigEditor {
         // then removals from the end
         for i in 0..<min(entries.count, texts.count) where entries[i].text != texts[i] {
             let e = entries[i]
-            guard let r = lines[e.line - 1].range(of: e.text) else { throw Failure(description: "\(path):\(e.line): cannot find the mapping '\(e.text)' to edit") }
+            guard let r = lines[e.line - 1].range(of: e.text) else {
+                throw Failure(description: "\(path):\(e.line): cannot find the mapping '\(e.text)' to edit")
+            }
             lines[e.line - 1].replaceSubrange(r, with: texts[i])
         }
         if texts.count > entries.count {
@@ -97,7 +114,7 @@ enum ConfigEditor {
             while i < lines.count {
                 let l = lines[i]
                 let trimmed = l.drop { $0 == " " || $0 == "\t" }
-                if !l.isEmpty && l.first != " " && l.first != "\t" && l.first != "#" { break }   // the next section
+                if !l.isEmpty && l.first != " " && l.first != "\t" && l.first != "#" { break }  // the next section
                 if !trimmed.isEmpty && !trimmed.hasPrefix("#") {
                     indent = String(l.prefix { $0 == " " || $0 == "\t" })
                     if trimmed.hasPrefix("\(key):") { found = i; break }
@@ -114,21 +131,31 @@ enum ConfigEditor {
 
     /// The file's text, read as a configuration file is (a regular file, within the cap).
     static func read(_ path: String) throws -> String {
-        do { return try CarefulFile.readText(path, what: "the configuration file") } catch { throw Failure(description: error.description) }
+        do { return try CarefulFile.readText(path, what: "the configuration file") } catch {
+            throw Failure(description: error.description)
+        }
     }
 
     /// Replaces the file with `out` once it loads and reads back as the same mappings, through
     /// a new file of a random name in the target's folder renamed over it (CarefulFile.replace:
     /// the mode kept, a symbolic link kept a link and its target written, nothing planted at a
     /// predictable name followed).
-    static func replace(_ path: String, with out: String, expecting texts: [String]? = nil, scene: String? = nil) throws {
-        let loaded = try ConfigFile(path: path, text: out)   // never a file that does not load
+    static func replace(_ path: String, with out: String, expecting texts: [String]? = nil, scene: String? = nil) throws
+    {
+        let loaded = try ConfigFile(path: path, text: out)  // never a file that does not load
         if let texts {
-            let back = scene.map { name in loaded.scenes.first { $0.name == name }?.mappings.map(\.text) ?? [] } ?? loaded.mappings.map(\.text)
+            let back =
+                scene.map { name in loaded.scenes.first { $0.name == name }?.mappings.map(\.text) ?? [] }
+                ?? loaded.mappings.map(\.text)
             guard back == texts else {
-                throw Failure(description: "\(path): the mappings would read back differently from what runs (\(back.count) read back for \(texts.count)); not saved")
+                throw Failure(
+                    description:
+                        "\(path): the mappings would read back differently from what runs (\(back.count) read back for \(texts.count)); not saved"
+                )
             }
         }
-        do { try CarefulFile.replace(path, with: Array(out.utf8)) } catch { throw Failure(description: error.description) }
+        do { try CarefulFile.replace(path, with: Array(out.utf8)) } catch {
+            throw Failure(description: error.description)
+        }
     }
 }

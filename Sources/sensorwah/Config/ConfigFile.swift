@@ -64,18 +64,27 @@ struct ConfigFile {
             let m = Self.mistake(in: e, text: text)
             // a tab where YAML wants spaces: libyaml's words for it do not say so
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            if let k = lines.prefix(max(m.line, 1)).firstIndex(where: { $0.prefix { $0 == " " || $0 == "\t" }.contains("\t") }) {
-                let column = lines[k].prefix { $0 == " " || $0 == "\t" }.firstIndex(of: "\t").map { lines[k].distance(from: lines[k].startIndex, to: $0) + 1 }
-                throw Problem(path: path, line: k + 1, key: nil,
-                              message: "a tab in the indentation: YAML indents with spaces only (replace the tab with spaces): `\(String(lines[k].drop { $0 == " " || $0 == "\t" }))`",
-                              column: column)
+            if let k = lines.prefix(max(m.line, 1)).firstIndex(where: {
+                $0.prefix { $0 == " " || $0 == "\t" }.contains("\t")
+            }) {
+                let column = lines[k].prefix { $0 == " " || $0 == "\t" }.firstIndex(of: "\t").map {
+                    lines[k].distance(from: lines[k].startIndex, to: $0) + 1
+                }
+                throw Problem(
+                    path: path, line: k + 1, key: nil,
+                    message:
+                        "a tab in the indentation: YAML indents with spaces only (replace the tab with spaces): `\(String(lines[k].drop { $0 == " " || $0 == "\t" }))`",
+                    column: column)
             }
             throw Problem(path: path, line: m.line, key: nil, message: m.message, column: m.column)
         }
-        guard let root else { return }   // an empty file: the built-in defaults
+        guard let root else { return }  // an empty file: the built-in defaults
         guard let top = root.mapping else {
-            throw Problem(path: path, line: root.mark?.line ?? 1, key: nil,
-                          message: "expected sections (\(ConfigSchema.sectionNames.joined(separator: ", "))), each followed by a colon")
+            throw Problem(
+                path: path, line: root.mark?.line ?? 1, key: nil,
+                message:
+                    "expected sections (\(ConfigSchema.sectionNames.joined(separator: ", "))), each followed by a colon"
+            )
         }
         for (k, v) in top {
             guard let name = k.string else { continue }
@@ -87,7 +96,9 @@ struct ConfigFile {
             }
             if name == ConfigSchema.scenesKey {
                 guard let named = v.mapping else {
-                    throw Problem(path: path, line: line, key: name, message: "expected scenes by name, each with its list of mappings, e.g. verse: [accel.x cc=11]")
+                    throw Problem(
+                        path: path, line: line, key: name,
+                        message: "expected scenes by name, each with its list of mappings, e.g. verse: [accel.x cc=11]")
                 }
                 for (sk, sv) in named {
                     guard let sceneName = sk.string, !sceneName.isEmpty else { continue }
@@ -100,17 +111,25 @@ struct ConfigFile {
                         for (pk, pv) in parts {
                             let pl = pk.mark?.line ?? sl
                             switch pk.string {
-                            case ConfigSchema.mappingsKey: list = try Self.mappingList(pv, path: path, line: pl, key: "\(key).mappings")
+                            case ConfigSchema.mappingsKey:
+                                list = try Self.mappingList(pv, path: path, line: pl, key: "\(key).mappings")
                             case ConfigSchema.chainKey:
-                                own = SceneChain(text: try Self.chainText(pv, path: path, line: pl, key: "\(key).chain"), preset: false, line: pl)
+                                own = SceneChain(
+                                    text: try Self.chainText(pv, path: path, line: pl, key: "\(key).chain"),
+                                    preset: false, line: pl)
                             case ConfigSchema.presetKey:
                                 guard let name = pv.scalar?.string, !name.isEmpty else {
-                                    throw Problem(path: path, line: pl, key: "\(key).fx-preset", message: "expects the name of a chain preset (see sensorwah mappings)")
+                                    throw Problem(
+                                        path: path, line: pl, key: "\(key).fx-preset",
+                                        message: "expects the name of a chain preset (see sensorwah mappings)")
                                 }
                                 own = SceneChain(text: name, preset: true, line: pl)
                             default:
-                                throw Problem(path: path, line: pl, key: "\(key).\(pk.string ?? "")",
-                                              message: "unknown key; a scene holds mappings: and, for its own effect chain, chain: or fx-preset:")
+                                throw Problem(
+                                    path: path, line: pl, key: "\(key).\(pk.string ?? "")",
+                                    message:
+                                        "unknown key; a scene holds mappings: and, for its own effect chain, chain: or fx-preset:"
+                                )
                             }
                         }
                         scenes.append((sceneName, sl, list, own))
@@ -126,7 +145,9 @@ struct ConfigFile {
             }
             if name == ConfigSchema.presetKey {
                 guard let s = v.scalar?.string, !s.isEmpty else {
-                    throw Problem(path: path, line: line, key: name, message: "expects the name of a chain preset, e.g. fuzz-wah (sensorwah mappings lists them)")
+                    throw Problem(
+                        path: path, line: line, key: name,
+                        message: "expects the name of a chain preset, e.g. fuzz-wah (sensorwah mappings lists them)")
                 }
                 fxPreset = (s, line)
                 continue
@@ -134,12 +155,18 @@ struct ConfigFile {
             if name == ConfigSchema.fxCCKey {
                 if case .scalar(let s) = v, s.string.isEmpty || s.string == "~" || s.string == "null" { continue }
                 guard let pairs = v.mapping else {
-                    throw Problem(path: path, line: line, key: name, message: "expects controller numbers with the parameter each moves, e.g. { 20: tremolo.rate, 21: delay.mix }")
+                    throw Problem(
+                        path: path, line: line, key: name,
+                        message:
+                            "expects controller numbers with the parameter each moves, e.g. { 20: tremolo.rate, 21: delay.mix }"
+                    )
                 }
                 for (ck, cv) in pairs {
                     let cl = ck.mark?.line ?? line
                     guard let cc = ck.string, let target = cv.scalar?.string, !target.isEmpty else {
-                        throw Problem(path: path, line: cl, key: name, message: "each entry is CC: EFFECT.PARAM, e.g. 20: tremolo.rate")
+                        throw Problem(
+                            path: path, line: cl, key: name,
+                            message: "each entry is CC: EFFECT.PARAM, e.g. 20: tremolo.rate")
                     }
                     fxCC.append(("\(cc)=\(target)", cl))
                 }
@@ -147,34 +174,43 @@ struct ConfigFile {
             }
             if name == ConfigSchema.sceneKey {
                 guard let s = v.string, !s.isEmpty else {
-                    throw Problem(path: path, line: line, key: name, message: "expects the name of a scene to start with")
+                    throw Problem(
+                        path: path, line: line, key: name, message: "expects the name of a scene to start with")
                 }
                 startScene = (s, line)
                 continue
             }
             guard let section = ConfigSchema.section(name) else {
-                throw Problem(path: path, line: line, key: name,
-                              message: "unknown section; allowed: \(ConfigSchema.sectionNames.joined(separator: ", "))")
+                throw Problem(
+                    path: path, line: line, key: name,
+                    message: "unknown section; allowed: \(ConfigSchema.sectionNames.joined(separator: ", "))")
             }
-            if case .scalar(let s) = v, s.string.isEmpty || s.string == "~" || s.string == "null" { continue }   // empty section
+            // an empty section
+            if case .scalar(let s) = v, s.string.isEmpty || s.string == "~" || s.string == "null" { continue }
             guard let keys = v.mapping else {
-                throw Problem(path: path, line: line, key: name, message: "expected keys under it, e.g. \(section.keys[0].name): ...")
+                throw Problem(
+                    path: path, line: line, key: name,
+                    message: "expected keys under it, e.g. \(section.keys[0].name): ...")
             }
             for (kk, vv) in keys {
                 guard let keyName = kk.string else { continue }
                 let kline = kk.mark?.line ?? line
                 let qualified = "\(name).\(keyName)"
                 guard let key = section.keys.first(where: { $0.name == keyName }) else {
-                    throw Problem(path: path, line: kline, key: qualified,
-                                  message: "unknown key; allowed in \(name): \(section.keys.map(\.name).joined(separator: ", "))")
+                    throw Problem(
+                        path: path, line: kline, key: qualified,
+                        message: "unknown key; allowed in \(name): \(section.keys.map(\.name).joined(separator: ", "))")
                 }
                 let values = try Self.values(vv, key: key, path: path, line: kline, qualified: qualified)
                 entries.append(Entry(section: name, key: key, values: values, line: kline))
             }
         }
         if let c = chain, let p = fxPreset {
-            throw Problem(path: path, line: max(c.line, p.line), key: c.line > p.line ? ConfigSchema.chainKey : ConfigSchema.presetKey,
-                          message: "the file names a chain twice (chain: on line \(c.line), fx-preset: on line \(p.line)); keep one")
+            throw Problem(
+                path: path, line: max(c.line, p.line),
+                key: c.line > p.line ? ConfigSchema.chainKey : ConfigSchema.presetKey,
+                message:
+                    "the file names a chain twice (chain: on line \(c.line), fx-preset: on line \(p.line)); keep one")
         }
     }
 
@@ -185,14 +221,16 @@ struct ConfigFile {
         if let seq = v.sequence, !seq.isEmpty {
             return try seq.map { item in
                 guard let s = item.scalar?.string, !s.isEmpty else {
-                    throw Problem(path: path, line: item.mark?.line ?? line, key: key,
-                                  message: "each effect is one line of text, e.g. - tremolo rate=5 depth=0.7")
+                    throw Problem(
+                        path: path, line: item.mark?.line ?? line, key: key,
+                        message: "each effect is one line of text, e.g. - tremolo rate=5 depth=0.7")
                 }
                 return s
             }.joined(separator: " > ")
         }
-        throw Problem(path: path, line: v.mark?.line ?? line, key: key,
-                      message: "expects a chain, e.g. \"fuzz drive=0.8 > wah > delay time=0.3\", or a list of effects")
+        throw Problem(
+            path: path, line: v.mark?.line ?? line, key: key,
+            message: "expects a chain, e.g. \"fuzz drive=0.8 > wah > delay time=0.3\", or a list of effects")
     }
 
     /// A list of mapping lines (`- accel.x cc=11 ...`), each with its line.
@@ -200,47 +238,62 @@ struct ConfigFile {
         switch v {
         case .sequence(let seq):
             guard seq.count <= MappingLimits.maxPerList else {
-                throw Problem(path: path, line: line, key: key,
-                              message: "\(seq.count) mappings; a list holds at most \(MappingLimits.maxPerList): the file is not used")
+                throw Problem(
+                    path: path, line: line, key: key,
+                    message:
+                        "\(seq.count) mappings; a list holds at most \(MappingLimits.maxPerList): the file is not used")
             }
             return try seq.map { item in
                 guard let s = item.string, !s.isEmpty, item.scalar != nil else {
-                    throw Problem(path: path, line: item.mark?.line ?? line, key: key,
-                                  message: "each mapping is one line of text, e.g. - accel.x cc=11 range=-1..1 bipolar")
+                    throw Problem(
+                        path: path, line: item.mark?.line ?? line, key: key,
+                        message: "each mapping is one line of text, e.g. - accel.x cc=11 range=-1..1 bipolar")
                 }
                 if let c = MappingLimits.forbiddenCharacter(in: s) {
-                    throw Problem(path: path, line: item.mark?.line ?? line, key: key, message: "a mapping holds \(c): each mapping is one line of text")
+                    throw Problem(
+                        path: path, line: item.mark?.line ?? line, key: key,
+                        message: "a mapping holds \(c): each mapping is one line of text")
                 }
                 return (s, item.mark?.line ?? line)
             }
         case .scalar(let s) where s.string.isEmpty || s.string == "~" || s.string == "null":
             return []
         default:
-            throw Problem(path: path, line: v.mark?.line ?? line, key: key,
-                          message: "expected a list of mappings, one per line starting with '- '")
+            throw Problem(
+                path: path, line: v.mark?.line ?? line, key: key,
+                message: "expected a list of mappings, one per line starting with '- '")
         }
     }
 
     /// The scenes' mappings, parsed; an error names the file, the line and the scene.
     func parsedScenes() throws -> [(name: String, mappings: [Mapping], chain: SceneChain?)] {
         if let start = startScene, !scenes.contains(where: { $0.name == start.name }) {
-            throw Problem(path: path, line: start.line, key: ConfigSchema.sceneKey,
-                          message: "no scene '\(start.name)'; scenes: \(scenes.map(\.name).joined(separator: ", "))")
+            throw Problem(
+                path: path, line: start.line, key: ConfigSchema.sceneKey,
+                message: "no scene '\(start.name)'; scenes: \(scenes.map(\.name).joined(separator: ", "))")
         }
         return try scenes.map { scene in
             guard !scene.mappings.isEmpty else {
-                throw Problem(path: path, line: scene.line, key: "scenes.\(scene.name)", message: "a scene needs at least one mapping")
+                throw Problem(
+                    path: path, line: scene.line, key: "scenes.\(scene.name)",
+                    message: "a scene needs at least one mapping")
             }
-            return (scene.name, try scene.mappings.map { m in
-                do { return try Mapping(parsing: m.text) } catch let e as MappingSyntaxError {
-                    throw Problem(path: path, line: m.line, key: "scenes.\(scene.name)", message: e.message)
-                }
-            }, scene.chain)
+            return (
+                scene.name,
+                try scene.mappings.map { m in
+                    do { return try Mapping(parsing: m.text) } catch let e as MappingSyntaxError {
+                        throw Problem(path: path, line: m.line, key: "scenes.\(scene.name)", message: e.message)
+                    }
+                }, scene.chain
+            )
         }
     }
 
-    static func values(_ v: Node, key: ConfigSchema.Key, path: String, line: Int, qualified: String) throws -> [String] {
-        func fail() -> Problem { Problem(path: path, line: v.mark?.line ?? line, key: qualified, message: "expects \(key.kind.expects)") }
+    static func values(_ v: Node, key: ConfigSchema.Key, path: String, line: Int, qualified: String) throws -> [String]
+    {
+        func fail() -> Problem {
+            Problem(path: path, line: v.mark?.line ?? line, key: qualified, message: "expects \(key.kind.expects)")
+        }
         switch key.kind {
         case .list:
             if let seq = v.sequence {
@@ -269,12 +322,15 @@ struct ConfigFile {
 
     /// The options this file gives `command`, leaving out what `given` (the options on the
     /// command line) already says for lists, and where each came from.
-    func arguments(for command: String, given: Set<String>) -> (args: [String], origin: [String: (line: Int, key: String)]) {
+    func arguments(for command: String, given: Set<String>) -> (
+        args: [String], origin: [String: (line: Int, key: String)]
+    ) {
         var args: [String] = []
         var origin: [String: (Int, String)] = [:]
         for e in entries {
             guard let section = ConfigSchema.section(e.section), section.commands.contains(command),
-                  e.key.only?.contains(command) ?? true else { continue }
+                e.key.only?.contains(command) ?? true
+            else { continue }
             let opt = e.key.option
             if e.key.kind == .list && given.contains(opt) { continue }
             if e.key.kind == .flag && e.values.isEmpty { continue }
@@ -321,7 +377,8 @@ struct ConfigFile {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         func indent(_ l: Substring) -> Int { l.prefix { $0 == " " }.count }
         func trimmed(_ l: Substring) -> String {
-            String(l.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+            String(
+                l.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
         }
         var line: Int, column: Int
         var what: String
@@ -347,7 +404,9 @@ struct ConfigFile {
             }
         case .parser(let context, let problem, let mark, _), .composer(let context, let problem, let mark, _):
             (line, column, what) = (mark.line, mark.column, problem)
-            if let c = context, c.mark.line >= 1, c.mark.line != mark.line { what += " (\(c.text) at line \(c.mark.line))" }
+            if let c = context, c.mark.line >= 1, c.mark.line != mark.line {
+                what += " (\(c.text) at line \(c.mark.line))"
+            }
             // keys of one section line up: name the line above when the two are indented apart
             if mark.line >= 2, mark.line <= lines.count {
                 var k = mark.line - 1
@@ -355,7 +414,8 @@ struct ConfigFile {
                 if k >= 1, !trimmed(lines[k - 1]).hasSuffix(":") {
                     let above = indent(lines[k - 1]), here = indent(lines[mark.line - 1])
                     if above != here, above > 0 {
-                        what += "; line \(k) is indented by \(above) spaces and this one by \(here): keys of one section line up"
+                        what +=
+                            "; line \(k) is indented by \(above) spaces and this one by \(here): keys of one section line up"
                     }
                 }
             }

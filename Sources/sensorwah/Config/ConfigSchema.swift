@@ -46,44 +46,64 @@ enum ConfigSchema {
     static let chainCommands: Set<String> = ["replay", "listen", "learn", "render"]
 
     static let sections: [Section] = [
-        Section(name: "input", keys: [
-            Key("format", .text), Key("columns", .text), Key("max-line", .number), Key("sensor", .text),
-            Key("sample-rate", .number),
-        ], commands: ["replay", "listen", "render", "calibrate", "export", "plot"]),
-        Section(name: "playback", keys: [
-            Key("speed", .number), Key("max-gap", .number), Key("loop", .flag),
-        ], commands: ["replay", "stream"]),
-        Section(name: "listen", keys: [
-            Key("port", .number), Key("no-tcp", .flag), Key("bind", .text), Key("connect", .list), Key("udp", .list),
-            Key("osc", .list), Key("osc-tcp", .list), Key("http", .list), Key("http-max-body", .number),
-            Key("web", .flag), Key("web-port", .number),
-            Key("phyphox", .list), Key("phyphox-interval", .number),
-            Key("scene-gesture", .text), Key("scene-channel", .number), Key("allow", .list), Key("pair", .flag), Key("pair-with", .text), Key("max-connections", .number), Key("idle-timeout", .number),
-            Key("rest-after", .number), Key("record", .text), Key("no-anticipate", .flag),
-        ], commands: ["listen"]),
-        Section(name: "output", keys: [
-            Key("midi", .list), Key("alsa-client", .text), Key("alsa-port", .text), Key("alsa-connect", .list),
-            Key("rtp-name", .text), Key("rtp-port", .number), Key("rtp-connect", .list), Key("rtp-timeout", .number),
-            Key("rtp-wait", .number), Key("no-rtp-journal", .flag), Key("no-rtp-announce", .flag),
-            Key("osc-out", .list), Key("osc-out-raw", .flag), Key("osc-out-sources", .flag),
-        ], commands: ["replay", "listen", "learn"]),
-        Section(name: "jack", keys: [
-            Key("wah", .flag, only: jackCommands), Key("channels", .number, only: jackCommands),
-            Key("jack-connect", .list, only: jackCommands), Key("jack-server", .text, only: jackCommands),
-            Key("wah-map", .number, only: jackCommands.union(["render"])), Key("wah-switch", .text),
-        ], commands: ["replay", "listen", "learn", "render"]),
-        Section(name: "motion", keys: [
-            Key("tilt-source", .text), Key("zero-gesture", .text, only: ["replay", "listen", "render", "calibrate", "plot"]),
-            Key("rest-gravity", .text, only: ["replay", "listen", "render", "calibrate", "plot"]),
-            Key("gesture-setting", .list), Key("gestures", .text),
-        ], commands: ["replay", "listen", "render", "export", "calibrate", "plot"]),
-        Section(name: "wah", keys: [
-            Key("heel-hz", .number), Key("toe-hz", .number), Key("heel-q", .number), Key("toe-q", .number),
-            Key("mix", .number), Key("bypass", .flag),
-        ], commands: ["replay", "listen", "learn", "render"]),
+        Section(
+            name: "input",
+            keys: [
+                Key("format", .text), Key("columns", .text), Key("max-line", .number), Key("sensor", .text),
+                Key("sample-rate", .number)
+            ], commands: ["replay", "listen", "render", "calibrate", "export", "plot"]),
+        Section(
+            name: "playback",
+            keys: [
+                Key("speed", .number), Key("max-gap", .number), Key("loop", .flag)
+            ], commands: ["replay", "stream"]),
+        Section(
+            name: "listen",
+            keys: [
+                Key("port", .number), Key("no-tcp", .flag), Key("bind", .text), Key("connect", .list),
+                Key("udp", .list),
+                Key("osc", .list), Key("osc-tcp", .list), Key("http", .list), Key("http-max-body", .number),
+                Key("web", .flag), Key("web-port", .number),
+                Key("phyphox", .list), Key("phyphox-interval", .number),
+                Key("scene-gesture", .text), Key("scene-channel", .number), Key("allow", .list), Key("pair", .flag),
+                Key("pair-with", .text), Key("max-connections", .number), Key("idle-timeout", .number),
+                Key("rest-after", .number), Key("record", .text), Key("no-anticipate", .flag)
+            ], commands: ["listen"]),
+        Section(
+            name: "output",
+            keys: [
+                Key("midi", .list), Key("alsa-client", .text), Key("alsa-port", .text), Key("alsa-connect", .list),
+                Key("rtp-name", .text), Key("rtp-port", .number), Key("rtp-connect", .list),
+                Key("rtp-timeout", .number),
+                Key("rtp-wait", .number), Key("no-rtp-journal", .flag), Key("no-rtp-announce", .flag),
+                Key("osc-out", .list), Key("osc-out-raw", .flag), Key("osc-out-sources", .flag)
+            ], commands: ["replay", "listen", "learn"]),
+        Section(
+            name: "jack",
+            keys: [
+                Key("wah", .flag, only: jackCommands), Key("channels", .number, only: jackCommands),
+                Key("jack-connect", .list, only: jackCommands), Key("jack-server", .text, only: jackCommands),
+                Key("wah-map", .number, only: jackCommands.union(["render"])), Key("wah-switch", .text)
+            ], commands: ["replay", "listen", "learn", "render"]),
+        Section(
+            name: "motion",
+            keys: [
+                Key("tilt-source", .text),
+                Key("zero-gesture", .text, only: ["replay", "listen", "render", "calibrate", "plot"]),
+                Key("rest-gravity", .text, only: ["replay", "listen", "render", "calibrate", "plot"]),
+                Key("gesture-setting", .list), Key("gestures", .text)
+            ], commands: ["replay", "listen", "render", "export", "calibrate", "plot"]),
+        Section(
+            name: "wah",
+            keys: [
+                Key("heel-hz", .number), Key("toe-hz", .number), Key("heel-q", .number), Key("toe-q", .number),
+                Key("mix", .number), Key("bypass", .flag)
+            ], commands: ["replay", "listen", "learn", "render"])
     ]
 
-    static var sectionNames: [String] { sections.map(\.name) + [mappingsKey, scenesKey, sceneKey, chainKey, presetKey, fxCCKey] }
+    static var sectionNames: [String] {
+        sections.map(\.name) + [mappingsKey, scenesKey, sceneKey, chainKey, presetKey, fxCCKey]
+    }
 
     static func section(_ name: String) -> Section? { sections.first { $0.name == name } }
 }

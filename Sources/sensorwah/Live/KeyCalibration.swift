@@ -26,7 +26,9 @@ final class KeyCalibration {
     /// it and put back after.
     var baseTap: ((String, SensorFrame) -> Void)?
 
-    private init(index: Int, mapping: Mapping, path: String, listener: Listener, say: @escaping (String) -> Void, logger: Logger) {
+    private init(
+        index: Int, mapping: Mapping, path: String, listener: Listener, say: @escaping (String) -> Void, logger: Logger
+    ) {
         self.index = index; self.mapping = mapping; self.path = path
         self.listener = listener; self.say = say; self.logger = logger
         box = CalibrationBox(RangeCalibration(restSeconds: Self.restSeconds))
@@ -34,15 +36,20 @@ final class KeyCalibration {
 
     /// Starts tracing mapping `index` (1 = the first) of those `running`, or says through `say`
     /// why it cannot (nil).
-    static func start(_ index: Int, running: [Mapping], scenes: Bool, path: String?, listener: Listener,
-                      say: @escaping (String) -> Void, logger: Logger, baseTap: ((String, SensorFrame) -> Void)? = nil) -> KeyCalibration? {
+    static func start(
+        _ index: Int, running: [Mapping], scenes: Bool, path: String?, listener: Listener,
+        say: @escaping (String) -> Void, logger: Logger, baseTap: ((String, SensorFrame) -> Void)? = nil
+    ) -> KeyCalibration? {
         func refuse(_ why: String) -> KeyCalibration? {
             say("calibrate: \(why)")
             logger.error("calibrate: \(why)")
             return nil
         }
         guard let path else { return refuse("needs --config FILE: the range is written there") }
-        if scenes { return refuse("the file has scenes; calibrate writes into its mappings: list (edit the scene's line by hand)") }
+        if scenes {
+            return refuse(
+                "the file has scenes; calibrate writes into its mappings: list (edit the scene's line by hand)")
+        }
         guard index >= 1, index <= running.count else { return refuse("there is no mapping \(index)") }
         let m = running[index - 1]
         guard !m.source.isTriggerSource, !m.target.isTrigger else {
@@ -52,8 +59,11 @@ final class KeyCalibration {
         let file: ConfigFile
         do { file = try ConfigFile(path: path) } catch { return refuse("\(error)") }
         guard index <= file.mappings.count, let written = try? Mapping(parsing: file.mappings[index - 1].text),
-              written.syntax == m.syntax else {
-            return refuse("mapping \(index) running is not mapping \(index) of \(path) (a typed --map or --solo?); use sensorwah calibrate")
+            written.syntax == m.syntax
+        else {
+            return refuse(
+                "mapping \(index) running is not mapping \(index) of \(path) (a typed --map or --solo?); use sensorwah calibrate"
+            )
         }
         let c = KeyCalibration(index: index, mapping: m, path: path, listener: listener, say: say, logger: logger)
         c.baseTap = baseTap
@@ -66,7 +76,8 @@ final class KeyCalibration {
             _ = box.first.compareExchange(expected: 0, desired: monotonicNanos(), ordering: .relaxed)
         }
         say("calibrate mapping \(index) (\(m.source)): waiting for the sensor ...")
-        logger.notice("calibrate mapping \(index) (\(m.source)): hold your rest pose, then move through your comfortable range")
+        logger.notice(
+            "calibrate mapping \(index) (\(m.source)): hold your rest pose, then move through your comfortable range")
         return c
     }
 
@@ -77,24 +88,31 @@ final class KeyCalibration {
         guard first > 0 else {
             if Double(now &- started) / 1e9 < Self.patience { return true }
             cancel()
-            return finish("no readings of \(mapping.source) in \(Int(Self.patience)) s: is the sender streaming it?", failed: true)
+            return finish(
+                "no readings of \(mapping.source) in \(Int(Self.patience)) s: is the sender streaming it?", failed: true
+            )
         }
         let elapsed = Double(now &- first) / 1e9
         if elapsed < Self.restSeconds {
-            say("calibrate mapping \(index) (\(mapping.source)): hold your rest pose ... \(fmt1(Self.restSeconds - elapsed)) s")
+            say(
+                "calibrate mapping \(index) (\(mapping.source)): hold your rest pose ... \(NumberText.rounded(max(Self.restSeconds - elapsed, 0), 1)) s"
+            )
             return true
         }
         if elapsed < Self.seconds {
-            say("calibrate mapping \(index) (\(mapping.source)): now move through your comfortable range ... \(fmt1(Self.seconds - elapsed)) s")
+            say(
+                "calibrate mapping \(index) (\(mapping.source)): now move through your comfortable range ... \(NumberText.rounded(max(Self.seconds - elapsed, 0), 1)) s"
+            )
             return true
         }
-        cancel()   // the network thread has let go of the trace: it is ours to read
+        cancel()  // the network thread has let go of the trace: it is ours to read
         let r: RangeCalibration.Result
         do { r = try box.cal.result() } catch { return finish("\(error)", failed: true) }
         let n = { (v: Double) in v == v.rounded() ? String(Int(v)) : String(v) }
         let text = "range=\(n(r.min))..\(n(r.max))" + (mapping.bipolar ? " centre=\(n(r.centre))" : "")
         do {
-            try ConfigEditor.setRange(in: path, mapping: index, min: r.min, max: r.max, centre: mapping.bipolar ? r.centre : nil)
+            try ConfigEditor.setRange(
+                in: path, mapping: index, min: r.min, max: r.max, centre: mapping.bipolar ? r.centre : nil)
         } catch { return finish("\(error)", failed: true) }
         return finish("\(text) written to \(path) (\(box.cal.samples) readings)", failed: false)
     }
@@ -109,5 +127,4 @@ final class KeyCalibration {
         return false
     }
 
-    private func fmt1(_ v: Double) -> String { String((max(v, 0) * 10).rounded() / 10) }
 }

@@ -1,3 +1,4 @@
+import SensorWahConsole
 import SensorWahCore
 import SensorWahEngine
 import SensorWahIO
@@ -19,19 +20,22 @@ extension Listen {
         }
         let p = stats.push
         if p.batches > 0 || p.refused > 0 || p.tooLarge > 0 {
-            text += "\n  HTTP push batches \(p.batches), frames \(p.frames), refused (400) \(p.refused), too large (413) \(p.tooLarge)"
+            text +=
+                "\n  HTTP push batches \(p.batches), frames \(p.frames), refused (400) \(p.refused), too large (413) \(p.tooLarge)"
             if p.late > 0 { text += ", late samples dropped \(p.late)" }
             if p.otherSensors > 0 { text += ", entries of other sensors \(p.otherSensors)" }
         }
         let w = stats.web
         if web {
-            text += "\n  web: pages served \(w.pages), batches \(w.batches) (WebSocket \(w.webSocketBatches), HTTPS POST \(w.postBatches)), frames \(w.frames), refused \(w.refused)"
+            text +=
+                "\n  web: pages served \(w.pages), batches \(w.batches) (WebSocket \(w.webSocketBatches), HTTPS POST \(w.postBatches)), frames \(w.frames), refused \(w.refused)"
             if w.rateLimited > 0 { text += ", over the rate limit \(w.rateLimited)" }
             if w.late > 0 { text += ", late samples dropped \(w.late)" }
         }
         let ph = stats.phyphox
         if !phyphox.isEmpty {
-            text += "\n  phyphox: experiments read \(ph.connects), polls \(ph.polls), frames \(ph.frames), failed requests \(ph.errors)"
+            text +=
+                "\n  phyphox: experiments read \(ph.connects), polls \(ph.polls), frames \(ph.frames), failed requests \(ph.errors)"
         }
         text += "\n  senders accepted \(stats.accepted), refused \(stats.refused)"
         if stats.pairRefused > 0 { text += " (\(stats.pairRefused) by --pair)" }
@@ -42,29 +46,37 @@ extension Listen {
         for r in stats.recordings { text += "\n  recorded \(r)" }
         if latency {
             let q = stats.handoff
-            text += "\n  latency socket->queued (network thread): p50 \(q.percentile(0.5)) us, p99 \(q.percentile(0.99)) us, max \(q.maxNanos / 1000) us over \(q.total) lines with messages"
+            text +=
+                "\n  latency socket->queued (network thread): p50 \(q.percentile(0.5)) us, p99 \(q.percentile(0.99)) us, max \(q.maxNanos / 1000) us over \(q.total) lines with messages"
             let w = pump.wakeLatency
-            text += "\n  latency queued->taken by the output thread: p50 \(w.percentile(0.5)) us, p99 \(w.percentile(0.99)) us, max \(w.maxNanos / 1000) us"
+            text +=
+                "\n  latency queued->taken by the output thread: p50 \(w.percentile(0.5)) us, p99 \(w.percentile(0.99)) us, max \(w.maxNanos / 1000) us"
             if pump.spins > 0 {
-                text += "\n  output thread busy waits for an expected message: \(pump.spins), \(pump.spinNanos / 1000) us in all"
+                text +=
+                    "\n  output thread busy waits for an expected message: \(pump.spins), \(pump.spinNanos / 1000) us in all"
             }
             if pump.watches > 0 {
-                text += "\n  output thread awake before a due line: \(pump.watches) times, \(pump.watchNanos / 1000) us in all"
+                text +=
+                    "\n  output thread awake before a due line: \(pump.watches) times, \(pump.watchNanos / 1000) us in all"
             }
             let h = pump.latency
-            text += "\n  latency socket->output: p50 \(h.percentile(0.5)) us, p99 \(h.percentile(0.99)) us, max \(h.maxNanos / 1000) us over \(h.total) messages"
+            text +=
+                "\n  latency socket->output: p50 \(h.percentile(0.5)) us, p99 \(h.percentile(0.99)) us, max \(h.maxNanos / 1000) us over \(h.total) messages"
             // each sender's own, so one performer's figure is not hidden among a crowd's
             for (i, name) in stats.latencySlots.enumerated() where i < pump.senderLatency.count {
                 guard let l = pump.senderLatency[i], l.total > 0 else { continue }
-                text += "\n  latency socket->output from \(name): p50 \(l.percentile(0.5)) us, p99 \(l.percentile(0.99)) us, max \(l.maxNanos / 1000) us over \(l.total) messages"
+                text +=
+                    "\n  latency socket->output from \(name): p50 \(l.percentile(0.5)) us, p99 \(l.percentile(0.99)) us, max \(l.maxNanos / 1000) us over \(l.total) messages"
             }
             let busy = Double(stats.lastDataNanos &- stats.firstDataNanos) / 1e9
             if busy > 0 {
-                text += "\n  received \(stats.parser.lines) lines, \(stats.bytes / 1_000_000) MB in \((busy * 1000).rounded() / 1000) s of traffic: \(Int(Double(stats.parser.lines) / busy)) lines/s"
+                text +=
+                    "\n  received \(stats.parser.lines) lines, \(stats.bytes / 1_000_000) MB in \((busy * 1000).rounded() / 1000) s of traffic: \(Int(Double(stats.parser.lines) / busy)) lines/s"
             }
         }
         if pump.undelivered > 0 {
-            text += "\n  messages delivered nowhere, every output having failed: \(pump.undelivered) (\(pump.failures.text))"
+            text +=
+                "\n  messages delivered nowhere, every output having failed: \(pump.undelivered) (\(pump.failures.text))"
         }
         return text
     }

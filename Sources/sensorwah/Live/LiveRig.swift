@@ -1,12 +1,13 @@
 import Foundation
 import Logging
+import SensorWahConsole
 import SensorWahCore
 import SensorWahEngine
 import SensorWahIO
 import SensorWahJack
 import SensorWahRuntime
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `listen`'s live rig: everything that changes a running listener besides the senders. It
@@ -30,6 +31,9 @@ final class LiveRig {
     /// The frame tap that runs anyway (`--osc-out-sources`), kept beside a trace or a teaching.
     let sourceTap: ((String, SensorFrame) -> Void)?
     let logger: Logger
+    /// The command line the run was started with (a reload reads the configuration file with
+    /// it again, as the start did).
+    let arguments: [String]
 
     private var watch: ConfigWatch?
     private var modelWatch: ConfigWatch?
@@ -38,11 +42,16 @@ final class LiveRig {
     private var teaching: LiveTeach?
     private var savedRestVersion = 0
     private var toldFailures = 0, dead = false
+    /// The live view's `q`: the run ends after this step.
+    private(set) var quitAsked = false
 
-    init(listen: Listen, listener: Listener, pump: OutputPump, control: LiveControl, view: LiveView?, controlPage: Bool,
-         scenes: [Scene], startScene: Int, sourceTap: ((String, SensorFrame) -> Void)?, logger: Logger) {
+    init(
+        listen: Listen, listener: Listener, pump: OutputPump, control: LiveControl, view: LiveView?, controlPage: Bool,
+        scenes: [Scene], startScene: Int, sourceTap: ((String, SensorFrame) -> Void)?, logger: Logger,
+        arguments: [String] = Array(CommandLine.arguments.dropFirst())
+    ) {
         self.listen = listen; self.listener = listener; self.pump = pump; self.control = control; self.view = view
-        self.controlPage = controlPage; self.sourceTap = sourceTap; self.logger = logger
+        self.controlPage = controlPage; self.sourceTap = sourceTap; self.logger = logger; self.arguments = arguments
         programChanges = Wiring.programChangeInputs(pump.outputs)
         runningChains = JackSession.engine(in: pump.outputs).flatMap { $0.wah ? $0.engine.chainSpecs : nil }
         scenesRun = !scenes.isEmpty
@@ -50,14 +59,20 @@ final class LiveRig {
         modelWatch = listen.mapping.gesturesFile.map { ConfigWatch(path: $0) }
         control.teachingLabel = nil
         if let path = listen.mapping.gesturesFile, !FileManager.default.fileExists(atPath: path) {
-            logger.notice("\(path) does not exist yet: teach gestures and poses live (t in the live view, Teach on the control page) and it is made")
+            logger.notice(
+                "\(path) does not exist yet: teach gestures and poses live (t in the live view, Teach on the control page) and it is made"
+            )
         }
         if !scenes.isEmpty {
             Shutdown.installSceneSignal()
-            logger.notice("scene '\(scenes[startScene].name)' of \(scenes.map(\.name).joined(separator: ", ")); next scene: kill -USR2 \(getpid())\(listen.sceneGesture.map { " or a \($0)" } ?? "")")
+            logger.notice(
+                "scene '\(scenes[startScene].name)' of \(scenes.map(\.name).joined(separator: ", ")); next scene: kill -USR2 \(getpid())\(listen.sceneGesture.map { " or a \($0)" } ?? "")"
+            )
             for c in programChanges {
                 let channel = listen.sceneChannel.map { "channel \($0)" } ?? "any channel"
-                logger.notice("Program Change (\(channel)) on \(c.programChangeInputName ?? "") selects a scene: 0 \(scenes[0].name)\(scenes.count > 1 ? ", 1 \(scenes[1].name)" : "")\(scenes.count > 2 ? ", ..." : "")")
+                logger.notice(
+                    "Program Change (\(channel)) on \(c.programChangeInputName ?? "") selects a scene: 0 \(scenes[0].name)\(scenes.count > 1 ? ", 1 \(scenes[1].name)" : "")\(scenes.count > 2 ? ", ..." : "")"
+                )
             }
         }
     }
@@ -68,7 +83,7 @@ final class LiveRig {
 
     /// Steps until a stop is asked for, then ends what is under way.
     func run() {
-        while !Shutdown.isRequested {
+        while !Shutdown.isRequested && !quitAsked {
             var ts = timespec(tv_sec: 0, tv_nsec: intervalNanos)
             nanosleep(&ts, nil)
             step()
@@ -84,7 +99,9 @@ final class LiveRig {
         if f.count > toldFailures {
             toldFailures = f.count
             dead = true
-            logger.error("every output has failed: \(f.text); messages go nowhere until one delivers again (the run goes on, and ends with exit status 1)")
+            logger.error(
+                "every output has failed: \(f.text); messages go nowhere until one delivers again (the run goes on, and ends with exit status 1)"
+            )
         } else if dead && !f.now {
             dead = false
             logger.notice("an output delivers again")
@@ -92,15 +109,18 @@ final class LiveRig {
         // the signals' requests become commands like the keys' and the page's
         if Shutdown.nextSceneRequested.exchange(false, ordering: .relaxed) { control.post(.nextScene) }
         if Shutdown.reloadRequested.exchange(false, ordering: .relaxed) { control.post(.reload) }
+        if Shutdown.takeRezeroRequest() { control.post(.rezero) }
         var reloadAsked = false
         for command in control.take() {
             switch command {
             case .nextScene: listener.nextScene()
+            case .rezero: listener.captureRest()
+            case .quit: quitAsked = true
             case .reload: reloadAsked = true
             case .calibrate(let n): calibrate(n)
             case .teach(let request):
                 teaching = teach(request, teaching)
-                if teaching == nil, case .finish = request { modelWatch?.accept() }   // written and put to work already
+                if teaching == nil, case .finish = request { modelWatch?.accept() }  // written and put to work already
             }
         }
         if let c = calibration, !c.step() { calibration = nil }
@@ -109,7 +129,8 @@ final class LiveRig {
         for c in programChanges {
             c.takeProgramChanges { channel, program in
                 if let want = listen.sceneChannel, want != Int(channel) + 1 {
-                    logger.debug("Program Change \(program) on channel \(Int(channel) + 1) ignored (--scene-channel \(want))")
+                    logger.debug(
+                        "Program Change \(program) on channel \(Int(channel) + 1) ignored (--scene-channel \(want))")
                     return
                 }
                 listener.selectScene(program: Int(program), channel: Int(channel) + 1)
@@ -138,9 +159,10 @@ final class LiveRig {
             say("calibrate: finish teaching \(t.label) first (Enter, or Esc to drop it)")
             return
         }
-        calibration = KeyCalibration.start(n, running: listener.runningMappings(), scenes: scenesRun,
-                                           path: listen.global.config, listener: listener, say: { [weak self] in self?.say($0) },
-                                           logger: logger, baseTap: sourceTap)
+        calibration = KeyCalibration.start(
+            n, running: listener.runningMappings(), scenes: scenesRun,
+            path: listen.global.config, listener: listener, say: { [weak self] in self?.say($0) },
+            logger: logger, baseTap: sourceTap)
     }
 
     /// One teach request; returns what is being taught afterwards.
@@ -157,9 +179,13 @@ final class LiveRig {
                 return t
             }
             if calibration != nil { say("teach: wait until the calibration ends"); return nil }
-            return LiveTeach(name: name, value: value, path: path, listener: listener, say: say, logger: logger, baseTap: sourceTap)
+            return LiveTeach(
+                name: name, value: value, path: path, listener: listener, say: say, logger: logger, baseTap: sourceTap)
         case .mark(let nanos):
-            guard let t = now else { say("teach: nothing is being taught (t in the live view, or Teach on the control page, first)"); return nil }
+            guard let t = now else {
+                say("teach: nothing is being taught (t in the live view, or Teach on the control page, first)");
+                return nil
+            }
             t.mark(at: nanos)
             return t
         case .finish:
@@ -192,7 +218,8 @@ final class LiveRig {
             logger.error("\(e); the running gestures are kept")
             return
         }
-        let line = "\(path): reloaded, \(model.gestures.classes.count) gesture\(model.gestures.classes.count == 1 ? "" : "s"), \(model.poses.count) pose\(model.poses.count == 1 ? "" : "s")"
+        let line =
+            "\(path): reloaded, \(model.gestures.classes.count) gesture\(model.gestures.classes.count == 1 ? "" : "s"), \(model.poses.count) pose\(model.poses.count == 1 ? "" : "s")"
         say(line)
         logger.notice("\(line)")
     }
@@ -200,14 +227,16 @@ final class LiveRig {
     /// A re-zero captured a rest orientation: with a configuration file, it is saved there
     /// (`motion: rest-gravity`) so the next start begins with it.
     private func saveRest(_ g: SIMD3<Double>) {
-        func r(_ v: Double) -> String { String((v * 10_000).rounded() / 10_000) }
-        let value = "\(r(g.x)),\(r(g.y)),\(r(g.z))"
+        let value = "\(NumberText.rounded(g.x, 4)),\(NumberText.rounded(g.y, 4)),\(NumberText.rounded(g.z, 4))"
         guard let path = listen.global.config else {
-            logger.notice("rest orientation captured (gravity \(value)); give --rest-gravity \(value), or use --config, to keep it")
+            logger.notice(
+                "rest orientation captured (gravity \(value)); give --rest-gravity \(value), or use --config, to keep it"
+            )
             return
         }
         do {
-            try ConfigEditor.setValue(in: path, section: "motion", key: "rest-gravity", value: value, comment: "saved by re-zero")
+            try ConfigEditor.setValue(
+                in: path, section: "motion", key: "rest-gravity", value: value, comment: "saved by re-zero")
             logger.notice("rest orientation captured and saved to \(path) (motion: rest-gravity: \(value))")
         } catch {
             logger.error("rest orientation captured (gravity \(value)) but not saved: \(error)")
@@ -220,7 +249,7 @@ final class LiveRig {
     private func reload() -> Bool? {
         let path = listen.global.config ?? ""
         let config: ConfigArguments
-        do { config = try ConfigArguments(argv: Array(CommandLine.arguments.dropFirst())) } catch {
+        do { config = try ConfigArguments(argv: arguments) } catch {
             logger.error("\(error); the running configuration is kept")
             return nil
         }
@@ -232,7 +261,9 @@ final class LiveRig {
             if let before = runningChains {
                 let after = try Wiring.chainSets(again.output.jack, scenes: scenes).sets
                 if before != after {
-                    logger.error("\(path): the effect chains changed (\(after.map(\.description).joined(separator: "; "))); chains are prepared at the start, so restart to use them; the running configuration is kept")
+                    logger.error(
+                        "\(path): the effect chains changed (\(after.map(\.description).joined(separator: "; "))); chains are prepared at the start, so restart to use them; the running configuration is kept"
+                    )
                     return nil
                 }
             }
@@ -243,9 +274,13 @@ final class LiveRig {
                 return true
             }
             let mappings = try again.output.jack.resolve(again.mapping.mappings() + again.output.jack.switchMappings())
-            listener.replaceMappings(mappings, texts: (try? again.mapping.texts()).map { $0 + again.output.jack.switchMappings().map(\.syntax) } ?? [])
+            listener.replaceMappings(
+                mappings,
+                texts: (try? again.mapping.texts()).map { $0 + again.output.jack.switchMappings().map(\.syntax) } ?? [])
             view?.setScenes([mappings], names: [])
-            logger.notice("\(path): reloaded, \(mappings.count) mapping\(mappings.count == 1 ? "" : "s") now active (other settings take effect at the next start)")
+            logger.notice(
+                "\(path): reloaded, \(mappings.count) mapping\(mappings.count == 1 ? "" : "s") now active (other settings take effect at the next start)"
+            )
             for m in mappings { logger.info("mapping: \(m.summary)") }
             return false
         } catch {

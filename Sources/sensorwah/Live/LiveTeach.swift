@@ -38,8 +38,10 @@ final class LiveTeach {
 
     static func number(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e9 ? String(Int(v)) : String(v) }
 
-    init(name: String, value: Double?, path: String, listener: Listener, say: @escaping (String) -> Void, logger: Logger,
-         baseTap: ((String, SensorFrame) -> Void)?) {
+    init(
+        name: String, value: Double?, path: String, listener: Listener, say: @escaping (String) -> Void, logger: Logger,
+        baseTap: ((String, SensorFrame) -> Void)?
+    ) {
         self.name = name; self.value = value; self.path = path
         self.listener = listener; self.say = say; self.logger = logger; self.baseTap = baseTap
         box = TeachBox(TeachCapture(name: name, kind: value.map { .pose(value: $0) } ?? .gesture))
@@ -64,7 +66,9 @@ final class LiveTeach {
 
     func mark(at nanos: UInt64) {
         guard box.full.load(ordering: .relaxed) == false else {
-            say("teach \(label): \(Int(TeachCapture.maxSeconds / 60)) minutes captured, the most one teach keeps: press Enter to teach what is marked")
+            say(
+                "teach \(label): \(Int(TeachCapture.maxSeconds / 60)) minutes captured, the most one teach keeps: press Enter to teach what is marked"
+            )
             return
         }
         guard box.frames.load(ordering: .relaxed) > 0 else {
@@ -72,7 +76,9 @@ final class LiveTeach {
             return
         }
         presses.append(nanos)
-        say("teach \(label): \(presses.count) marked; \(value == nil ? "perform it again, or" : "hold another pose with another value after Enter, or") press Enter when done")
+        say(
+            "teach \(label): \(presses.count) marked; \(value == nil ? "perform it again, or" : "hold another pose with another value after Enter, or") press Enter when done"
+        )
     }
 
     /// Removes the frame tap (the end, or a run that stops mid-teach).
@@ -81,7 +87,7 @@ final class LiveTeach {
     /// Teaches the presses into the file and returns the new model (nil: nothing taught, or
     /// the file could not be read or written; `say` tells why).
     func finish() -> LearnedModel? {
-        cancel()   // the network thread has let go of the capture: it is ours to read
+        cancel()  // the network thread has let go of the capture: it is ours to read
         var capture = box.capture
         guard !presses.isEmpty else { return fail("nothing marked (press space at each movement), nothing taught") }
         for p in presses { capture.press(at: p) }
@@ -89,7 +95,8 @@ final class LiveTeach {
         if FileManager.default.fileExists(atPath: path) {
             do { model = try GestureModelFile.read(path) } catch { return fail("\(error)") }
         }
-        let stamp = ISO8601DateFormatter.string(from: Date(), timeZone: .current, formatOptions: [.withFullDate, .withTime, .withColonSeparatorInTime])
+        let stamp = ISO8601DateFormatter.string(
+            from: Date(), timeZone: .current, formatOptions: [.withFullDate, .withTime, .withColonSeparatorInTime])
         let origin = "live \(stamp) from \(box.sender ?? "?")"
         let outcome = capture.teach(into: &model, origin: origin)
         for l in outcome.lines { logger.info("teach \(label): \(l)") }
@@ -98,9 +105,11 @@ final class LiveTeach {
         do { try GestureModelFile.write(model, to: path) } catch { return fail("\(error)") }
         let what: String
         if value == nil, let c = model.gestures.classes.first(where: { $0.name.lowercased() == name.lowercased() }) {
-            what = "gesture:\(c.name) now has \(c.examples.count) example\(c.examples.count == 1 ? "" : "s")\(c.examples.count < 2 ? " (teach another so its threshold is learned)" : "")"
+            what =
+                "gesture:\(c.name) now has \(c.examples.count) example\(c.examples.count == 1 ? "" : "s")\(c.examples.count < 2 ? " (teach another so its threshold is learned)" : "")"
         } else if let q = model.poses.first(where: { $0.name.lowercased() == name.lowercased() }) {
-            what = "pose:\(q.name) now has \(q.points.count) pose\(q.points.count == 1 ? "" : "s")\(q.points.count < 2 ? " (teach another with another value)" : "")"
+            what =
+                "pose:\(q.name) now has \(q.points.count) pose\(q.points.count == 1 ? "" : "s")\(q.points.count < 2 ? " (teach another with another value)" : "")"
         } else {
             what = ""
         }

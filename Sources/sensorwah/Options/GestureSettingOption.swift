@@ -4,18 +4,26 @@ import SensorWahCore
 /// `--gesture-setting NAME=VALUE` (and the config's `motion: gesture-setting:` list): one of
 /// `GestureSettings`' numbers by its name, in seconds, G or rad/s (docs/gestures.md).
 extension GestureSettings {
-    static var settingNames: [(String, WritableKeyPath<GestureSettings, Double>)] { [
-        ("flickThreshold", \.flickThreshold), ("flickRelease", \.flickRelease), ("flickRefractory", \.flickRefractory),
-        ("flickSweepRate", \.flickSweepRate), ("flickSweepAngle", \.flickSweepAngle), ("flickTurnAccel", \.flickTurnAccel),
-        ("flickAccelStart", \.flickAccelStart), ("flickAccelThreshold", \.flickAccelThreshold),
-        ("flickAccelMinDuration", \.flickAccelMinDuration), ("flickAccelTimeConstant", \.flickAccelTimeConstant),
-        ("flickAccelRelease", \.flickAccelRelease), ("flickAccelGap", \.flickAccelGap), ("flickPeakFraction", \.flickPeakFraction),
-        ("flickAccelStrengthScale", \.flickAccelStrengthScale),
-        ("shakeThreshold", \.shakeThreshold), ("shakeRelease", \.shakeRelease), ("shakeTimeConstant", \.shakeTimeConstant),
-        ("shakeMinDuration", \.shakeMinDuration),
-        ("tapThreshold", \.tapThreshold), ("tapQuiet", \.tapQuiet), ("tapMaxRate", \.tapMaxRate), ("tapMaxDuration", \.tapMaxDuration),
-        ("tapQuietRotation", \.tapQuietRotation), ("tapQuietBefore", \.tapQuietBefore), ("tapRefractory", \.tapRefractory), ("tapActive", \.tapActive),
-    ] }
+    static var settingNames: [(String, WritableKeyPath<GestureSettings, Double>)] {
+        [
+            ("flickThreshold", \.flickThreshold), ("flickRelease", \.flickRelease),
+            ("flickRefractory", \.flickRefractory),
+            ("flickSweepRate", \.flickSweepRate), ("flickSweepAngle", \.flickSweepAngle),
+            ("flickTurnAccel", \.flickTurnAccel),
+            ("flickAccelStart", \.flickAccelStart), ("flickAccelThreshold", \.flickAccelThreshold),
+            ("flickAccelMinDuration", \.flickAccelMinDuration), ("flickAccelTimeConstant", \.flickAccelTimeConstant),
+            ("flickAccelRelease", \.flickAccelRelease), ("flickAccelGap", \.flickAccelGap),
+            ("flickPeakFraction", \.flickPeakFraction),
+            ("flickAccelStrengthScale", \.flickAccelStrengthScale),
+            ("shakeThreshold", \.shakeThreshold), ("shakeRelease", \.shakeRelease),
+            ("shakeTimeConstant", \.shakeTimeConstant),
+            ("shakeMinDuration", \.shakeMinDuration),
+            ("tapThreshold", \.tapThreshold), ("tapQuiet", \.tapQuiet), ("tapMaxRate", \.tapMaxRate),
+            ("tapMaxDuration", \.tapMaxDuration),
+            ("tapQuietRotation", \.tapQuietRotation), ("tapQuietBefore", \.tapQuietBefore),
+            ("tapRefractory", \.tapRefractory), ("tapActive", \.tapActive)
+        ]
+    }
 
     /// The defaults with each `NAME=VALUE` applied in order; a wrong name or value is refused
     /// naming it (and, for a name, the ones there are).
@@ -24,10 +32,13 @@ extension GestureSettings {
         for item in items {
             let parts = item.split(separator: "=", maxSplits: 1).map { String($0).trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, let v = Double(parts[1]), v.isFinite, v >= 0 else {
-                throw ValidationError("--gesture-setting '\(item)': NAME=VALUE with a number >= 0, e.g. flickAccelThreshold=2.5")
+                throw ValidationError(
+                    "--gesture-setting '\(item)': NAME=VALUE with a number >= 0, e.g. flickAccelThreshold=2.5")
             }
             guard let path = settingNames.first(where: { $0.0.lowercased() == parts[0].lowercased() })?.1 else {
-                throw ValidationError("--gesture-setting '\(parts[0])': not a gesture setting; one of \(settingNames.map(\.0).joined(separator: ", "))")
+                throw ValidationError(
+                    "--gesture-setting '\(parts[0])': not a gesture setting; one of \(settingNames.map(\.0).joined(separator: ", "))"
+                )
             }
             g[keyPath: path] = v
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import SensorWahConsole
 import SensorWahIO
 
 struct GlobalOptions: ParsableArguments {
@@ -7,7 +8,10 @@ struct GlobalOptions: ParsableArguments {
     var verbose = false
     @Flag(name: .shortAndLong, help: "Only errors on stderr (the summary is still printed).")
     var quiet = false
-    @Option(help: ArgumentHelp("Settings from a configuration file (YAML; `sensorwah init FILE` writes one). Options typed here override it.", valueName: "FILE"))
+    @Option(
+        help: ArgumentHelp(
+            "Settings from a configuration file (YAML; `sensorwah init FILE` writes one). Options typed here override it.",
+            valueName: "FILE"))
     var config: String?
 
     func bootstrapLogging() {

@@ -4,9 +4,11 @@ import SensorWahCore
 import SensorWahIO
 
 struct MappingOptions: ParsableArguments {
-    @Option(name: .customLong("map"), help: ArgumentHelp(
-        "A mapping, e.g. \"accel.x cc=11 ch=1 range=-1..1 bipolar smooth=40\" (repeatable; see `sensorwah mappings`).",
-        valueName: "MAPPING"))
+    @Option(
+        name: .customLong("map"),
+        help: ArgumentHelp(
+            "A mapping, e.g. \"accel.x cc=11 ch=1 range=-1..1 bipolar smooth=40\" (repeatable; see `sensorwah mappings`).",
+            valueName: "MAPPING"))
     var maps: [String] = []
     @Option(help: ArgumentHelp("A file with one mapping per line (# starts a comment).", valueName: "FILE"))
     var mapFile: String?
@@ -14,17 +16,33 @@ struct MappingOptions: ParsableArguments {
     /// option to parse (each `--map` of a long list costs the parser more than the one before).
     @Option(name: .customLong("config-mappings"), help: .private)
     var configMappings: String?
-    @Option(help: ArgumentHelp("Run only mapping N (1 = the first); with MIDI out, a DAW's MIDI learn then sees exactly one controller.", valueName: "N"))
+    @Option(
+        help: ArgumentHelp(
+            "Run only mapping N (1 = the first); with MIDI out, a DAW's MIDI learn then sees exactly one controller.",
+            valueName: "N"))
     var solo: Int?
-    @Option(help: ArgumentHelp("Where tilt.* comes from: fused (our fusion of the raw accelerometer and gyro) or device (the attitude the app sends, e.g. SensorLog's motionQuaternion).", valueName: "fused|device"))
+    @Option(
+        help: ArgumentHelp(
+            "Where tilt.* comes from: fused (our fusion of the raw accelerometer and gyro) or device (the attitude the app sends, e.g. SensorLog's motionQuaternion).",
+            valueName: "fused|device"))
     var tiltSource = "fused"
-    @Option(help: ArgumentHelp("A gesture that captures the rest orientation for `zero` mappings: after it, the next half second the wrist is held still becomes the rest (SIGUSR1 does the same).", valueName: "flick|shake|tap"))
+    @Option(
+        help: ArgumentHelp(
+            "A gesture that captures the rest orientation for `zero` mappings: after it, the next half second the wrist is held still becomes the rest (SIGUSR1 does the same).",
+            valueName: "flick|shake|tap"))
     var zeroGesture: String?
-    @Option(help: ArgumentHelp("A saved rest orientation for `zero` mappings (the gravity direction X,Y,Z; listen --config saves it there when you re-zero).", valueName: "X,Y,Z"))
+    @Option(
+        help: ArgumentHelp(
+            "A saved rest orientation for `zero` mappings (the gravity direction X,Y,Z; listen --config saves it there when you re-zero).",
+            valueName: "X,Y,Z"))
     var restGravity: String?
     @Option(name: .customLong("gesture-setting"), parsing: .singleValue, help: GestureSettings.optionHelp)
     var gestureSettings: [String] = []
-    @Option(name: .customLong("gestures"), help: ArgumentHelp("Gestures and poses taught by example (a file `sensorwah teach` writes), recognised in the stream: sources gesture:NAME, gesture:NAME.progress, pose:NAME. With listen it is reloaded when it changes and taught into live (t in the live view, Teach on the control page), and may not exist yet.", valueName: "FILE"))
+    @Option(
+        name: .customLong("gestures"),
+        help: ArgumentHelp(
+            "Gestures and poses taught by example (a file `sensorwah teach` writes), recognised in the stream: sources gesture:NAME, gesture:NAME.progress, pose:NAME. With listen it is reloaded when it changes and taught into live (t in the live view, Teach on the control page), and may not exist yet.",
+            valueName: "FILE"))
     var gesturesFile: String?
 
     /// The taught gestures and poses (`--gestures`), nil without the option. With
@@ -32,16 +50,23 @@ struct MappingOptions: ParsableArguments {
     func learnedModel(missingIsEmpty: Bool = false) throws -> LearnedModel? {
         guard let path = gesturesFile else { return nil }
         if missingIsEmpty && !FileManager.default.fileExists(atPath: path) { return LearnedModel() }
-        do { return try GestureModelFile.read(path) } catch let p as GestureModelFile.Problem { throw RuntimeFailure(p.description) }
+        do { return try GestureModelFile.read(path) } catch let p as GestureModelFile.Problem {
+            throw RuntimeFailure(p.description)
+        }
     }
 
     /// Gives `gesture:` and `pose:` sources their slots in the model (`--gestures`).
     func resolveLearned(_ mappings: inout [Mapping]) throws {
-        guard let first = mappings.first(where: { if case .learned = $0.source { return true } else { return false } }) else { return }
+        guard let first = mappings.first(where: { if case .learned = $0.source { return true } else { return false } })
+        else { return }
         if let path = gesturesFile, !FileManager.default.fileExists(atPath: path) {
-            throw ValidationError("\(first.source): \(path) does not exist yet: teach it first (sensorwah teach \(path) TAKE --marks MARKS, or live: t in the live view, Teach on the control page)")
+            throw ValidationError(
+                "\(first.source): \(path) does not exist yet: teach it first (sensorwah teach \(path) TAKE --marks MARKS, or live: t in the live view, Teach on the control page)"
+            )
         }
-        if let error = LearnedModel.resolve(&mappings, against: try learnedModel(), file: gesturesFile) { throw ValidationError(error) }
+        if let error = LearnedModel.resolve(&mappings, against: try learnedModel(), file: gesturesFile) {
+            throw ValidationError(error)
+        }
     }
 
     /// Tilt and gesture settings for every sender's motion stage.
@@ -60,7 +85,8 @@ struct MappingOptions: ParsableArguments {
         if let r = restGravity {
             let parts = r.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
             guard parts.count == 3, let x = parts[0], let y = parts[1], let z = parts[2],
-                  x.isFinite, y.isFinite, z.isFinite, x * x + y * y + z * z > 1e-6 else {
+                x.isFinite, y.isFinite, z.isFinite, x * x + y * y + z * z > 1e-6
+            else {
                 throw ValidationError("--rest-gravity '\(r)': three numbers X,Y,Z, not all zero")
             }
             m.rest = Vector3(x, y, z)
@@ -84,7 +110,9 @@ struct MappingOptions: ParsableArguments {
     func mapping(number: Int, called: String? = nil) throws -> Mapping {
         let all = try allMappings()
         guard number >= 1, number <= all.count else {
-            throw ValidationError("\(called ?? "mapping \(number)"): there \(all.count == 1 ? "is 1 mapping" : "are \(all.count) mappings")")
+            throw ValidationError(
+                "\(called ?? "mapping \(number)"): there \(all.count == 1 ? "is 1 mapping" : "are \(all.count) mappings")"
+            )
         }
         return all[number - 1]
     }
@@ -100,7 +128,9 @@ struct MappingOptions: ParsableArguments {
             }
             for raw in text.split(whereSeparator: \.isNewline) {
                 let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-                if !line.allSatisfy({ $0 == " " || $0 == "\t" }) { lines.append(String(line).trimmingCharacters(in: .whitespaces)) }
+                if !line.allSatisfy({ $0 == " " || $0 == "\t" }) {
+                    lines.append(String(line).trimmingCharacters(in: .whitespaces))
+                }
             }
         }
         return lines

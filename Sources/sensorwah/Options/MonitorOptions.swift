@@ -1,13 +1,17 @@
 import ArgumentParser
+import SensorWahConsole
 import SensorWahEngine
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `--monitor` / `--no-monitor`: the live view in the terminal (`listen`, `replay`).
 struct MonitorOptions: ParsableArguments {
-    @Flag(inversion: .prefixedNo, help: ArgumentHelp(
-        "A live view in the terminal: senders, mappings (raw, smoothed, output), tilt, gestures, the wah, JACK, latency; keys z re-zero, s solo, a all, n next scene, c calibrate (--config), t teach (--gestures), q quit. On by default when stdout is a terminal and MIDI goes elsewhere; without a terminal, --monitor prints a status line every 5 s on stderr."))
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "A live view in the terminal: senders, mappings (raw, smoothed, output), tilt, gestures, the wah, JACK, latency; keys z re-zero, s solo, a all, n next scene, c calibrate (--config), t teach (--gestures), q quit. On by default when stdout is a terminal and MIDI goes elsewhere; without a terminal, --monitor prints a status line every 5 s on stderr."
+        ))
     var monitor: Bool?
 
     /// How the view runs, or nil for none.

@@ -1,34 +1,53 @@
 import ArgumentParser
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// MIDI and OSC to other computers: the RTP-MIDI session (`--midi rtp`) and OSC out.
 struct NetworkOutputOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("RTP-MIDI session name, as Macs and iPads list it (--midi rtp; default: SensorWah on HOSTNAME).", valueName: "NAME"))
+    @Option(
+        help: ArgumentHelp(
+            "RTP-MIDI session name, as Macs and iPads list it (--midi rtp; default: SensorWah on HOSTNAME).",
+            valueName: "NAME"))
     var rtpName: String?
     @Option(help: ArgumentHelp("RTP-MIDI control port; the data port is the next one (--midi rtp).", valueName: "PORT"))
     var rtpPort = 5004
-    @Option(help: ArgumentHelp("Invite this RTP-MIDI session (a Mac's or iPad's, at its control port; repeatable); invited again whenever it goes away.", valueName: "HOST:PORT"))
+    @Option(
+        help: ArgumentHelp(
+            "Invite this RTP-MIDI session (a Mac's or iPad's, at its control port; repeatable); invited again whenever it goes away.",
+            valueName: "HOST:PORT"))
     var rtpConnect: [String] = []
-    @Option(help: ArgumentHelp("Drop an RTP-MIDI participant heard nothing from for this long (seconds).", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp(
+            "Drop an RTP-MIDI participant heard nothing from for this long (seconds).", valueName: "SECONDS"))
     var rtpTimeout = 60.0
-    @Option(help: ArgumentHelp("Before playing, wait up to this long for every --rtp-connect session (or, without one, a first participant) to join (seconds; 0: do not wait).", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp(
+            "Before playing, wait up to this long for every --rtp-connect session (or, without one, a first participant) to join (seconds; 0: do not wait).",
+            valueName: "SECONDS"))
     var rtpWait = 0.0
     @Flag(help: "Send RTP-MIDI without the recovery journal (a lost packet is then lost for good).")
     var noRtpJournal = false
     @Flag(help: "Do not announce the RTP-MIDI session over mDNS/Bonjour (Avahi).")
     var noRtpAnnounce = false
 
-    @Option(help: ArgumentHelp("Send every event as OSC to HOST:PORT over UDP, or over TCP with SLIP framing as tcp:HOST:PORT (repeatable).", valueName: "[tcp:]HOST:PORT"))
+    @Option(
+        help: ArgumentHelp(
+            "Send every event as OSC to HOST:PORT over UDP, or over TCP with SLIP framing as tcp:HOST:PORT (repeatable).",
+            valueName: "[tcp:]HOST:PORT"))
     var oscOut: [String] = []
     @Flag(help: "OSC out: controller and bend values as the raw MIDI integers instead of 0-1.")
     var oscOutRaw = false
-    @Flag(help: "OSC out: also each frame's tilt (pitch/roll, gravity direction) and each gesture as it fires, under /sensorwah/source/SENDER/ (UDP targets).")
+    @Flag(
+        help:
+            "OSC out: also each frame's tilt (pitch/roll, gravity direction) and each gesture as it fires, under /sensorwah/source/SENDER/ (UDP targets)."
+    )
     var oscOutSources = false
 
     func validate() throws {
-        guard (1...65534).contains(rtpPort) else { throw ValidationError("--rtp-port \(rtpPort): a UDP port 1-65534 (the data port is the next one)") }
+        guard (1...65534).contains(rtpPort) else {
+            throw ValidationError("--rtp-port \(rtpPort): a UDP port 1-65534 (the data port is the next one)")
+        }
         for s in rtpConnect {
             do { _ = try Self.hostPort(s) } catch { throw ValidationError("--rtp-connect '\(s)': \(error)") }
         }
@@ -36,7 +55,9 @@ struct NetworkOutputOptions: ParsableArguments {
             do { _ = try Self.oscTarget(s) } catch { throw ValidationError("--osc-out '\(s)': \(error)") }
         }
         if oscOutSources && !oscOut.contains(where: { !((try? Self.oscTarget($0))?.tcp ?? true) }) {
-            throw ValidationError("--osc-out-sources: needs an --osc-out HOST:PORT over UDP to send to (the sources go to UDP targets only)")
+            throw ValidationError(
+                "--osc-out-sources: needs an --osc-out HOST:PORT over UDP to send to (the sources go to UDP targets only)"
+            )
         }
         guard rtpTimeout > 0 else { throw ValidationError("--rtp-timeout \(rtpTimeout): a number of seconds above 0") }
         guard rtpWait >= 0 else { throw ValidationError("--rtp-wait \(rtpWait): a number of seconds, 0 or more") }
@@ -54,7 +75,9 @@ struct NetworkOutputOptions: ParsableArguments {
 
     /// HOST:PORT (a name, an IPv4 address, or [IPv6]:PORT) into its parts.
     static func hostPort(_ s: String) throws -> (host: String, port: Int) {
-        guard let colon = s.lastIndex(of: ":") else { throw ParseError(description: "expected HOST:PORT, e.g. 192.168.1.20:5004") }
+        guard let colon = s.lastIndex(of: ":") else {
+            throw ParseError(description: "expected HOST:PORT, e.g. 192.168.1.20:5004")
+        }
         var host = String(s[..<colon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty else { throw ParseError(description: "no host before the ':'") }

@@ -11,20 +11,27 @@ enum MIDIDestination: String, ExpressibleByArgument, CaseIterable {
 
 /// `--midi` and the ALSA port's names: a section of their own in the help.
 struct MIDIOutOptions: ParsableArguments {
-    @Option(name: .customLong("midi"), help: ArgumentHelp(
-        "Where MIDI goes (repeatable): stdout (one JSON line per message), alsa (ALSA sequencer port, default SensorWah:out), jack (JACK MIDI port sensorwah:midi_out), rtp (an RTP-MIDI network session for Macs, iPads and Linux peers).",
-        valueName: "OUTPUT"))
+    @Option(
+        name: .customLong("midi"),
+        help: ArgumentHelp(
+            "Where MIDI goes (repeatable): stdout (one JSON line per message), alsa (ALSA sequencer port, default SensorWah:out), jack (JACK MIDI port sensorwah:midi_out), rtp (an RTP-MIDI network session for Macs, iPads and Linux peers).",
+            valueName: "OUTPUT"))
     var midi: [MIDIDestination] = []
     @Option(help: ArgumentHelp("ALSA sequencer client name (--midi alsa).", valueName: "NAME"))
     var alsaClient = "SensorWah"
     @Option(help: ArgumentHelp("ALSA sequencer port name (--midi alsa).", valueName: "NAME"))
     var alsaPort = "out"
-    @Option(help: ArgumentHelp("Connect the ALSA port to CLIENT[:PORT], by number or name (repeatable); one that is not there yet is connected when it appears.", valueName: "CLIENT[:PORT]"))
+    @Option(
+        help: ArgumentHelp(
+            "Connect the ALSA port to CLIENT[:PORT], by number or name (repeatable); one that is not there yet is connected when it appears.",
+            valueName: "CLIENT[:PORT]"))
     var alsaConnect: [String] = []
 
     func validate() throws {
         for s in alsaConnect {
-            do { _ = try ALSAAddressSpec(parsing: s) } catch { throw ValidationError("--alsa-connect '\(s)': \(error)") }
+            do { _ = try ALSAAddressSpec(parsing: s) } catch {
+                throw ValidationError("--alsa-connect '\(s)': \(error)")
+            }
         }
     }
 }

@@ -2,11 +2,11 @@
 // a fractional read that glides when the time moves, feedback through a damping one-pole.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The delay. Per sample: the delay in samples `d` glides toward `time * fs` (or the synced note
@@ -138,9 +138,9 @@ public struct DelayEffect: @unchecked Sendable {
             let whole = Int(delay)
             let t = delay - Double(whole)
             let r = write &- whole
-            let p0 = Double(line[(r &+ 1) & mask])   // one newer
+            let p0 = Double(line[(r &+ 1) & mask])  // one newer
             let p1 = Double(line[r & mask])
-            let p2 = Double(line[(r &- 1) & mask])   // one older
+            let p2 = Double(line[(r &- 1) & mask])  // one older
             let p3 = Double(line[(r &- 2) & mask])
             let c1 = 0.5 * (p2 - p0)
             let c2 = p0 - 2.5 * p1 + 2 * p2 - 0.5 * p3

@@ -93,21 +93,23 @@ public struct EffectChain: @unchecked Sendable {
                 case .choice: (rounding, step) = (2, 1)
                 case .integer(let s): (rounding, step) = (2, Double(max(s, 1)))
                 }
-                slots[n] = Slot(kind: stages[i].kind, index: stages[i].index, parameter: j,
-                                lower: p.range.lowerBound, upper: p.range.upperBound, rounding: rounding, step: step)
+                slots[n] = Slot(
+                    kind: stages[i].kind, index: stages[i].index, parameter: j,
+                    lower: p.range.lowerBound, upper: p.range.upperBound, rounding: rounding, step: step)
                 n += 1
             }
         }
         storage = .allocate(capacity: 1)
-        storage.initialize(to: Storage(
-            spec: spec, sampleRate: fs, maximumBlock: max(maximumBlock, 1),
-            stageCount: spec.stages.count, stages: stages, slotCount: slotCount, slots: slots,
-            fuzz: buffer(.fuzz) { FuzzEffect(sampleRate: fs, stage: $0) },
-            wah: buffer(.wah) { WahEffect(sampleRate: fs, stage: $0, base: wah) },
-            tremolo: buffer(.tremolo) { TremoloEffect(sampleRate: fs, stage: $0) },
-            phaser: buffer(.phaser) { PhaserEffect(sampleRate: fs, stage: $0) },
-            delay: buffer(.delay) { DelayEffect(sampleRate: fs, stage: $0) },
-            counts: counts, bpm: 120))
+        storage.initialize(
+            to: Storage(
+                spec: spec, sampleRate: fs, maximumBlock: max(maximumBlock, 1),
+                stageCount: spec.stages.count, stages: stages, slotCount: slotCount, slots: slots,
+                fuzz: buffer(.fuzz) { FuzzEffect(sampleRate: fs, stage: $0) },
+                wah: buffer(.wah) { WahEffect(sampleRate: fs, stage: $0, base: wah) },
+                tremolo: buffer(.tremolo) { TremoloEffect(sampleRate: fs, stage: $0) },
+                phaser: buffer(.phaser) { PhaserEffect(sampleRate: fs, stage: $0) },
+                delay: buffer(.delay) { DelayEffect(sampleRate: fs, stage: $0) },
+                counts: counts, bpm: 120))
     }
 
     /// Frees everything. Once, outside the audio thread, when no copy is used any more.
@@ -235,9 +237,17 @@ public struct EffectChain: @unchecked Sendable {
 
     /// Direct access to a stage's processor (tests, the LV2 plugin's per-effect instances):
     /// the `index`-th stage of that kind.
-    public func withFuzz<R>(_ index: Int = 0, _ body: (inout FuzzEffect) -> R) -> R { body(&storage.pointee.fuzz[index]) }
+    public func withFuzz<R>(_ index: Int = 0, _ body: (inout FuzzEffect) -> R) -> R {
+        body(&storage.pointee.fuzz[index])
+    }
     public func withWah<R>(_ index: Int = 0, _ body: (inout WahEffect) -> R) -> R { body(&storage.pointee.wah[index]) }
-    public func withTremolo<R>(_ index: Int = 0, _ body: (inout TremoloEffect) -> R) -> R { body(&storage.pointee.tremolo[index]) }
-    public func withPhaser<R>(_ index: Int = 0, _ body: (inout PhaserEffect) -> R) -> R { body(&storage.pointee.phaser[index]) }
-    public func withDelay<R>(_ index: Int = 0, _ body: (inout DelayEffect) -> R) -> R { body(&storage.pointee.delay[index]) }
+    public func withTremolo<R>(_ index: Int = 0, _ body: (inout TremoloEffect) -> R) -> R {
+        body(&storage.pointee.tremolo[index])
+    }
+    public func withPhaser<R>(_ index: Int = 0, _ body: (inout PhaserEffect) -> R) -> R {
+        body(&storage.pointee.phaser[index])
+    }
+    public func withDelay<R>(_ index: Int = 0, _ body: (inout DelayEffect) -> R) -> R {
+        body(&storage.pointee.delay[index])
+    }
 }

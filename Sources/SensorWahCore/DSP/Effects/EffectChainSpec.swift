@@ -21,11 +21,13 @@ public enum EffectChainError: Error, Equatable, CustomStringConvertible, Sendabl
         case .empty:
             return "the effect chain is empty: write effects separated by '>', e.g. \"fuzz drive=0.8 > wah\""
         case .unknownEffect(let seen):
-            return "unknown effect '\(seen)': the effects are \(EffectKind.allCases.map(\.rawValue).joined(separator: ", "))"
+            return
+                "unknown effect '\(seen)': the effects are \(EffectKind.allCases.map(\.rawValue).joined(separator: ", "))"
         case .unknownParameter(let effect, let seen, let valid):
             return "\(effect) has no parameter '\(seen)': its parameters are \(valid.joined(separator: ", "))"
         case .malformedSetting(let effect, let seen):
-            return "'\(seen)' after \(effect) is not a setting: write NAME=VALUE, e.g. \(effect) \(EffectKind(rawValue: effect)?.parameters[1].name ?? "bypass")=..."
+            return
+                "'\(seen)' after \(effect) is not a setting: write NAME=VALUE, e.g. \(effect) \(EffectKind(rawValue: effect)?.parameters[1].name ?? "bypass")=..."
         case .badValue(let effect, let parameter, let seen, let expected):
             return "\(effect) \(parameter)=\(seen): '\(seen)' is not a value of \(parameter): write \(expected)"
         case .outOfRange(let effect, let parameter, let seen, let expected):
@@ -35,7 +37,8 @@ public enum EffectChainError: Error, Equatable, CustomStringConvertible, Sendabl
         case .tooManyStages(let count):
             return "the chain has \(count) effects: at most \(EffectChainSpec.maximumStages) are allowed"
         case .unknownPreset(let seen):
-            return "unknown effect preset '\(seen)': the presets are \(EffectChainSpec.presets.map(\.name).joined(separator: ", "))"
+            return
+                "unknown effect preset '\(seen)': the presets are \(EffectChainSpec.presets.map(\.name).joined(separator: ", "))"
         case .unknownAddress(let seen, let reason):
             return "'\(seen)' is not a parameter of this chain: \(reason)"
         }
@@ -122,13 +125,15 @@ public struct EffectChainSpec: Sendable, Equatable, CustomStringConvertible {
             var stage = Stage(kind)
             let table = kind.parameters
             for word in words.dropFirst() {
-                guard let eq = word.firstIndex(of: "="), eq != word.startIndex, word.index(after: eq) != word.endIndex else {
+                guard let eq = word.firstIndex(of: "="), eq != word.startIndex, word.index(after: eq) != word.endIndex
+                else {
                     throw EffectChainError.malformedSetting(effect: name, seen: String(word))
                 }
                 let key = String(word[..<eq]).lowercased()
                 let valueText = String(word[word.index(after: eq)...])
                 guard let (i, p) = kind.parameter(named: key) else {
-                    throw EffectChainError.unknownParameter(effect: name, seen: String(word[..<eq]), valid: table.map(\.name))
+                    throw EffectChainError.unknownParameter(
+                        effect: name, seen: String(word[..<eq]), valid: table.map(\.name))
                 }
                 if stage.settings[i] != nil { throw EffectChainError.repeatedParameter(effect: name, parameter: key) }
                 stage.settings[i] = try p.parse(valueText, effect: name)
@@ -152,18 +157,32 @@ public struct EffectChainSpec: Sendable, Equatable, CustomStringConvertible {
     /// The named chains of `--fx-preset`, with a line on each.
     public static let presets: [(name: String, chain: String, summary: String)] = [
         ("wah", "wah", "the wah alone (what runs without --fx)"),
-        ("fuzz-wah", "fuzz drive=0.8 tone=0.6 level=0.4 > wah",
-         "the classic: a fuzz into the wah, the wrist sweeping the fuzzed tone"),
-        ("wah-fuzz", "wah > fuzz drive=0.7 tone=0.5 level=0.4",
-         "the other order: the wah shapes what the fuzz clips (a vocal, throaty fuzz)"),
-        ("fuzz-wah-echo", "fuzz drive=0.8 tone=0.6 level=0.4 > wah > delay time=0.38 feedback=0.35 mix=0.25 tone=0.6",
-         "fuzz-wah with a darkening echo behind it"),
-        ("surf", "tremolo rate=6 depth=0.6 shape=triangle > delay time=0.12 feedback=0.2 mix=0.25 tone=0.7",
-         "a fast tremolo and a short slapback echo"),
-        ("swirl", "wah > phaser rate=0.4 depth=0.8 feedback=0.5 > delay time=0.45 feedback=0.45 mix=0.3 tone=0.5",
-         "a slow resonant phaser and a long dark echo after the wah"),
-        ("everything", "fuzz drive=0.8 tone=0.5 > wah > tremolo rate=5 depth=0.7 > phaser > delay time=0.3 feedback=0.4 mix=0.3",
-         "every effect once, in the usual pedalboard order"),
+        (
+            "fuzz-wah", "fuzz drive=0.8 tone=0.6 level=0.4 > wah",
+            "the classic: a fuzz into the wah, the wrist sweeping the fuzzed tone"
+        ),
+        (
+            "wah-fuzz", "wah > fuzz drive=0.7 tone=0.5 level=0.4",
+            "the other order: the wah shapes what the fuzz clips (a vocal, throaty fuzz)"
+        ),
+        (
+            "fuzz-wah-echo",
+            "fuzz drive=0.8 tone=0.6 level=0.4 > wah > delay time=0.38 feedback=0.35 mix=0.25 tone=0.6",
+            "fuzz-wah with a darkening echo behind it"
+        ),
+        (
+            "surf", "tremolo rate=6 depth=0.6 shape=triangle > delay time=0.12 feedback=0.2 mix=0.25 tone=0.7",
+            "a fast tremolo and a short slapback echo"
+        ),
+        (
+            "swirl", "wah > phaser rate=0.4 depth=0.8 feedback=0.5 > delay time=0.45 feedback=0.45 mix=0.3 tone=0.5",
+            "a slow resonant phaser and a long dark echo after the wah"
+        ),
+        (
+            "everything",
+            "fuzz drive=0.8 tone=0.5 > wah > tremolo rate=5 depth=0.7 > phaser > delay time=0.3 feedback=0.4 mix=0.3",
+            "every effect once, in the usual pedalboard order"
+        )
     ]
 
     /// The preset called `name` (case-insensitive).
@@ -213,7 +232,8 @@ public struct EffectChainSpec: Sendable, Equatable, CustomStringConvertible {
     public func slot(for address: String) throws -> Int {
         let a = address.lowercased()
         guard let dot = a.firstIndex(of: "."), dot != a.startIndex else {
-            throw EffectChainError.unknownAddress(seen: address, reason: "write EFFECT.PARAMETER, e.g. \(addresses.dropFirst().first ?? "wah.pedal")")
+            throw EffectChainError.unknownAddress(
+                seen: address, reason: "write EFFECT.PARAMETER, e.g. \(addresses.dropFirst().first ?? "wah.pedal")")
         }
         let stageText = String(a[..<dot])
         let paramText = String(a[a.index(after: dot)...])
@@ -236,20 +256,25 @@ public struct EffectChainSpec: Sendable, Equatable, CustomStringConvertible {
         let ordinal = digits.isEmpty ? 1 : (Int(digits) ?? 0)
         guard ordinal >= 1, ordinal <= matching.count else {
             throw EffectChainError.unknownAddress(
-                seen: address, reason: "the chain has \(matching.count) \(kind.rawValue)\(matching.count == 1 ? "" : "s"): write "
-                    + (matching.count == 1 ? kind.rawValue : (1...matching.count).map { "\(kind.rawValue)\($0)" }.joined(separator: " or ")))
+                seen: address,
+                reason: "the chain has \(matching.count) \(kind.rawValue)\(matching.count == 1 ? "" : "s"): write "
+                    + (matching.count == 1
+                        ? kind.rawValue
+                        : (1...matching.count).map { "\(kind.rawValue)\($0)" }.joined(separator: " or ")))
         }
         let stage = matching[ordinal - 1]
         guard let (index, _) = kind.parameter(named: paramText) else {
             throw EffectChainError.unknownAddress(
-                seen: address, reason: "\(kind.rawValue) has no parameter '\(paramText)': its parameters are "
+                seen: address,
+                reason: "\(kind.rawValue) has no parameter '\(paramText)': its parameters are "
                     + kind.parameters.map(\.name).joined(separator: ", "))
         }
         return firstSlots[stage] + index
     }
 
     /// The stage, its effect and the parameter behind a slot (nil when out of range).
-    public func parameter(forSlot slot: Int) -> (stage: Int, kind: EffectKind, index: Int, parameter: EffectParameter)? {
+    public func parameter(forSlot slot: Int) -> (stage: Int, kind: EffectKind, index: Int, parameter: EffectParameter)?
+    {
         guard slot >= 0 else { return nil }
         var n = slot
         for (i, s) in stages.enumerated() {

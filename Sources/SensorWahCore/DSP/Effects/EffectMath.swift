@@ -4,11 +4,11 @@
 // (Sources/CEffectReference) follows the same operations.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A parameter at audio rate: a one-pole low-pass toward the target, snapping to it when closer
@@ -89,15 +89,20 @@ enum EffectMath {
     /// then Taylor series of cos and sin to degree 12 / 13.
     @inlinable @inline(__always)
     static func cosTurns(_ t: Double) -> Double {
-        let magic = 6755399441055744.0 // 1.5 * 2^52: round to nearest
-        var x = t - ((t + magic) - magic)      // -0.5 ... 0.5
-        if x < 0 { x = -x }                    // cos is even: 0 ... 0.5
+        let magic = 6755399441055744.0  // 1.5 * 2^52: round to nearest
+        var x = t - ((t + magic) - magic)  // -0.5 ... 0.5
+        if x < 0 { x = -x }  // cos is even: 0 ... 0.5
         var sign = 1.0
-        if x > 0.25 { x = 0.5 - x; sign = -1 } // cos(pi - a) = -cos(a): 0 ... 0.25
-        let w = x * 6.283185307179586          // 0 ... pi/2
+        if x > 0.25 { x = 0.5 - x; sign = -1 }  // cos(pi - a) = -cos(a): 0 ... 0.25
+        let w = x * 6.283185307179586  // 0 ... pi/2
         let w2 = w * w
-        let c = 1.0 + w2 * (-1.0 / 2.0 + w2 * (1.0 / 24.0 + w2 * (-1.0 / 720.0 + w2 * (1.0 / 40320.0
-            + w2 * (-1.0 / 3628800.0 + w2 * (1.0 / 479001600.0))))))
+        let c =
+            1.0 + w2
+            * (-1.0 / 2.0 + w2
+                * (1.0 / 24.0 + w2
+                    * (-1.0 / 720.0 + w2
+                        * (1.0 / 40320.0
+                            + w2 * (-1.0 / 3628800.0 + w2 * (1.0 / 479001600.0))))))
         return sign * c
     }
 
@@ -109,10 +114,19 @@ enum EffectMath {
     @inlinable @inline(__always)
     static func tan(_ w: Double) -> Double {
         let w2 = w * w
-        let sn = w * (1.0 + w2 * (-1.0 / 6.0 + w2 * (1.0 / 120.0 + w2 * (-1.0 / 5040.0
-            + w2 * (1.0 / 362880.0 + w2 * (-1.0 / 39916800.0))))))
-        let cs = 1.0 + w2 * (-1.0 / 2.0 + w2 * (1.0 / 24.0 + w2 * (-1.0 / 720.0
-            + w2 * (1.0 / 40320.0 + w2 * (-1.0 / 3628800.0 + w2 * (1.0 / 479001600.0))))))
+        let sn =
+            w
+            * (1.0 + w2
+                * (-1.0 / 6.0 + w2
+                    * (1.0 / 120.0 + w2
+                        * (-1.0 / 5040.0
+                            + w2 * (1.0 / 362880.0 + w2 * (-1.0 / 39916800.0))))))
+        let cs =
+            1.0 + w2
+            * (-1.0 / 2.0 + w2
+                * (1.0 / 24.0 + w2
+                    * (-1.0 / 720.0
+                        + w2 * (1.0 / 40320.0 + w2 * (-1.0 / 3628800.0 + w2 * (1.0 / 479001600.0))))))
         return sn / cs
     }
 
@@ -123,7 +137,7 @@ enum EffectMath {
     static func tanh(_ x: Double) -> Double {
         var a = x < 0 ? -x : x
         if !(a < 20) { a = 20 }
-        let e = WahProcessor.fastExp2(a * 2.8853900817779268) // 2 / ln 2
+        let e = WahProcessor.fastExp2(a * 2.8853900817779268)  // 2 / ln 2
         let t = 1.0 - 2.0 / (e + 1.0)
         return x < 0 ? -t : t
     }

@@ -62,8 +62,10 @@ public struct EffectParameter: Sendable, Equatable {
     /// What it does, one line.
     public let summary: String
 
-    public init(name: String, unit: String = "", range: ClosedRange<Double>, defaultValue: Double,
-                kind: Kind = .continuous, summary: String) {
+    public init(
+        name: String, unit: String = "", range: ClosedRange<Double>, defaultValue: Double,
+        kind: Kind = .continuous, summary: String
+    ) {
         self.name = name
         self.unit = unit
         self.range = range
@@ -108,7 +110,7 @@ public struct EffectParameter: Sendable, Equatable {
             let i = Int(value.rounded())
             return names.indices.contains(i) ? names[i] : String(i)
         case .integer: return String(Int(value.rounded()))
-        case .continuous: return EffectParameter.shortest(value)
+        case .continuous: return NumberText.whole(value)
         }
     }
 
@@ -123,7 +125,7 @@ public struct EffectParameter: Sendable, Equatable {
             let r = "\(Int(range.lowerBound))-\(Int(range.upperBound))"
             return step == 2 ? r + " even" : (step == 1 ? r : r + " in steps of \(step)")
         case .continuous:
-            let r = EffectParameter.shortest(range.lowerBound) + "-" + EffectParameter.shortest(range.upperBound)
+            let r = NumberText.whole(range.lowerBound) + "-" + NumberText.whole(range.upperBound)
             return unit.isEmpty ? r : r + " " + unit
         }
     }
@@ -172,16 +174,11 @@ public struct EffectParameter: Sendable, Equatable {
         }
     }
 
-    /// The shortest decimal text that reads back as `v` (Swift's description, without `.0`).
-    static func shortest(_ v: Double) -> String {
-        if v == v.rounded(), abs(v) < 1e15 { return String(Int(v)) }
-        return String(v)
-    }
-
     // MARK: Tables
 
-    static let bypass = EffectParameter(name: "bypass", range: 0...1, defaultValue: 0, kind: .toggle,
-                                        summary: "on: the input passes unchanged (5 ms crossfade)")
+    static let bypass = EffectParameter(
+        name: "bypass", range: 0...1, defaultValue: 0, kind: .toggle,
+        summary: "on: the input passes unchanged (5 ms crossfade)")
 
     /// Tempo-synced note values: cycles (tremolo) or echo spacing (delay) as a fraction of a
     /// whole note; `off` runs free at `rate`/`time`.
@@ -206,67 +203,90 @@ public struct EffectParameter: Sendable, Equatable {
 
     static let fuzzTable: [EffectParameter] = [
         bypass,
-        EffectParameter(name: "drive", range: 0...1, defaultValue: 0.5,
-                        summary: "gain into the shaper, 0 dB to +29.5 dB (exponential)"),
-        EffectParameter(name: "tone", range: 0...1, defaultValue: 0.5,
-                        summary: "low-pass after the shaper, 700 Hz to open (1 = no filter)"),
-        EffectParameter(name: "level", range: 0...1, defaultValue: 0.5,
-                        summary: "output level, linear (the shaper's output peaks near 1)"),
+        EffectParameter(
+            name: "drive", range: 0...1, defaultValue: 0.5,
+            summary: "gain into the shaper, 0 dB to +29.5 dB (exponential)"),
+        EffectParameter(
+            name: "tone", range: 0...1, defaultValue: 0.5,
+            summary: "low-pass after the shaper, 700 Hz to open (1 = no filter)"),
+        EffectParameter(
+            name: "level", range: 0...1, defaultValue: 0.5,
+            summary: "output level, linear (the shaper's output peaks near 1)")
     ]
 
     static let wahTable: [EffectParameter] = [
         bypass,
-        EffectParameter(name: "pedal", range: 0...1, defaultValue: 0,
-                        summary: "the pedal: 0 heel, 1 toe (what the sensor moves)"),
-        EffectParameter(name: "voice", range: 0...1, defaultValue: 0, kind: .choice(WahVoice.allCases.map(\.rawValue)),
-                        summary: "svf band-pass or the crybaby circuit model"),
-        EffectParameter(name: "mode", range: 0...2, defaultValue: 0, kind: .choice(WahMode.allCases.map(\.rawValue)),
-                        summary: "what moves the pedal: the sensor, the envelope (auto-wah) or both"),
-        EffectParameter(name: "sensitivity", range: 0...20, defaultValue: 2,
-                        summary: "pedal travel per unit of envelope (envelope and both modes)"),
-        EffectParameter(name: "mix", range: 0...1, defaultValue: 1,
-                        summary: "0 dry ... 1 wet"),
-        EffectParameter(name: "heel", unit: "Hz", range: 100...1500, defaultValue: 450,
-                        summary: "svf centre frequency at the heel"),
-        EffectParameter(name: "toe", unit: "Hz", range: 500...5000, defaultValue: 2200,
-                        summary: "svf centre frequency at the toe"),
+        EffectParameter(
+            name: "pedal", range: 0...1, defaultValue: 0,
+            summary: "the pedal: 0 heel, 1 toe (what the sensor moves)"),
+        EffectParameter(
+            name: "voice", range: 0...1, defaultValue: 0, kind: .choice(WahVoice.allCases.map(\.rawValue)),
+            summary: "svf band-pass or the crybaby circuit model"),
+        EffectParameter(
+            name: "mode", range: 0...2, defaultValue: 0, kind: .choice(WahMode.allCases.map(\.rawValue)),
+            summary: "what moves the pedal: the sensor, the envelope (auto-wah) or both"),
+        EffectParameter(
+            name: "sensitivity", range: 0...20, defaultValue: 2,
+            summary: "pedal travel per unit of envelope (envelope and both modes)"),
+        EffectParameter(
+            name: "mix", range: 0...1, defaultValue: 1,
+            summary: "0 dry ... 1 wet"),
+        EffectParameter(
+            name: "heel", unit: "Hz", range: 100...1500, defaultValue: 450,
+            summary: "svf centre frequency at the heel"),
+        EffectParameter(
+            name: "toe", unit: "Hz", range: 500...5000, defaultValue: 2200,
+            summary: "svf centre frequency at the toe")
     ]
 
     static let tremoloTable: [EffectParameter] = [
         bypass,
-        EffectParameter(name: "rate", unit: "Hz", range: 0.05...20, defaultValue: 5,
-                        summary: "modulation frequency (when sync is off)"),
-        EffectParameter(name: "depth", range: 0...1, defaultValue: 0.5,
-                        summary: "gain swings between 1 - depth and 1"),
-        EffectParameter(name: "shape", range: 0...2, defaultValue: 0, kind: .choice(["sine", "triangle", "square"]),
-                        summary: "the modulation's waveform"),
-        EffectParameter(name: "sync", range: 0...Double(syncNames.count - 1), defaultValue: 0, kind: .choice(syncNames),
-                        summary: "one cycle per note value at the tempo (off: rate)"),
+        EffectParameter(
+            name: "rate", unit: "Hz", range: 0.05...20, defaultValue: 5,
+            summary: "modulation frequency (when sync is off)"),
+        EffectParameter(
+            name: "depth", range: 0...1, defaultValue: 0.5,
+            summary: "gain swings between 1 - depth and 1"),
+        EffectParameter(
+            name: "shape", range: 0...2, defaultValue: 0, kind: .choice(["sine", "triangle", "square"]),
+            summary: "the modulation's waveform"),
+        EffectParameter(
+            name: "sync", range: 0...Double(syncNames.count - 1), defaultValue: 0, kind: .choice(syncNames),
+            summary: "one cycle per note value at the tempo (off: rate)")
     ]
 
     static let phaserTable: [EffectParameter] = [
         bypass,
-        EffectParameter(name: "rate", unit: "Hz", range: 0...10, defaultValue: 0.5,
-                        summary: "sweep frequency (0 holds the sweep where it is)"),
-        EffectParameter(name: "depth", range: 0...1, defaultValue: 0.7,
-                        summary: "sweep width: the all-pass corner moves over depth x 5 octaves around 630 Hz"),
-        EffectParameter(name: "stages", range: 2...12, defaultValue: 4, kind: .integer(step: 2),
-                        summary: "first-order all-pass stages (stages/2 notches)"),
-        EffectParameter(name: "feedback", range: 0...0.9, defaultValue: 0,
-                        summary: "output of the all-pass chain fed back into it (sharper notches, peaks between)"),
+        EffectParameter(
+            name: "rate", unit: "Hz", range: 0...10, defaultValue: 0.5,
+            summary: "sweep frequency (0 holds the sweep where it is)"),
+        EffectParameter(
+            name: "depth", range: 0...1, defaultValue: 0.7,
+            summary: "sweep width: the all-pass corner moves over depth x 5 octaves around 630 Hz"),
+        EffectParameter(
+            name: "stages", range: 2...12, defaultValue: 4, kind: .integer(step: 2),
+            summary: "first-order all-pass stages (stages/2 notches)"),
+        EffectParameter(
+            name: "feedback", range: 0...0.9, defaultValue: 0,
+            summary: "output of the all-pass chain fed back into it (sharper notches, peaks between)")
     ]
 
     static let delayTable: [EffectParameter] = [
         bypass,
-        EffectParameter(name: "time", unit: "s", range: 0.001...2, defaultValue: 0.35,
-                        summary: "echo spacing (when sync is off); glides when moved"),
-        EffectParameter(name: "feedback", range: 0...0.95, defaultValue: 0.35,
-                        summary: "each repeat's level relative to the one before"),
-        EffectParameter(name: "mix", range: 0...1, defaultValue: 0.3,
-                        summary: "0 dry ... 1 echoes only"),
-        EffectParameter(name: "tone", range: 0...1, defaultValue: 1,
-                        summary: "damping in the loop: 1 open (repeats unchanged), 0 dark (500 Hz one-pole)"),
-        EffectParameter(name: "sync", range: 0...Double(syncNames.count - 1), defaultValue: 0, kind: .choice(syncNames),
-                        summary: "echo spacing as a note value at the tempo (off: time)"),
+        EffectParameter(
+            name: "time", unit: "s", range: 0.001...2, defaultValue: 0.35,
+            summary: "echo spacing (when sync is off); glides when moved"),
+        EffectParameter(
+            name: "feedback", range: 0...0.95, defaultValue: 0.35,
+            summary: "each repeat's level relative to the one before"),
+        EffectParameter(
+            name: "mix", range: 0...1, defaultValue: 0.3,
+            summary: "0 dry ... 1 echoes only"),
+        EffectParameter(
+            name: "tone", range: 0...1, defaultValue: 1,
+            summary: "damping in the loop: 1 open (repeats unchanged), 0 dark (500 Hz one-pole)"),
+        EffectParameter(
+            name: "sync", range: 0...Double(syncNames.count - 1), defaultValue: 0, kind: .choice(syncNames),
+            summary: "echo spacing as a note value at the tempo (off: time)")
     ]
 }

@@ -3,11 +3,11 @@
 // filtered before they can fold back.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The fuzz: `tanh(g x + b) - tanh(b)` with `g` from 1 (drive 0) to 30 (+29.5 dB, drive 1) and a
@@ -107,7 +107,7 @@ public struct FuzzEffect: @unchecked Sendable {
         }
         let n = taps
         let beta = 8.0
-        let cutoff = 0.5 / Double(factor)         // cycles per 8x sample
+        let cutoff = 0.5 / Double(factor)  // cycles per 8x sample
         let centre = Double(n - 1) / 2
         var h = [Double](repeating: 0, count: n)
         for i in 0..<n {

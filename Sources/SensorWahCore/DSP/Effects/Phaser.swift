@@ -120,7 +120,8 @@ public struct PhaserEffect: @unchecked Sendable {
         while i < count {
             let x = buffer[i]
             let input = x.isFinite ? Double(x) : 0
-            let w = min(centreAngle * WahProcessor.fastExp2(octaves * depth.next() * EffectMath.sinTurns(phase)), maxAngle)
+            let w = min(
+                centreAngle * WahProcessor.fastExp2(octaves * depth.next() * EffectMath.sinTurns(phase)), maxAngle)
             phase += rate.next() * inverseRate
             if phase >= 1 { phase -= 1 }
             let g = EffectMath.tan(w)

@@ -100,12 +100,12 @@ public struct TremoloEffect: Sendable {
     @inlinable @inline(__always)
     static func waveform(_ phase: Double, _ shape: Int) -> Double {
         switch shape {
-        case 1: // triangle
+        case 1:  // triangle
             let t = 2 * phase - 1
             return t < 0 ? -t : t
-        case 2: // square
+        case 2:  // square
             return phase < 0.5 ? 1 : 0
-        default: // sine
+        default:  // sine
             return 0.5 + 0.5 * EffectMath.cosTurns(phase)
         }
     }

@@ -1,5 +1,5 @@
-// WahEffect.swift — the chain's wah stage: today's WahProcessor, unchanged, behind the chain's
-// parameter interface.
+// WahEffect.swift — the chain's wah stage: `WahProcessor` itself behind the chain's parameter
+// interface.
 
 /// The wah in a chain. The processor is `WahProcessor` itself: with no setting moving, `process`
 /// is exactly `WahProcessor.process` in place, so a chain of the wah alone renders bit for bit

@@ -47,12 +47,13 @@ public struct InputPreview: Sendable {
             if c == 0x40 || c == 0x23 { continue }
             let isLetter = (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A
             if isLetter || c == 0x22 || c == 0xEF { if underHeader { break } else { continue } }
-            rows.append(line.split(separator: sep, omittingEmptySubsequences: false).map { f in
-                var s = f
-                while let q = s.first, q == "\"" || q == " " { s = s.dropFirst() }
-                while let q = s.last, q == "\"" || q == " " { s = s.dropLast() }
-                return s
-            })
+            rows.append(
+                line.split(separator: sep, omittingEmptySubsequences: false).map { f in
+                    var s = f
+                    while let q = s.first, q == "\"" || q == " " { s = s.dropFirst() }
+                    while let q = s.last, q == "\"" || q == " " { s = s.dropLast() }
+                    return s
+                })
             if rows.count >= limit { break }
         }
         return rows
@@ -90,8 +91,10 @@ enum DataChecks {
     static func magnitudes(_ rows: [[Substring]], _ cols: (Int, Int, Int), decimalComma: Bool) -> [Double] {
         rows.compactMap { r in
             guard max(cols.0, cols.1, cols.2) < r.count,
-                  let x = number(r[cols.0], decimalComma: decimalComma), let y = number(r[cols.1], decimalComma: decimalComma),
-                  let z = number(r[cols.2], decimalComma: decimalComma) else { return nil }
+                let x = number(r[cols.0], decimalComma: decimalComma),
+                let y = number(r[cols.1], decimalComma: decimalComma),
+                let z = number(r[cols.2], decimalComma: decimalComma)
+            else { return nil }
             return (x * x + y * y + z * z).squareRoot()
         }
     }
@@ -116,28 +119,40 @@ enum DataChecks {
         return nil
     }
 
-    static func fmt(_ x: Double) -> String { String((x * 1000).rounded() / 1000) }
-
     /// Which sensor a one-sensor m/s² file (Sensor Logger, phyphox plain `X (m/s^2)`) holds:
     /// `--sensor` when given; else what the file name says, checked against the data
     /// (acceleration with gravity reads about 1 G on average, without it about 0); else what
     /// the data says. Returns the sensor (nil: undecided) and a note saying what was assumed.
-    static func sensor(explicit: LoggedSensor?, fileName: String?, meanMagnitudeSI m: Double?) -> (LoggedSensor?, String?) {
+    static func sensor(explicit: LoggedSensor?, fileName: String?, meanMagnitudeSI m: Double?) -> (
+        LoggedSensor?, String?
+    ) {
         if let explicit { return (explicit, nil) }
         let named = fileName.flatMap(LoggedSensor.fromFileName)
         let gravity = includesGravity(meanG: m.map { $0 / g })
-        let evidence = m.map { "mean magnitude \(fmt($0 / g)) G over the first rows" } ?? ""
+        let evidence = m.map { "mean magnitude \(NumberText.rounded($0 / g, 3)) G over the first rows" } ?? ""
         switch (named, gravity) {
         case (nil, true?):
-            return (.totalAcceleration, "the file name does not say which sensor: read as \(LoggedSensor.totalAcceleration.label) from the data (\(evidence)); --sensor says otherwise")
+            return (
+                .totalAcceleration,
+                "the file name does not say which sensor: read as \(LoggedSensor.totalAcceleration.label) from the data (\(evidence)); --sensor says otherwise"
+            )
         case (nil, false?):
-            return (.userAcceleration, "the file name does not say which sensor: read as \(LoggedSensor.userAcceleration.label) from the data (\(evidence); a rotation rate also reads about 0: --sensor gyro)")
+            return (
+                .userAcceleration,
+                "the file name does not say which sensor: read as \(LoggedSensor.userAcceleration.label) from the data (\(evidence); a rotation rate also reads about 0: --sensor gyro)"
+            )
         case (nil, nil):
             return (nil, nil)
         case (.totalAcceleration?, false?), (.gravity?, false?):
-            return (.userAcceleration, "the file name says \(named!.label), but the data has no gravity (\(evidence)): read as \(LoggedSensor.userAcceleration.label); --sensor says otherwise")
+            return (
+                .userAcceleration,
+                "the file name says \(named!.label), but the data has no gravity (\(evidence)): read as \(LoggedSensor.userAcceleration.label); --sensor says otherwise"
+            )
         case (.userAcceleration?, true?):
-            return (.totalAcceleration, "the file name says \(named!.label), but the data includes gravity (\(evidence)): read as \(LoggedSensor.totalAcceleration.label); --sensor says otherwise")
+            return (
+                .totalAcceleration,
+                "the file name says \(named!.label), but the data includes gravity (\(evidence)): read as \(LoggedSensor.totalAcceleration.label); --sensor says otherwise"
+            )
         default:
             return (named, nil)
         }

@@ -17,10 +17,12 @@
 extension DialectRecognizer {
     static let generic = DialectRecognizer(
         format: .generic, name: "Generic (time + axes)",
-        expects: "a time column (time, t, timestamp, seconds, milliseconds, ...) and three or six axis columns (x,y,z; ax,ay,az; gx,gy,gz; accel_x ...)",
+        expects:
+            "a time column (time, t, timestamp, seconds, milliseconds, ...) and three or six axis columns (x,y,z; ax,ay,az; gx,gy,gz; accel_x ...)",
         sample: "Milliseconds,X,Y,Z",
         headerless: false,
-        rule: "one column named like a time (time, t, timestamp, seconds, ms ...) and one or two complete x/y/z sets of axis columns; lowest confidence",
+        rule:
+            "one column named like a time (time, t, timestamp, seconds, ms ...) and one or two complete x/y/z sets of axis columns; lowest confidence",
         confidence: 0.3,
         test: { h in !h.isJSON && GenericColumns(h) != nil },
         build: { h, o in SensorParser.genericVerdict(h, o) })
@@ -57,10 +59,11 @@ struct GenericColumns {
         var pending: [Sensor: [Int: (Int, Unit?)]] = [:]
         for f in found {
             var p = pending[f.sensor] ?? [:]
-            if p[f.axis] != nil { continue }   // a second x of the same sensor: the first wins
+            if p[f.axis] != nil { continue }  // a second x of the same sensor: the first wins
             p[f.axis] = (f.col, f.unit)
             if p.count == 3 {
-                sets.append(Axes(sensor: f.sensor, unit: p[0]!.1 ?? p[1]!.1 ?? p[2]!.1, cols: [p[0]!.0, p[1]!.0, p[2]!.0]))
+                sets.append(
+                    Axes(sensor: f.sensor, unit: p[0]!.1 ?? p[1]!.1 ?? p[2]!.1, cols: [p[0]!.0, p[1]!.0, p[2]!.0]))
                 p = [:]
             }
             pending[f.sensor] = p
@@ -122,13 +125,19 @@ struct GenericColumns {
         return .nan
     }
 
-    static let accelWords: Set<String> = ["a", "acc", "accel", "accl", "accelerometer", "acceleration", "accelerations", "gf", "gforce"]
+    static let accelWords: Set<String> = [
+        "a", "acc", "accel", "accl", "accelerometer", "acceleration", "accelerations", "gf", "gforce"
+    ]
     static let userWords: Set<String> = ["lin", "linear", "user", "la", "useracceleration", "linearacceleration"]
     static let gravityWords: Set<String> = ["grav", "gravity"]
-    static let gyroWords: Set<String> = ["g", "gyr", "gyro", "gyroscope", "w", "omega", "rot", "rotation", "rate", "angular", "angvel"]
-    static let otherWords: Set<String> = ["m", "mag", "magn", "magnet", "magnetometer", "magnetic", "field", "compass", "orientation",
-                                          "euler", "angle", "angles", "quat", "quaternion", "q", "pos", "position", "gps",
-                                          "heading", "uncalibrated", "uncal", "bias"]
+    static let gyroWords: Set<String> = [
+        "g", "gyr", "gyro", "gyroscope", "w", "omega", "rot", "rotation", "rate", "angular", "angvel"
+    ]
+    static let otherWords: Set<String> = [
+        "m", "mag", "magn", "magnet", "magnetometer", "magnetic", "field", "compass", "orientation",
+        "euler", "angle", "angles", "quat", "quaternion", "q", "pos", "position", "gps",
+        "heading", "uncalibrated", "uncal", "bias"
+    ]
 
     static func unitOf(_ w: String) -> Unit? {
         switch String(w.filter { $0 != " " }) {
@@ -146,9 +155,15 @@ struct GenericColumns {
         var unit = unitOf(unitText)
         // trailing unit words: accel_x_g, gyro_x_dps, gx_rad_s, ax_m_s2
         while words.count > 1 {
-            if words.count > 2, words.suffix(2) == ["rad", "s"] { words.removeLast(2); unit = unit ?? .radPerS; continue }
-            if words.count > 2, words.suffix(2) == ["deg", "s"] { words.removeLast(2); unit = unit ?? .degPerS; continue }
-            if words.count > 2, words.suffix(2) == ["m", "s2"] || words.suffix(2) == ["m", "s"] { words.removeLast(2); unit = unit ?? .si; continue }
+            if words.count > 2, words.suffix(2) == ["rad", "s"] {
+                words.removeLast(2); unit = unit ?? .radPerS; continue
+            }
+            if words.count > 2, words.suffix(2) == ["deg", "s"] {
+                words.removeLast(2); unit = unit ?? .degPerS; continue
+            }
+            if words.count > 2, words.suffix(2) == ["m", "s2"] || words.suffix(2) == ["m", "s"] {
+                words.removeLast(2); unit = unit ?? .si; continue
+            }
             guard let u = unitOf(words.last!) else { break }
             words.removeLast()
             unit = unit ?? u
@@ -164,17 +179,27 @@ struct GenericColumns {
         }
         guard let axis = ["x": 0, "y": 1, "z": 2][axisChar] else { return nil }
         if prefixWords.contains(where: { otherWords.contains($0) }) { return nil }
-        let known = prefixWords.filter { userWords.contains($0) || gravityWords.contains($0) || gyroWords.contains($0) || accelWords.contains($0) }
+        let known = prefixWords.filter {
+            userWords.contains($0) || gravityWords.contains($0) || gyroWords.contains($0) || accelWords.contains($0)
+        }
         // every word must be a sensor word or noise we can ignore (a vendor prefix such as `mpl`, a device id)
         if prefixWords.contains(where: { w in timeWords.contains(w) }) { return nil }
         let sensor: Sensor
-        if known.contains(where: { userWords.contains($0) }) { sensor = .user }
-        else if known.contains(where: { gravityWords.contains($0) }) { sensor = .gravity }
-        else if known.contains(where: { $0 == "gf" || $0 == "gforce" }) { sensor = .accel; unit = unit ?? .g }
-        else if known.contains(where: { gyroWords.contains($0) }) { sensor = .gyro }
-        else if known.contains(where: { accelWords.contains($0) }) { sensor = .accel }
-        else if prefixWords.allSatisfy({ $0.isEmpty }) { sensor = .unknown }
-        else { return nil }   // an unknown word before the axis (`dx`, `posx`): not an axis SensorWah reads
+        if known.contains(where: { userWords.contains($0) }) {
+            sensor = .user
+        } else if known.contains(where: { gravityWords.contains($0) }) {
+            sensor = .gravity
+        } else if known.contains(where: { $0 == "gf" || $0 == "gforce" }) {
+            sensor = .accel; unit = unit ?? .g
+        } else if known.contains(where: { gyroWords.contains($0) }) {
+            sensor = .gyro
+        } else if known.contains(where: { accelWords.contains($0) }) {
+            sensor = .accel
+        } else if prefixWords.allSatisfy({ $0.isEmpty }) {
+            sensor = .unknown
+        } else {
+            return nil
+        }  // an unknown word before the axis (`dx`, `posx`): not an axis SensorWah reads
         return (sensor, unit, axis)
     }
 }
@@ -234,10 +259,14 @@ extension SensorParser {
             if sensor == .gyro {
                 base = .gyroX
                 if unit == nil {
-                    let maxAbs = rows.flatMap { r in set.cols.compactMap { $0 < r.count ? DataChecks.number(r[$0], decimalComma: dc).map(abs) : nil } }.max()
+                    let maxAbs = rows.flatMap { r in
+                        set.cols.compactMap { $0 < r.count ? DataChecks.number(r[$0], decimalComma: dc).map(abs) : nil }
+                    }.max()
                     unit = (maxAbs ?? 0) > 50 ? .degPerS : .radPerS
-                    how = maxAbs.map { "its peak \(DataChecks.fmt($0))" } ?? "assumed"
-                } else { how = "its name" }
+                    how = maxAbs.map { "its peak \(NumberText.rounded($0, 3))" } ?? "assumed"
+                } else {
+                    how = "its name"
+                }
                 if unit == .degPerS { scale = .pi / 180 }
                 said.append("\(names) rotation rate in \(unit == .degPerS ? "deg/s" : "rad/s") (\(how))")
             } else {
@@ -246,15 +275,15 @@ extension SensorParser {
                 if unit == nil {
                     if let m = mean {
                         if DataChecks.includesGravity(meanG: m / DataChecks.g) == true {
-                            unit = .si; gravity = gravity ?? true; how = "mean magnitude \(DataChecks.fmt(m))"
+                            unit = .si; gravity = gravity ?? true; how = "mean magnitude \(NumberText.rounded(m, 3))"
                         } else if DataChecks.includesGravity(meanG: m) == true {
-                            unit = .g; gravity = gravity ?? true; how = "mean magnitude \(DataChecks.fmt(m))"
+                            unit = .g; gravity = gravity ?? true; how = "mean magnitude \(NumberText.rounded(m, 3))"
                         } else {
                             // neither about 1 G nor about 9.8 m/s²: no gravity; a mean over 0.6
                             // or a peak over 4 is no G reading of acceleration without gravity
                             unit = (m > 0.6 || (peak ?? 0) > 4) ? .si : .g
                             gravity = gravity ?? false
-                            how = "mean magnitude \(DataChecks.fmt(m)), peak \(DataChecks.fmt(peak ?? 0))"
+                            how = "mean magnitude \(NumberText.rounded(m, 3)), peak \(NumberText.rounded(peak ?? 0, 3))"
                         }
                     } else {
                         unit = .si; how = "assumed: no data to judge"
@@ -264,7 +293,7 @@ extension SensorParser {
                 if gravity == nil {
                     let mG = mean.map { $0 / (unit == .si ? DataChecks.g : 1) }
                     gravity = DataChecks.includesGravity(meanG: mG) ?? true
-                    if let m = mean { how += how == "its name" ? "; mean magnitude \(DataChecks.fmt(m))" : "" }
+                    if let m = mean { how += how == "its name" ? "; mean magnitude \(NumberText.rounded(m, 3))" : "" }
                 }
                 switch sensor {
                 case .user: base = .userX
@@ -272,7 +301,10 @@ extension SensorParser {
                 default: base = gravity == true ? .accelX : .userX
                 }
                 if unit == .si { scale = 1 / DataChecks.g }
-                let what = base == .accelX ? "acceleration with gravity (accel.*)" : base == .userX ? "acceleration without gravity (user.*)" : "gravity (gravity.*)"
+                let what =
+                    base == .accelX
+                    ? "acceleration with gravity (accel.*)"
+                    : base == .userX ? "acceleration without gravity (user.*)" : "gravity (gravity.*)"
                 said.append("\(names) \(what) in \(unit == .si ? "m/s²" : "G") (\(how))")
             }
             for (axis, c) in set.cols.enumerated() {

@@ -3,8 +3,10 @@
 extension DialectRecognizer {
     static let hyperIMU = DialectRecognizer(
         format: .hyperimu, name: "HyperIMU",
-        expects: "optional timestamp, then sensor.x/.y/.z columns, e.g. timestamp,MPL_Accelerometer.x,MPL_Accelerometer.y,MPL_Accelerometer.z",
-        sample: "timestamp,MPL_Gyroscope.x,MPL_Gyroscope.y,MPL_Gyroscope.z,MPL_Accelerometer.x,MPL_Accelerometer.y,MPL_Accelerometer.z",
+        expects:
+            "optional timestamp, then sensor.x/.y/.z columns, e.g. timestamp,MPL_Accelerometer.x,MPL_Accelerometer.y,MPL_Accelerometer.z",
+        sample:
+            "timestamp,MPL_Gyroscope.x,MPL_Gyroscope.y,MPL_Gyroscope.z,MPL_Accelerometer.x,MPL_Accelerometer.y,MPL_Accelerometer.z",
         headerless: false,
         rule: "a column named sensor.x, sensor.y or sensor.z",
         confidence: 0.7,
@@ -53,8 +55,8 @@ extension SensorParser {
                 continue
             case .quantity(let base, let scale):
                 var q = base.rawValue + axis
-                if base == .yaw { q = [Quantity.yaw, .pitch, .roll][axis].rawValue }   // azimuth, pitch, roll
-                if used.contains(q) { continue }   // first sensor of a kind wins
+                if base == .yaw { q = [Quantity.yaw, .pitch, .roll][axis].rawValue }  // azimuth, pitch, roll
+                if used.contains(q) { continue }  // first sensor of a kind wins
                 used.insert(q)
                 l.slots[i] = Int8(q)
                 l.scales[q] = scale
@@ -65,16 +67,22 @@ extension SensorParser {
         let ambiguousText = ambiguous.map { "\"\($0)\"" }.joined(separator: ", ")
         guard l.groups != 0 else {
             if !ambiguous.isEmpty {
-                return .refused("This HyperIMU header names its sensors by chip (\(ambiguousText)): such a chip holds both an accelerometer and a gyroscope, so its columns cannot be told apart. Rename the sensors in HyperIMU, or record with sensor names that say Accelerometer or Gyroscope.")
+                return .refused(
+                    "This HyperIMU header names its sensors by chip (\(ambiguousText)): such a chip holds both an accelerometer and a gyroscope, so its columns cannot be told apart. Rename the sensors in HyperIMU, or record with sensor names that say Accelerometer or Gyroscope."
+                )
             }
-            return .refused("This HyperIMU header has no accelerometer, gyroscope, linear-acceleration, gravity or orientation column SensorWah recognises.")
+            return .refused(
+                "This HyperIMU header has no accelerometer, gyroscope, linear-acceleration, gravity or orientation column SensorWah recognises."
+            )
         }
         // a text column that may hold separators (NMEA sentences) before a motion column shifts fields
         if textColumns.contains(where: { $0 < l.lastNeeded }) { l.strictFieldCount = true }
         l.lineTimeGroups = 7
         var notes: [String] = []
         if !ambiguous.isEmpty {
-            notes.append("columns of \(ambiguousText) left out: the chip name does not say whether they are accelerometer or gyroscope")
+            notes.append(
+                "columns of \(ambiguousText) left out: the chip name does not say whether they are accelerometer or gyroscope"
+            )
         }
         return .layout(l, notes: notes)
     }

@@ -57,7 +57,10 @@ extension SensorParser {
                 feeds = "time of the \(g?.name ?? "?") samples"
                 unit = "s"
             } else if code < ColumnLayout.lineTimestamp {
-                feeds = "rate." + ["x", "y", "z"][Int(code - ColumnLayout.motionRateBase)] + (layout.gyroFromMotion ? " and gyro." + ["x", "y", "z"][Int(code - ColumnLayout.motionRateBase)] : "")
+                feeds =
+                    "rate." + ["x", "y", "z"][Int(code - ColumnLayout.motionRateBase)]
+                    + (layout.gyroFromMotion
+                        ? " and gyro." + ["x", "y", "z"][Int(code - ColumnLayout.motionRateBase)] : "")
                 unit = "rad/s"
             } else {
                 feeds = "time (every sample of the row)"

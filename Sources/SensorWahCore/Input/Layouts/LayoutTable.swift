@@ -36,7 +36,7 @@ public struct LayoutChoice: Sendable {
 extension SensorParser {
     /// The table, in the order it is consulted on equal confidence.
     public static let dialects: [DialectRecognizer] = [
-        .sensorLog, .sensorLogJSON, .sensorLogger, .phyphox, .physicsToolbox, .hyperIMU, .sensorstream, .generic,
+        .sensorLog, .sensorLogJSON, .sensorLogger, .phyphox, .physicsToolbox, .hyperIMU, .sensorstream, .generic
     ]
 
     /// The entries that recognise `line`, best first (a test and diagnostic aid).
@@ -47,8 +47,10 @@ extension SensorParser {
     /// Entries recognising `h`, by confidence then table order; `forced` keeps one format.
     static func ranked(_ h: HeaderFields, forced: SensorFormat, headerless: Bool?) -> [DialectRecognizer] {
         var found: [(Int, DialectRecognizer)] = []
-        for (i, d) in dialects.enumerated() where (headerless == nil || d.headerless == headerless!)
-            && (forced == .auto || d.format == forced) && d.test(h) {
+        for (i, d) in dialects.enumerated()
+        where (headerless == nil || d.headerless == headerless!)
+            && (forced == .auto || d.format == forced) && d.test(h)
+        {
             found.append((i, d))
         }
         found.sort { a, b in a.1.confidence != b.1.confidence ? a.1.confidence > b.1.confidence : a.0 < b.0 }
@@ -69,7 +71,8 @@ extension SensorParser {
         if let reason { s += " " + reason }
         s += " Known layouts: " + dialects.map { "\($0.name): \($0.expects)" }.joined(separator: "; ") + "."
         if forced != .auto { s += " The input format was set to \(forced.rawValue)." }
-        s += " Rows under this header are skipped, never guessed: choose the layout with --format, or name the columns with --columns (SensorLog names, or a time column and axes such as time,ax,ay,az)."
+        s +=
+            " Rows under this header are skipped, never guessed: choose the layout with --format, or name the columns with --columns (SensorLog names, or a time column and axes such as time,ax,ay,az)."
         return s
     }
 }

@@ -3,13 +3,17 @@
 extension DialectRecognizer {
     static let phyphox = DialectRecognizer(
         format: .phyphox, name: "phyphox",
-        expects: "\"Time (s)\" then columns with units, e.g. \"Linear Acceleration x (m/s^2)\", \"Acceleration x (m/s^2)\", \"Gyroscope x (rad/s)\"",
-        sample: "\"Time (s)\",\"Linear Acceleration x (m/s^2)\",\"Linear Acceleration y (m/s^2)\",\"Linear Acceleration z (m/s^2)\",\"Absolute acceleration (m/s^2)\"",
+        expects:
+            "\"Time (s)\" then columns with units, e.g. \"Linear Acceleration x (m/s^2)\", \"Acceleration x (m/s^2)\", \"Gyroscope x (rad/s)\"",
+        sample:
+            "\"Time (s)\",\"Linear Acceleration x (m/s^2)\",\"Linear Acceleration y (m/s^2)\",\"Linear Acceleration z (m/s^2)\",\"Absolute acceleration (m/s^2)\"",
         headerless: false,
         rule: "first column \"Time (s)\", then columns with a phyphox unit (m/s^2, rad/s, deg/s)",
         confidence: 0.9,
         test: { h in
-            guard !h.isJSON, h.names.count >= 2, h.names[0].lowercased() == "time", h.units[0] == "s" else { return false }
+            guard !h.isJSON, h.names.count >= 2, h.names[0].lowercased() == "time", h.units[0] == "s" else {
+                return false
+            }
             return h.units.dropFirst().contains { PhyphoxUnit($0) != .other }
         },
         build: { h, o in SensorParser.phyphoxVerdict(h, o) })
@@ -28,7 +32,9 @@ extension SensorParser {
         }
         if plainColumns.count == 3 {
             let rows = o.preview?.rows(under: h) ?? []
-            let m = DataChecks.mean(DataChecks.magnitudes(rows, (plainColumns[0], plainColumns[1], plainColumns[2]), decimalComma: l.decimalComma))
+            let m = DataChecks.mean(
+                DataChecks.magnitudes(
+                    rows, (plainColumns[0], plainColumns[1], plainColumns[2]), decimalComma: l.decimalComma))
             let (s, note) = DataChecks.sensor(explicit: o.sensor, fileName: o.preview?.fileName, meanMagnitudeSI: m)
             plain = s
             if let note { notes.append(note) }
@@ -77,7 +83,9 @@ extension SensorParser {
             l.lastNeeded = max(l.lastNeeded, i)
         }
         if !ambiguous.isEmpty {
-            return .refused("This phyphox file's columns \(ambiguous.map { "\"\($0)\"" }.joined(separator: ", ")) are in m/s^2 but do not say whether gravity is included: export \"Acceleration with g\" or \"Linear Acceleration\", name the file after the experiment (\"Acceleration with g ...csv\", \"Acceleration without g ...csv\"), or pass --sensor \(LoggedSensor.allCases.map(\.rawValue).joined(separator: "|")).")
+            return .refused(
+                "This phyphox file's columns \(ambiguous.map { "\"\($0)\"" }.joined(separator: ", ")) are in m/s^2 but do not say whether gravity is included: export \"Acceleration with g\" or \"Linear Acceleration\", name the file after the experiment (\"Acceleration with g ...csv\", \"Acceleration without g ...csv\"), or pass --sensor \(LoggedSensor.allCases.map(\.rawValue).joined(separator: "|"))."
+            )
         }
         guard l.groups != 0 else {
             return .refused("This phyphox file has no acceleration (m/s^2) or rotation-rate (rad/s) x, y, z columns.")

@@ -5,14 +5,17 @@ extension DialectRecognizer {
         expects: "time,gFx,gFy,gFz,ax,ay,az,wx,wy,wz (gF in G, a in m/s^2, w in rad/s)",
         sample: "time,gFx,gFy,gFz,ax,ay,az,wx,wy,wz,",
         headerless: false,
-        rule: "first column time (no unit), gFx/ax/wx columns, and a mark of the app: gF columns, a total (TgF, aT, wT) or a trailing comma",
+        rule:
+            "first column time (no unit), gFx/ax/wx columns, and a mark of the app: gF columns, a total (TgF, aT, wT) or a trailing comma",
         confidence: 0.8,
         test: { h in
             guard !h.isJSON, h.names.count >= 2, h.names[0].lowercased() == "time", h.units[0].isEmpty,
-                  h.names[1].lowercased() != "seconds_elapsed" else { return false }
+                h.names[1].lowercased() != "seconds_elapsed"
+            else { return false }
             // its own marks: gF columns, a total (TgF, aT, wT) or the trailing empty column;
             // a bare `time,ax,ay,az` is the generic layout's
-            let marked = h.names.contains { $0.hasPrefix("gF") || $0 == "TgF" || $0 == "aT" || $0 == "wT" } || h.raw.last == ""
+            let marked =
+                h.names.contains { $0.hasPrefix("gF") || $0 == "TgF" || $0 == "aT" || $0 == "wT" } || h.raw.last == ""
             return marked && h.names.contains { PhysicsToolboxColumns.role($0) != nil }
         },
         build: { h, _ in SensorParser.physicsToolboxVerdict(h) })
@@ -29,7 +32,8 @@ extension SensorParser {
                 l.lastNeeded = i
                 continue
             }
-            guard let (q, scale) = PhysicsToolboxColumns.role(name), l.slots.firstIndex(of: Int8(q.rawValue)) == nil else { continue }
+            guard let (q, scale) = PhysicsToolboxColumns.role(name), l.slots.firstIndex(of: Int8(q.rawValue)) == nil
+            else { continue }
             l.slots[i] = Int8(q.rawValue)
             l.scales[q.rawValue] = scale
             l.groups |= q.group.bit
@@ -60,4 +64,3 @@ enum PhysicsToolboxColumns {
         }
     }
 }
-

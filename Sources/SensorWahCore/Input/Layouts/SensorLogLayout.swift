@@ -3,35 +3,47 @@
 extension DialectRecognizer {
     static let sensorLog = DialectRecognizer(
         format: .sensorlog, name: "SensorLog",
-        expects: "name(unit) columns such as loggingTime(txt), accelerometerTimestamp_sinceReboot(s), accelerometerAccelerationX(G)",
-        sample: "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)",
+        expects:
+            "name(unit) columns such as loggingTime(txt), accelerometerTimestamp_sinceReboot(s), accelerometerAccelerationX(G)",
+        sample:
+            "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)",
         headerless: false,
-        rule: "two or more SensorLog column names (units stripped), e.g. loggingTime and accelerometerAccelerationX; header-less: 82 or 5 fields with an ISO date first",
+        rule:
+            "two or more SensorLog column names (units stripped), e.g. loggingTime and accelerometerAccelerationX; header-less: 82 or 5 fields with an ISO date first",
         confidence: 0.9,
         test: { h in
             guard !h.isJSON else { return false }
-            let known = h.names.filter { SensorLogColumns.role(of: $0) != nil || SensorLogColumns.isKnownNonMotion($0) }.count
+            let known = h.names.filter { SensorLogColumns.role(of: $0) != nil || SensorLogColumns.isKnownNonMotion($0) }
+                .count
             // words any table may have (label columns added to another app's file) do not
             // make a SensorLog header alone
             let distinctive = h.names.contains { n in
-                SensorLogColumns.role(of: n) != nil || (SensorLogColumns.isKnownNonMotion(n) && n != "label" && n != "activity" && n != "deviceID")
+                SensorLogColumns.role(of: n) != nil
+                    || (SensorLogColumns.isKnownNonMotion(n) && n != "label" && n != "activity" && n != "deviceID")
             }
             return distinctive && (known >= 2 || (known >= 1 && h.names.count <= 2))
         },
         build: { h, _ in
             let l = SensorParser.sensorLogLayout(h.names, separator: h.separator)
             if l.valid { return .layout(l, notes: []) }
-            return .refused("This is a SensorLog header, but it has no motion column with its timestamp (for example accelerometerTimestamp_sinceReboot with accelerometerAccelerationX, or loggingTime with motionUserAccelerationX).")
+            return .refused(
+                "This is a SensorLog header, but it has no motion column with its timestamp (for example accelerometerTimestamp_sinceReboot with accelerometerAccelerationX, or loggingTime with motionUserAccelerationX)."
+            )
         })
 
     static let sensorLogJSON = DialectRecognizer(
         format: .sensorlog, name: "SensorLog JSON",
-        expects: "one JSON object per line with SensorLog keys without units, e.g. {\"loggingTime\":...,\"motionUserAccelerationX\":...}",
-        sample: "{\"loggingTime\":\"2024-04-09T12:44:46.093+02:00\",\"accelerometerTimestamp_sinceReboot\":\"12.5\",\"accelerometerAccelerationX\":\"0.01\"}",
+        expects:
+            "one JSON object per line with SensorLog keys without units, e.g. {\"loggingTime\":...,\"motionUserAccelerationX\":...}",
+        sample:
+            "{\"loggingTime\":\"2024-04-09T12:44:46.093+02:00\",\"accelerometerTimestamp_sinceReboot\":\"12.5\",\"accelerometerAccelerationX\":\"0.01\"}",
         headerless: true,
         rule: "a JSON object per line with SensorLog keys",
         confidence: 0.9,
-        test: { h in h.isJSON && h.names.contains { SensorLogColumns.role(of: $0) != nil || SensorLogColumns.isKnownNonMotion($0) } },
+        test: { h in
+            h.isJSON
+                && h.names.contains { SensorLogColumns.role(of: $0) != nil || SensorLogColumns.isKnownNonMotion($0) }
+        },
         build: { _, _ in .refused("SensorLog JSON has no header line.") })
 }
 
@@ -44,7 +56,8 @@ extension SensorParser {
         let names = rawNames.map(columnName)
         l.columnCount = names.count
         l.slots = .init(repeating: ColumnLayout.ignore, count: names.count)
-        let hasRawGyro = names.contains("gyroRotationX") || names.contains("gyroRotationY") || names.contains("gyroRotationZ")
+        let hasRawGyro =
+            names.contains("gyroRotationX") || names.contains("gyroRotationY") || names.contains("gyroRotationZ")
         l.gyroFromMotion = !hasRawGyro
         for (i, name) in names.enumerated() {
             guard let role = SensorLogColumns.role(of: name) else { continue }

@@ -1,0 +1,133 @@
+import Foundation
+import Logging
+import XCTest
+import SensorWahCore
+import SensorWahEngine
+import SensorWahIO
+import SensorWahRuntime
+@testable import sensorwah
+
+/// `listen`'s live rig in this process, against a clock the test drives: commands posted to
+/// the run's `LiveControl` are carried out at the rig's next step, a configuration file that
+/// is rewritten is reloaded once it has held still for `ConfigWatch.settleNanos` and not
+/// before, the scene playing keeps playing across the reload, and `quit` ends the run.
+final class LiveRigTests: XCTestCase {
+    /// Every event the pipeline sends, kept (the pump's thread writes, the test reads after a stop).
+    final class Kept: EventOutput, @unchecked Sendable {
+        var name: String { "kept" }
+        private let lock = NSLock()
+        private var events: [MIDIEvent] = []
+        func send(_ e: MIDIEvent) { lock.withLock { events.append(e) } }
+        func flush() {}
+        func close() {}
+        var all: [MIDIEvent] { lock.withLock { events } }
+    }
+
+    struct Run {
+        let rig: LiveRig
+        let listener: Listener
+        let pump: OutputPump
+        let live: LiveControl
+        func stop() {
+            _ = listener.stop()
+            pump.stop()
+        }
+        /// The running mappings' targets, as the logs name them.
+        var targets: [String] { listener.runningMappings().map(\.target.description) }
+    }
+
+    func config(_ text: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-rig-\(getpid())-\(UInt32.random(in: 0..<UInt32.max))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("rig.yaml").path
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        return path
+    }
+
+    /// `listen` as `Listen.run` wires it, without a live view, a control page or MIDI ports:
+    /// the events go to `Kept`.
+    func start(_ argv: [String]) throws -> Run {
+        let arguments = try ConfigArguments(argv: argv)
+        let listen = try Listen.parse(Array(arguments.arguments.dropFirst()))
+        let (scenes, startScene) = try listen.loadScenes()
+        let live = LiveControl()
+        let config = try Wiring.listenerConfiguration(listen, scenes: scenes, startScene: startScene, live: live)
+        let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 12)
+        let pump = OutputPump(queue: queue, outputs: [Kept()])
+        pump.start()
+        let logger = Logger(label: "test.rig")
+        let listener = Listener(configuration: config, mappings: scenes[startScene].mappings, queue: queue, wake: pump.wake,
+                                arriving: pump.arriving, logger: logger)
+        try listener.start()
+        let rig = LiveRig(listen: listen, listener: listener, pump: pump, control: live, view: nil, controlPage: false,
+                          scenes: scenes, startScene: startScene, sourceTap: nil, logger: logger, arguments: argv)
+        return Run(rig: rig, listener: listener, pump: pump, live: live)
+    }
+
+    static let twoScenes = """
+    listen:
+      bind: 127.0.0.1
+      port: 0
+    scenes:
+      verse:
+        - accel.x cc=11
+      chorus:
+        - accel.x cc=12
+    """
+
+    func testCommandsTakeEffectAtTheNextStep() throws {
+        let path = try config(Self.twoScenes)
+        let run = try start(["listen", "--config", path])
+        defer { run.stop() }
+        var now: UInt64 = 1_000_000_000
+        XCTAssertEqual(run.targets, ["CC 11 on channel 1"])
+        XCTAssertTrue(run.live.post(.nextScene))
+        XCTAssertEqual(run.targets, ["CC 11 on channel 1"], "nothing happens until the rig steps")
+        run.rig.step(now: now)
+        XCTAssertEqual(run.targets, ["CC 12 on channel 1"])
+        run.live.post(.nextScene)
+        now += 50_000_000
+        run.rig.step(now: now)
+        XCTAssertEqual(run.targets, ["CC 11 on channel 1"], "the next after the last is the first")
+        XCTAssertFalse(run.rig.quitAsked)
+        run.live.post(.quit)
+        run.rig.step(now: now + 50_000_000)
+        XCTAssertTrue(run.rig.quitAsked, "q ends the run after the step")
+    }
+
+    func testARewrittenFileIsReloadedOnceItHoldsStill() throws {
+        let path = try config(Self.twoScenes)
+        let run = try start(["listen", "--config", path])
+        defer { run.stop() }
+        var now: UInt64 = 1_000_000_000
+        run.live.post(.nextScene)
+        run.rig.step(now: now)
+        XCTAssertEqual(run.targets, ["CC 12 on channel 1"])
+        try Self.twoScenes.replacingOccurrences(of: "cc=12", with: "cc=13").write(toFile: path, atomically: false, encoding: .utf8)
+        // the first look sees the change; it must then hold still for the settle time
+        now += 50_000_000
+        run.rig.step(now: now)
+        XCTAssertEqual(run.targets, ["CC 12 on channel 1"], "not reloaded at the first sight of a change")
+        now += ConfigWatch.settleNanos - 1
+        run.rig.step(now: now)
+        XCTAssertEqual(run.targets, ["CC 12 on channel 1"], "not reloaded before it held still for the settle time")
+        now += 1
+        run.rig.step(now: now)
+        XCTAssertEqual(run.targets, ["CC 13 on channel 1"], "reloaded, and the scene playing (chorus) keeps playing")
+        // once only
+        now += 1_000_000_000
+        run.rig.step(now: now)
+        XCTAssertEqual(run.targets, ["CC 13 on channel 1"])
+    }
+
+    func testReloadOnRequestKeepsTheRunningConfigurationWhenTheFileIsBroken() throws {
+        let path = try config(Self.twoScenes)
+        let run = try start(["listen", "--config", path])
+        defer { run.stop() }
+        try "scenes:\n  verse:\n    - accel.x cc=nope\n".write(toFile: path, atomically: false, encoding: .utf8)
+        run.live.post(.reload)
+        run.rig.step(now: 1_000_000_000)
+        XCTAssertEqual(run.targets, ["CC 11 on channel 1"], "a file that does not parse changes nothing")
+    }
+}
