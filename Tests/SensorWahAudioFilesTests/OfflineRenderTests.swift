@@ -96,34 +96,43 @@ final class OfflineRenderTests: XCTestCase {
         XCTAssertLessThan(zip(source, x).map { abs($0 - $1) }.max()!, 2e-7, "FLAC 24-bit round trip")
         let held = PedalAutomation.constant(WahProcessor.pedal(fromMIDI: 90), sampleRate: Double(rate))
         let ref = Self.reference(source, rate: Double(rate), automation: held)
-        for (name, format) in [("out.wav", SoundSampleFormat.float), ("out.aiff", .float), ("out.aif", .pcm24),
-                               ("out.flac", .pcm24), ("out16.wav", .pcm16)] {
-            let r = try renderWah(input: try SoundFile.openForReading(path("in.flac")), output: path(name),
-                                  settings: WahSettings(), automation: held, sampleFormat: format)
+        for (name, format) in [
+            ("out.wav", SoundSampleFormat.float), ("out.aiff", .float), ("out.aif", .pcm24),
+            ("out.flac", .pcm24), ("out16.wav", .pcm16)
+        ] {
+            let r = try renderWah(
+                input: try SoundFile.openForReading(path("in.flac")), output: path(name),
+                settings: WahSettings(), automation: held, sampleFormat: format)
             XCTAssertEqual(r.frames, n, name)
             let y = try SoundFile.readAll(path(name)).channels[0]
             let tolerance: Float = format == .float ? 0 : (format == .pcm24 ? 2e-7 : 4e-5)
             XCTAssertLessThanOrEqual(zip(y, ref).map { abs($0 - $1) }.max()!, tolerance, name)
         }
         // default encoding: the input's (24-bit PCM from FLAC)
-        let r = try renderWah(input: try SoundFile.openForReading(path("in.flac")), output: path("same.wav"),
-                              settings: WahSettings(), automation: held)
+        let r = try renderWah(
+            input: try SoundFile.openForReading(path("in.flac")), output: path("same.wav"),
+            settings: WahSettings(), automation: held)
         XCTAssertEqual(r.outputFormat, .pcm24)
     }
 
     func testErrors() throws {
         try SoundFile.writeAll(path("in.wav"), sampleRate: 48_000, channels: [[0, 0.5, -0.5]], sampleFormat: .float)
         let held = PedalAutomation.constant(0.5, sampleRate: 48_000)
-        XCTAssertThrowsError(try renderWah(input: try SoundFile.openForReading(path("in.wav")), output: path("out.mp3"),
-                                           settings: WahSettings(), automation: held))
-        XCTAssertThrowsError(try renderWah(input: try SoundFile.openForReading(path("in.wav")), output: path("out.flac"),
-                                           settings: WahSettings(), automation: held, sampleFormat: .float))
+        XCTAssertThrowsError(
+            try renderWah(
+                input: try SoundFile.openForReading(path("in.wav")), output: path("out.mp3"),
+                settings: WahSettings(), automation: held))
+        XCTAssertThrowsError(
+            try renderWah(
+                input: try SoundFile.openForReading(path("in.wav")), output: path("out.flac"),
+                settings: WahSettings(), automation: held, sampleFormat: .float))
         XCTAssertThrowsError(try SoundFile.openForReading(path("missing.wav")))
         _ = FileManager.default.createFile(atPath: path("garbage.wav"), contents: Data("not audio".utf8))
         XCTAssertThrowsError(try SoundFile.openForReading(path("garbage.wav")))
         // float in, FLAC out without a format: falls back to 24-bit
-        let r = try renderWah(input: try SoundFile.openForReading(path("in.wav")), output: path("ok.flac"),
-                              settings: WahSettings(), automation: held)
+        let r = try renderWah(
+            input: try SoundFile.openForReading(path("in.wav")), output: path("ok.flac"),
+            settings: WahSettings(), automation: held)
         XCTAssertEqual(r.outputFormat, .pcm24)
     }
 }

@@ -56,9 +56,10 @@ final class ALSAGuestTests: XCTestCase {
         try p.run()
         p.waitUntilExit()
         try out.close(); try err.close()
-        return Result(status: p.terminationStatus,
-                      stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-                      stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+        return Result(
+            status: p.terminationStatus,
+            stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
     }
 
     // MARK: - in the guest
@@ -71,30 +72,40 @@ final class ALSAGuestTests: XCTestCase {
     func testSequencerOutputInGuestMatchesStdout() throws {
         let binary = releaseBinary
         guard FileManager.default.isExecutableFile(atPath: binary) else {
-            XCTFail("no release binary at \(binary): build it first with `swift build -c release --product sensorwah` (tools/test does)")
+            XCTFail(
+                "no release binary at \(binary): build it first with `swift build -c release --product sensorwah` (tools/test does)"
+            )
             return
         }
         let make = try run("/usr/bin/env", ["make", "-s", "-C", "tools/alsa-bench"])
         XCTAssertEqual(make.status, 0, "make -C tools/alsa-bench failed:\n\(make.stdout)\(make.stderr)")
         guard make.status == 0 else { return }
 
-        let r = try run(Self.repoRoot + "/tools/alsa-vm",
-                        ["--timeout", "300", "--", "tools/alsa-guest-test", binary, Self.recording])
+        let r = try run(
+            Self.repoRoot + "/tools/alsa-vm",
+            ["--timeout", "300", "--", "tools/alsa-guest-test", binary, Self.recording])
         print("---- tools/alsa-vm -- tools/alsa-guest-test (exit \(r.status))\n\(r.stdout)\(r.stderr)----")
-        XCTAssertEqual(r.status, 0, "the guest test failed (125: the guest did not run it; 124: timeout):\n\(r.stdout)\(r.stderr)")
-        let events = r.stdout.split(separator: "\n")
+        XCTAssertEqual(
+            r.status, 0, "the guest test failed (125: the guest did not run it; 124: timeout):\n\(r.stdout)\(r.stderr)")
+        let events =
+            r.stdout.split(separator: "\n")
             .first { $0.hasPrefix("alsa-guest-test: PASS events=") }
             .flatMap { Int($0.split(separator: "=").last ?? "") } ?? 0
         XCTAssertGreaterThan(events, 100, "too few events compared")
-        XCTAssertTrue(r.stdout.contains("case scenes: Program Change 1 on channel 2 switched verse -> solo"), "the scenes case did not pass:\n\(r.stdout)")
-        XCTAssertTrue(r.stdout.contains("alsa-guest-test: case gone: aseqdump killed after"), "the subscriber-gone case did not pass")
+        XCTAssertTrue(
+            r.stdout.contains("case scenes: Program Change 1 on channel 2 switched verse -> solo"),
+            "the scenes case did not pass:\n\(r.stdout)")
+        XCTAssertTrue(
+            r.stdout.contains("alsa-guest-test: case gone: aseqdump killed after"),
+            "the subscriber-gone case did not pass")
     }
 
     // MARK: - on this host (no sequencer)
 
     func testWithoutSequencerReplayPrintsOneErrorLineAndStillWritesStdout() throws {
-        try XCTSkipIf(FileManager.default.fileExists(atPath: "/dev/snd/seq"),
-                      "this machine has an ALSA sequencer; the no-sequencer case needs one without")
+        try XCTSkipIf(
+            FileManager.default.fileExists(atPath: "/dev/snd/seq"),
+            "this machine has an ALSA sequencer; the no-sequencer case needs one without")
         let binary = builtBinary
         let both = try run(binary, ["replay", Self.recording, "--fast", "--midi", "alsa", "--midi", "stdout"])
         let alone = try run(binary, ["replay", Self.recording, "--fast", "--midi", "stdout"])
@@ -109,17 +120,21 @@ final class ALSAGuestTests: XCTestCase {
 
         XCTAssertFalse(alone.stdout.isEmpty)
         XCTAssertGreaterThan(alone.stdout.split(separator: "\n").count, 100)
-        XCTAssertEqual(both.stdout, alone.stdout, "stdout with --midi alsa (no sequencer) differs from --midi stdout alone")
+        XCTAssertEqual(
+            both.stdout, alone.stdout, "stdout with --midi alsa (no sequencer) differs from --midi stdout alone")
     }
 
     func testWithoutSequencerPortsSaysWhatIsMissing() throws {
-        try XCTSkipIf(FileManager.default.fileExists(atPath: "/dev/snd/seq"),
-                      "this machine has an ALSA sequencer; the no-sequencer case needs one without")
+        try XCTSkipIf(
+            FileManager.default.fileExists(atPath: "/dev/snd/seq"),
+            "this machine has an ALSA sequencer; the no-sequencer case needs one without")
         let r = try run(builtBinary, ["ports"])
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual(r.stdout, "")
         XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, r.stderr)
-        XCTAssertTrue(r.stderr.hasPrefix("sensorwah: no ALSA sequencer: /dev/snd/seq is missing (load the snd-seq kernel module"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.hasPrefix("sensorwah: no ALSA sequencer: /dev/snd/seq is missing (load the snd-seq kernel module"),
+            r.stderr)
         XCTAssertFalse(r.stderr.contains("ALSA lib"), r.stderr)
     }
 }

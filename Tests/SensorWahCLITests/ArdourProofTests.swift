@@ -11,20 +11,24 @@ import XCTest
 /// what it runs (they are what a user installs).
 final class ArdourProofTests: XCTestCase {
     func testSensorWahInArdourMIDIRecordedAndLV2PluginProcessing() throws {
-        for t in ["ardour7-lua", "jackd", "jack_lsp", "jack_midi_dump", "jack-play", "sox", "python3", "stdbuf"] where !JackTest.have(t) {
+        for t in ["ardour7-lua", "jackd", "jack_lsp", "jack_midi_dump", "jack-play", "sox", "python3", "stdbuf"]
+        where !JackTest.have(t) {
             throw XCTSkip("\(t) is not installed (tools/install-deps installs ardour and the JACK tools)")
         }
         let binary = JackTest.releaseBinary
         guard FileManager.default.isExecutableFile(atPath: binary) else {
-            throw XCTSkip("no release sensorwah at \(binary): `swift build -c release --product sensorwah` (tools/test does)")
+            throw XCTSkip(
+                "no release sensorwah at \(binary): `swift build -c release --product sensorwah` (tools/test does)")
         }
         let plugin = LV2Test.releaseLibrary
         guard FileManager.default.fileExists(atPath: plugin) else {
-            throw XCTSkip("no release plugin at \(plugin): `swift build -c release --product sensorwah_lv2` (tools/test does)")
+            throw XCTSkip(
+                "no release plugin at \(plugin): `swift build -c release --product sensorwah_lv2` (tools/test does)")
         }
 
         // the reference, counted here and not taken from the tool: the CC stream of the recording
-        let reference = try JackTest.sh(binary, ["replay", CLI.recording("wrist-wah-phone.csv"), "--midi", "stdout", "--fast"])
+        let reference = try JackTest.sh(
+            binary, ["replay", CLI.recording("wrist-wah-phone.csv"), "--midi", "stdout", "--fast"])
         XCTAssertEqual(reference.status, 0, reference.err)
         let expected = CLI.lines(reference.out).filter { $0.contains("\"type\":\"cc\"") }.count
         XCTAssertGreaterThan(expected, 100, reference.out)
@@ -44,22 +48,39 @@ final class ArdourProofTests: XCTestCase {
 
         // 1. MIDI: every message, in the .mid Ardour wrote, in its model, and on the JACK port
         XCTAssertEqual(Self.capture(#"reference: (\d+) Control Changes"#, text).flatMap { Int($0) }, expected, text)
-        XCTAssertEqual(Self.capture(#"smf: (\d+) channel messages in \S+\.mid, identical to the reference"#, text).flatMap { Int($0) }, expected, text)
-        XCTAssertEqual(Self.capture(#"model: (\d+) controller events in Ardour's region model, identical to the reference"#, text).flatMap { Int($0) }, expected, text)
-        XCTAssertEqual(Self.capture(#"witness: jack_midi_dump on the same JACK port got (\d+) messages, identical"#, text).flatMap { Int($0) }, expected, text)
+        XCTAssertEqual(
+            Self.capture(#"smf: (\d+) channel messages in \S+\.mid, identical to the reference"#, text).flatMap {
+                Int($0)
+            }, expected, text)
+        XCTAssertEqual(
+            Self.capture(#"model: (\d+) controller events in Ardour's region model, identical to the reference"#, text)
+                .flatMap { Int($0) }, expected, text)
+        XCTAssertEqual(
+            Self.capture(#"witness: jack_midi_dump on the same JACK port got (\d+) messages, identical"#, text).flatMap
+            { Int($0) }, expected, text)
         XCTAssertEqual(Self.capture(#"sensorwah: JACK: .*MIDI sent (\d+)"#, text).flatMap { Int($0) }, expected, text)
-        let worst = try XCTUnwrap(Self.capture(#"timing: every event's time since the first within ([0-9.]+) ms"#, text).flatMap { Double($0) }, text)
+        let worst = try XCTUnwrap(
+            Self.capture(#"timing: every event's time since the first within ([0-9.]+) ms"#, text).flatMap {
+                Double($0)
+            }, text)
         XCTAssertLessThanOrEqual(worst, 25, text)
 
         // 2. LV2: Ardour found the plugin, set and read back its controls, and its bounce is the wah
-        XCTAssertTrue(text.contains("Ardour loaded SensorWah https://github.com/sensorwah/sensorwah#wah from LV2_PATH; on the track: SensorWah active"), text)
+        XCTAssertTrue(
+            text.contains(
+                "Ardour loaded SensorWah https://github.com/sensorwah/sensorwah#wah from LV2_PATH; on the track: SensorWah active"
+            ), text)
         XCTAssertNotNil(Self.capture(#"its controls read back: .*(Pedal 64(\.0)?)"#, text), text)
         XCTAssertNotNil(Self.capture(#"its controls read back: .*(Bypass 0(\.0)?)"#, text), text)
-        let difference = try XCTUnwrap(Self.capture(#"render: bounce vs .* max \|difference\| ([0-9.e+-]+) over [1-9]\d* samples"#, text).flatMap { Double($0) }, text)
+        let difference = try XCTUnwrap(
+            Self.capture(#"render: bounce vs .* max \|difference\| ([0-9.e+-]+) over [1-9]\d* samples"#, text).flatMap {
+                Double($0)
+            }, text)
         XCTAssertLessThanOrEqual(difference, 1e-5, text)
         // not silence and not the dry signal: the bounce's RMS and its distance from the dry
         let rms = try XCTUnwrap(Self.capture(#"bounce: \d+ samples, RMS ([0-9.]+)"#, text).flatMap { Double($0) }, text)
-        let change = try XCTUnwrap(Self.capture(#"RMS of bounce minus dry ([0-9.]+)"#, text).flatMap { Double($0) }, text)
+        let change = try XCTUnwrap(
+            Self.capture(#"RMS of bounce minus dry ([0-9.]+)"#, text).flatMap { Double($0) }, text)
         XCTAssertGreaterThan(rms, 0.001, text)
         XCTAssertGreaterThan(change, 0.01, text)
     }
@@ -68,7 +89,8 @@ final class ArdourProofTests: XCTestCase {
     private static func capture(_ pattern: String, _ text: String) -> String? {
         let re = try! NSRegularExpression(pattern: pattern)
         guard let m = re.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)), m.numberOfRanges > 1,
-              let r = Range(m.range(at: 1), in: text) else { return nil }
+            let r = Range(m.range(at: 1), in: text)
+        else { return nil }
         return String(text[r])
     }
 }

@@ -91,7 +91,7 @@ final class BadInputTests: XCTestCase {
             (["render", "--pedal", "128", "a.wav", "b.wav"], "--pedal"),
             (["render", "--pedal", "-1", "a.wav", "b.wav"], "--pedal"),
             (["render", "--recording", r, "--pedal-map", "0", "a.wav", "b.wav"], "--wah-map counts from 1"),
-            (["render", "--recording", r, "--max-line", "0", "a.wav", "b.wav"], "--max-line"),
+            (["render", "--recording", r, "--max-line", "0", "a.wav", "b.wav"], "--max-line")
         ]
     }
 
@@ -165,7 +165,7 @@ final class BadInputTests: XCTestCase {
             ("tilt.x hold=", "hold needs a value"),
             ("tilt.x relative", "needs hold=GESTURE"),
             ("tilt.x hold=shake relative=yes", "relative takes no value"),
-            ("tap note=40 hold=shake", "cannot be held"),
+            ("tap note=40 hold=shake", "cannot be held")
         ]
     }
 
@@ -176,7 +176,8 @@ final class BadInputTests: XCTestCase {
         }
         for (args, message) in cases {
             let r = try CLI.run(args, timeout: 30)
-            XCTAssertEqual(r.status, 64, "\(args): exit \(r.status), expected 64 (a trap shows as a signal number)\n\(r.stderr)")
+            XCTAssertEqual(
+                r.status, 64, "\(args): exit \(r.status), expected 64 (a trap shows as a signal number)\n\(r.stderr)")
             XCTAssertTrue(r.stderr.contains(message), "\(args): expected '\(message)' in:\n\(r.stderr)")
             XCTAssertFalse(r.stderr.contains("Fatal error"), "\(args) trapped:\n\(r.stderr)")
             XCTAssertTrue(r.stdout.isEmpty, "\(args) wrote to stdout:\n\(r.stdout.prefix(200))")
@@ -205,9 +206,14 @@ final class BadInputTests: XCTestCase {
             (["replay", missing], "cannot open"),
             (["replay", rec, "--map-file", missing], "cannot read mapping file"),
             (["render", "--recording", missing, "in.wav", dir.appendingPathComponent("o.wav").path], "cannot read"),
-            (["render", "--pedal", "3", missing.replacingOccurrences(of: ".csv", with: ".wav"), dir.appendingPathComponent("o.wav").path], "cannot read"),
+            (
+                [
+                    "render", "--pedal", "3", missing.replacingOccurrences(of: ".csv", with: ".wav"),
+                    dir.appendingPathComponent("o.wav").path
+                ], "cannot read"
+            ),
             (["stream", missing, "--to", "127.0.0.1:\(closedPort)"], "cannot read"),
-            (["stream", rec, "--to", "127.0.0.1:\(closedPort)"], "cannot connect"),
+            (["stream", rec, "--to", "127.0.0.1:\(closedPort)"], "cannot connect")
         ]
         for (args, message) in cases {
             let r = try CLI.run(args, timeout: 30)

@@ -12,7 +12,8 @@ enum CLI {
     /// "thread"), nil otherwise.
     static var sanitizer: String? { ProcessInfo.processInfo.environment["SENSORWAH_SANITIZER"] }
 
-    static let repo: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repo: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     /// The binary built with this test bundle (`swift build --build-tests`, in the same scratch
     /// folder: under `tools/test --sanitize` the sanitized one, never a stale `.build`).
@@ -61,11 +62,15 @@ enum CLI {
             Children.stopAtTestEnd(process, "sensorwah " + args.joined(separator: " "))
         }
 
-        var stdoutSoFar: String { lock.lock(); defer { lock.unlock() }; return String(decoding: outData, as: UTF8.self) }
+        var stdoutSoFar: String {
+            lock.lock(); defer { lock.unlock() }; return String(decoding: outData, as: UTF8.self)
+        }
 
         func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
 
-        var stderrSoFar: String { lock.lock(); defer { lock.unlock() }; return String(decoding: errData, as: UTF8.self) }
+        var stderrSoFar: String {
+            lock.lock(); defer { lock.unlock() }; return String(decoding: errData, as: UTF8.self)
+        }
 
         /// Waits for a line matching `pattern` on stderr; returns the first capture group (the
         /// whole match without one), nil after `seconds`.
@@ -78,8 +83,10 @@ enum CLI {
         func awaitStderr(_ pattern: String, seconds: Double = 10) throws -> String {
             let re = try! NSRegularExpression(pattern: pattern)
             var found = ""
-            try waitUntil("/\(pattern)/ on the stderr of sensorwah \(process.arguments?.first ?? "")", timeout: seconds,
-                          observe: { stderrSoFar }) { s in
+            try waitUntil(
+                "/\(pattern)/ on the stderr of sensorwah \(process.arguments?.first ?? "")", timeout: seconds,
+                observe: { stderrSoFar }
+            ) { s in
                 guard let m = re.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) else { return false }
                 found = String(s[Range(m.range(at: m.numberOfRanges > 1 ? 1 : 0), in: s)!])
                 return true
@@ -90,8 +97,9 @@ enum CLI {
         /// Waits until `ok` holds for stdout so far; throws `WaitTimedOut` naming `what`.
         @discardableResult
         func awaitStdout(_ what: String, seconds: Double = 10, _ ok: (String) -> Bool) throws -> String {
-            try waitUntil("\(what) on the stdout of sensorwah \(process.arguments?.first ?? "")", timeout: seconds,
-                          observe: { stdoutSoFar }, ok)
+            try waitUntil(
+                "\(what) on the stdout of sensorwah \(process.arguments?.first ?? "")", timeout: seconds,
+                observe: { stdoutSoFar }, ok)
         }
 
         func interrupt() { process.interrupt() }
@@ -110,7 +118,9 @@ enum CLI {
             }
             process.waitUntilExit()
             group.wait()
-            return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+            return Result(
+                status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                stderr: String(decoding: errData, as: UTF8.self))
         }
     }
 

@@ -50,14 +50,17 @@ final class CalibrateCLITests: XCTestCase {
         XCTAssertGreaterThanOrEqual(values.max() ?? 0, 120, "the calibrated range does not reach the toe")
         XCTAssertLessThanOrEqual(values.min() ?? 127, 7, "the calibrated range does not reach the heel")
         // a mapping played by a gesture has no range; a missing mapping is an error
-        XCTAssertEqual(try CLI.run(["calibrate", "3", "--config", path, "--from", CLI.recording("watch-sweeps.csv")]).status, 64)
+        XCTAssertEqual(
+            try CLI.run(["calibrate", "3", "--config", path, "--from", CLI.recording("watch-sweeps.csv")]).status, 64)
     }
 
     func testLiveFromAStreamingSender() throws {
         let path = try config("listen:\n  bind: 127.0.0.1\n  port: 0\n")
         let cal = try CLI.Running(["calibrate", "2", "--config", path, "--seconds", "3", "--rest-seconds", "0.5"])
         let port = try XCTUnwrap(cal.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
-        let sender = try CLI.Running(["stream", CLI.recording("watch-sweeps.csv"), "--to", "127.0.0.1:\(port)", "--speed", "4"])
+        let sender = try CLI.Running([
+            "stream", CLI.recording("watch-sweeps.csv"), "--to", "127.0.0.1:\(port)", "--speed", "4"
+        ])
         let r = cal.wait(timeout: 30)
         sender.interrupt()
         _ = sender.wait()

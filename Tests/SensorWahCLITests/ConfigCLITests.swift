@@ -30,7 +30,8 @@ final class ConfigCLITests: XCTestCase {
         var count = 0
         for kind in ["Corpus", "Regressions"] {
             let folder = fuzz.appendingPathComponent("\(kind)/config")
-            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() where !name.hasPrefix(".") {
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+            where !name.hasPrefix(".") {
                 let path = folder.appendingPathComponent(name).path
                 let r = try CLI.run(["export", log, "--sources", "accel.x", "--config", path])
                 // 0 ran, 1 refused the run, 64 a bad option, 78 a bad configuration file
@@ -64,12 +65,14 @@ final class ConfigCLITests: XCTestCase {
     }
 
     func testTypedOptionsOverrideTheFile() throws {
-        let path = try file("c.yaml", """
-        mappings:
-          - accel.x cc=21 ch=3
-        playback:
-          speed: 0.01
-        """)
+        let path = try file(
+            "c.yaml",
+            """
+            mappings:
+              - accel.x cc=21 ch=3
+            playback:
+              speed: 0.01
+            """)
         // the file's mapping is used ...
         let a = try CLI.run(["replay", recording, "--fast", "--config", path])
         XCTAssertEqual(a.status, 0, a.stderr)
@@ -95,7 +98,7 @@ final class ConfigCLITests: XCTestCase {
             ("mappings:\n  - accel.x cc=11\n  - accel.y cc=300\n", "mappings", 3, "cc needs a whole number 0-127"),
             ("mappings:\n  - accel.x cc=11\n  - elbow.z cc=3\n", "mappings", 3, "unknown source"),
             ("input:\n  format: excel\n", "input.format", 2, "--format"),
-            ("listen:\n  port: [1\n", "", 0, "not valid YAML"),
+            ("listen:\n  port: [1\n", "", 0, "not valid YAML")
         ]
         for (n, (text, key, line, message)) in cases.enumerated() {
             let path = try file("bad\(n).yaml", text)
@@ -104,8 +107,11 @@ final class ConfigCLITests: XCTestCase {
             let errors = r.stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
             XCTAssertEqual(errors.count, 1, r.stderr)
             let e = String(errors.first ?? "")
-            if line > 0 { XCTAssertTrue(e.contains("\(path):\(line): \(key)"), "expected \(path):\(line): \(key) in: \(e)") }
-            else { XCTAssertTrue(e.contains(path), e) }
+            if line > 0 {
+                XCTAssertTrue(e.contains("\(path):\(line): \(key)"), "expected \(path):\(line): \(key) in: \(e)")
+            } else {
+                XCTAssertTrue(e.contains(path), e)
+            }
             XCTAssertTrue(e.contains(message), "expected '\(message)' in: \(e)")
             XCTAssertFalse(r.stderr.contains("Usage:"), "a file's error printed a usage line: \(r.stderr)")
         }
@@ -130,16 +136,23 @@ final class ConfigCLITests: XCTestCase {
         XCTAssertNotNil(l.waitForStderr("reloaded, (1) mapping", seconds: 10), l.stderrSoFar)
         XCTAssertNoThrow(try l.awaitStdout("CC 20") { $0.contains("\"cc\":20,") }, "the new mapping does not send")
         // a broken edit: reported at its line, the running configuration (CC 20) kept
-        try "listen:\n  bind: 127.0.0.1\nmappings:\n  - accel.x cc=999\n".write(toFile: path, atomically: true, encoding: .utf8)
-        XCTAssertNotNil(l.waitForStderr("(\(NSRegularExpression.escapedPattern(for: path)):4: mappings).*kept", seconds: 10), l.stderrSoFar)
+        try "listen:\n  bind: 127.0.0.1\nmappings:\n  - accel.x cc=999\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertNotNil(
+            l.waitForStderr("(\(NSRegularExpression.escapedPattern(for: path)):4: mappings).*kept", seconds: 10),
+            l.stderrSoFar)
         let countAfterBreak = l.stdoutSoFar.components(separatedBy: "\"cc\":20,").count
-        XCTAssertNoThrow(try l.awaitStdout("5 more CC 20") { $0.components(separatedBy: "\"cc\":20,").count > countAfterBreak + 5 },
-                         "CC 20 stopped after a broken edit")
+        XCTAssertNoThrow(
+            try l.awaitStdout("5 more CC 20") { $0.components(separatedBy: "\"cc\":20,").count > countAfterBreak + 5 },
+            "CC 20 stopped after a broken edit")
         // SIGHUP reloads too (the file is unchanged: the same error is reported again)
         let reportsBefore = l.stderrSoFar.components(separatedBy: "is kept").count
         l.signal(SIGHUP)
-        XCTAssertNoThrow(try waitUntil("another 'is kept' on stderr", observe: { l.stderrSoFar }) { $0.components(separatedBy: "is kept").count > reportsBefore },
-                         "SIGHUP did not reload:\n\(l.stderrSoFar)")
+        XCTAssertNoThrow(
+            try waitUntil("another 'is kept' on stderr", observe: { l.stderrSoFar }) {
+                $0.components(separatedBy: "is kept").count > reportsBefore
+            },
+            "SIGHUP did not reload:\n\(l.stderrSoFar)")
         XCTAssertTrue(l.process.isRunning, "SIGHUP ended listen")
         XCTAssertFalse(l.stderrSoFar.contains("disconnected"), "the sender was dropped by a reload:\n\(l.stderrSoFar)")
         sender.interrupt()
@@ -159,19 +172,21 @@ final class ConfigCLITests: XCTestCase {
     /// Scenes: named sets of mappings in the file; SIGUSR2 moves to the next; a switch sends
     /// the old scene's controllers their rest values and never drops the sender.
     func testScenesSwitchLiveWithoutLeavingAControllerStuck() throws {
-        let path = try file("scenes.yaml", """
-        listen:
-          bind: 127.0.0.1
-          port: 0
-          rest-after: 30
-        scene: verse
-        scenes:
-          verse:
-            - accel.x cc=11
-          solo:
-            - accel.x cc=20
-            - accel.x cc=21 ch=2
-        """)
+        let path = try file(
+            "scenes.yaml",
+            """
+            listen:
+              bind: 127.0.0.1
+              port: 0
+              rest-after: 30
+            scene: verse
+            scenes:
+              verse:
+                - accel.x cc=11
+              solo:
+                - accel.x cc=20
+                - accel.x cc=21 ch=2
+            """)
         let l = try CLI.Running(["listen", "--config", path])
         let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
         XCTAssertNotNil(l.waitForStderr("scene 'verse' of verse, solo", seconds: 5), l.stderrSoFar)
@@ -180,15 +195,18 @@ final class ConfigCLITests: XCTestCase {
         XCTAssertNoThrow(try l.awaitStdout("CC 11") { $0.contains("\"cc\":11,") })
         l.signal(SIGUSR2)
         XCTAssertNotNil(l.waitForStderr("scene 'solo' \\(2 of 2\\)", seconds: 5), l.stderrSoFar)
-        XCTAssertNoThrow(try l.awaitStdout("CC 21 on channel 2") { $0.contains("\"ch\":2,\"cc\":21,") }, "the solo scene does not play")
+        XCTAssertNoThrow(
+            try l.awaitStdout("CC 21 on channel 2") { $0.contains("\"ch\":2,\"cc\":21,") },
+            "the solo scene does not play")
         l.signal(SIGUSR2)
         XCTAssertNotNil(l.waitForStderr("scene 'verse' \\(1 of 2\\)", seconds: 5), l.stderrSoFar)
         // the sender plays on into verse: CC 11 again after solo's first CC 20
-        XCTAssertNoThrow(try l.awaitStdout("CC 11 after solo") { out in
-            let lines = CLI.lines(out)
-            guard let solo = lines.firstIndex(where: { $0.contains("\"cc\":20,") }) else { return false }
-            return lines[solo...].contains { $0.contains("\"cc\":11,") }
-        })
+        XCTAssertNoThrow(
+            try l.awaitStdout("CC 11 after solo") { out in
+                let lines = CLI.lines(out)
+                guard let solo = lines.firstIndex(where: { $0.contains("\"cc\":20,") }) else { return false }
+                return lines[solo...].contains { $0.contains("\"cc\":11,") }
+            })
         XCTAssertFalse(l.stderrSoFar.contains("disconnected"), "a scene switch dropped the sender")
         sender.interrupt()
         _ = sender.wait()
@@ -212,22 +230,25 @@ final class ConfigCLITests: XCTestCase {
     /// Re-zero while listening (SIGUSR1) saves the rest orientation into the file, and the next
     /// start reads it back.
     func testReZeroIsSavedToTheConfiguration() throws {
-        let path = try file("zero.yaml", """
-        # my rig
-        listen:
-          bind: 127.0.0.1
-          port: 0
-          rest-after: 30
-        mappings:
-          - tilt.x cc=11 bipolar zero
-        """)
+        let path = try file(
+            "zero.yaml",
+            """
+            # my rig
+            listen:
+              bind: 127.0.0.1
+              port: 0
+              rest-after: 30
+            mappings:
+              - tilt.x cc=11 bipolar zero
+            """)
         let l = try CLI.Running(["listen", "--config", path])
         let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
         let sender = try CLI.Running(["stream", recording, "--to", "127.0.0.1:\(port)", "--loop", "--speed", "2"])
         defer { sender.interrupt(); _ = sender.wait() }
         try l.awaitStdout("CC 11") { $0.contains("\"cc\":11,") }
         // the rest taken at the start (the stream's first tilt) is not written into the file
-        XCTAssertFalse(try String(contentsOfFile: path, encoding: .utf8).contains("rest-gravity"), "saved before any re-zero")
+        XCTAssertFalse(
+            try String(contentsOfFile: path, encoding: .utf8).contains("rest-gravity"), "saved before any re-zero")
         XCTAssertFalse(l.stderrSoFar.contains("rest orientation captured"), l.stderrSoFar)
         l.signal(SIGUSR1)
         XCTAssertNotNil(l.waitForStderr("rest orientation captured and saved to", seconds: 10), l.stderrSoFar)

@@ -66,7 +66,8 @@ extension ConfigSyntaxErrorTests {
         let dir = try JackTest.tempDir("config-syntax")
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("section.yaml").path
-        try "# my rig\nmappings:\n  - accel.x cc=11\n\nlisten\n  port: 56204\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "# my rig\nmappings:\n  - accel.x cc=11\n\nlisten\n  port: 56204\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
         let e = try error(path)
         XCTAssertTrue(e.contains("\(path):5:1: not valid YAML:"), "expected line 5, column 1: \(e)")
         XCTAssertTrue(e.contains("`listen`"), "expected the offending text: \(e)")

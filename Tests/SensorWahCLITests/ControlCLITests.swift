@@ -10,7 +10,10 @@ final class ControlCLITests: XCTestCase {
 
     var data: String!
     override func setUpWithError() throws {
-        data = FileManager.default.temporaryDirectory.appendingPathComponent("sw-control-\(getpid())-\(name.hashValue & 0xffff)").path
+        data =
+            FileManager.default.temporaryDirectory.appendingPathComponent(
+                "sw-control-\(getpid())-\(name.hashValue & 0xffff)"
+            ).path
         try? FileManager.default.removeItem(atPath: data)
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
     }
@@ -26,11 +29,14 @@ final class ControlCLITests: XCTestCase {
 
     /// `listen --web` with a TCP input for `sensorwah stream`, both on free ports.
     func start(_ extra: [String]) throws -> Rig {
-        let l = try CLI.Running(["listen", "--web", "--web-port", "0", "--port", "0", "--midi", "stdout", "--rest-after", "0"] + extra,
-                                env: ["XDG_DATA_HOME": data])
+        let l = try CLI.Running(
+            ["listen", "--web", "--web-port", "0", "--port", "0", "--midi", "stdout", "--rest-after", "0"] + extra,
+            env: ["XDG_DATA_HOME": data])
         guard let web = l.waitForStderr(#"listening on https://[0-9.]+:(\d+)"#, seconds: 20).flatMap({ Int($0) }),
-              let tcp = extra.contains("--no-tcp") ? 0 : l.waitForStderr(#"listening on tcp://[0-9.]+:(\d+)"#).flatMap({ Int($0) }),
-              let token = l.waitForStderr(#"/control#([0-9a-f]{40})"#) else {
+            let tcp = extra.contains("--no-tcp")
+                ? 0 : l.waitForStderr(#"listening on tcp://[0-9.]+:(\d+)"#).flatMap({ Int($0) }),
+            let token = l.waitForStderr(#"/control#([0-9a-f]{40})"#)
+        else {
             l.interrupt(); _ = l.wait(timeout: 10)
             XCTFail("listen --web did not start: \(l.stderrSoFar)")
             throw XCTSkip("no server")
@@ -42,7 +48,9 @@ final class ControlCLITests: XCTestCase {
     }
 
     /// One API call with curl: the HTTP status and the JSON answer.
-    func api(_ rig: Rig, _ method: String, _ path: String, _ body: [String: Any]? = nil, token: String? = "") throws -> (code: Int, json: [String: Any]) {
+    func api(_ rig: Rig, _ method: String, _ path: String, _ body: [String: Any]? = nil, token: String? = "") throws
+        -> (code: Int, json: [String: Any])
+    {
         var auth = ""
         let t = token == "" ? rig.token : token
         if let t { auth = "-H 'Authorization: Bearer \(t)'" }
@@ -52,10 +60,13 @@ final class ControlCLITests: XCTestCase {
             try JSONSerialization.data(withJSONObject: body).write(to: URL(fileURLWithPath: file))
             send = "-H 'Content-Type: application/json' --data-binary @\(file)"
         }
-        let r = try WebCLITests.shell("curl -sk --max-time 10 -X \(method) \(auth) \(send) -w '\\n%{http_code}' \(rig.base)/api/\(path)")
+        let r = try WebCLITests.shell(
+            "curl -sk --max-time 10 -X \(method) \(auth) \(send) -w '\\n%{http_code}' \(rig.base)/api/\(path)")
         let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         let code = Int(lines.last ?? "") ?? 0
-        let json = (try? JSONSerialization.jsonObject(with: Data(lines.dropLast().joined(separator: "\n").utf8))) as? [String: Any] ?? [:]
+        let json =
+            (try? JSONSerialization.jsonObject(with: Data(lines.dropLast().joined(separator: "\n").utf8)))
+            as? [String: Any] ?? [:]
         return (code, json)
     }
 
@@ -79,16 +90,22 @@ final class ControlCLITests: XCTestCase {
     static func ccs(_ stdout: String) -> [(t: Double, cc: Int, v: Int)] {
         CLI.lines(stdout).compactMap { l in
             guard let o = try? JSONSerialization.jsonObject(with: Data(l.utf8)) as? [String: Any],
-                  o["type"] as? String == "cc", let cc = o["cc"] as? Int, let t = o["t"] as? Double, let v = o["value"] as? Int else { return nil }
+                o["type"] as? String == "cc", let cc = o["cc"] as? Int, let t = o["t"] as? Double,
+                let v = o["value"] as? Int
+            else { return nil }
             return (t, cc, v)
         }
     }
 
     /// Waits until `GET /api/state` satisfies `ok` (`what` says what that is); the state.
-    func waitForState(_ rig: Rig, _ what: String = "the awaited state", seconds: Double = 10,
-                      _ ok: ([String: Any]) -> Bool) throws -> [String: Any] {
-        try waitUntil("GET /api/state to show \(what)", timeout: seconds, poll: 0.2,
-                      observe: { try api(rig, "GET", "state") }) { $0.code == 200 && ok($0.json) }.json
+    func waitForState(
+        _ rig: Rig, _ what: String = "the awaited state", seconds: Double = 10,
+        _ ok: ([String: Any]) -> Bool
+    ) throws -> [String: Any] {
+        try waitUntil(
+            "GET /api/state to show \(what)", timeout: seconds, poll: 0.2,
+            observe: { try api(rig, "GET", "state") }
+        ) { $0.code == 200 && ok($0.json) }.json
     }
 
     /// The token: 401 without it or with a wrong one (nothing changes), kept 0600 in the data
@@ -106,19 +123,28 @@ final class ControlCLITests: XCTestCase {
         XCTAssertEqual(state.code, 200)
         XCTAssertEqual(mappings(state.json).map { $0["text"] as? String }, ["accel.x cc=11"], "nothing changed")
         // the live socket too: no token, no upgrade
-        let ws = try WebCLITests.shell("curl -sk --max-time 5 -o /dev/null -w '%{http_code}' -H 'Connection: Upgrade' -H 'Upgrade: websocket' -H 'Sec-WebSocket-Version: 13' -H 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==' \(rig.base)/api/live").stdout
+        let ws = try WebCLITests.shell(
+            "curl -sk --max-time 5 -o /dev/null -w '%{http_code}' -H 'Connection: Upgrade' -H 'Upgrade: websocket' -H 'Sec-WebSocket-Version: 13' -H 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==' \(rig.base)/api/live"
+        ).stdout
         XCTAssertEqual(ws, "401")
-        let upgrade = "-H 'Connection: Upgrade' -H 'Upgrade: websocket' -H 'Sec-WebSocket-Version: 13' -H 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=='"
-        let foreign = try WebCLITests.shell("curl -sk --max-time 5 -o /dev/null -w '%{http_code}' \(upgrade) -H 'Origin: https://example.com' -H 'Sec-WebSocket-Protocol: sensorwah-control, sensorwah-token.\(rig.token)' \(rig.base)/api/live").stdout
+        let upgrade =
+            "-H 'Connection: Upgrade' -H 'Upgrade: websocket' -H 'Sec-WebSocket-Version: 13' -H 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=='"
+        let foreign = try WebCLITests.shell(
+            "curl -sk --max-time 5 -o /dev/null -w '%{http_code}' \(upgrade) -H 'Origin: https://example.com' -H 'Sec-WebSocket-Protocol: sensorwah-control, sensorwah-token.\(rig.token)' \(rig.base)/api/live"
+        ).stdout
         XCTAssertEqual(foreign, "401", "another site's page gets no live state, token or not")
-        let open = try WebCLITests.shell("curl -sk --max-time 2 -o /dev/null -w '%{http_code}' \(upgrade) -H 'Sec-WebSocket-Protocol: sensorwah-control, sensorwah-token.\(rig.token)' \(rig.base)/api/live").stdout
+        let open = try WebCLITests.shell(
+            "curl -sk --max-time 2 -o /dev/null -w '%{http_code}' \(upgrade) -H 'Sec-WebSocket-Protocol: sensorwah-control, sensorwah-token.\(rig.token)' \(rig.base)/api/live"
+        ).stdout
         XCTAssertEqual(open, "101", "with the token the socket opens")
         // a state-changing GET does not exist
         XCTAssertEqual(try api(rig, "GET", "save").code, 405)
         let path = data + "/sensorwah/control-token"
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
-        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), rig.token)
+        XCTAssertEqual(
+            try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), rig.token
+        )
         // the page itself carries no secret
         let page = try WebCLITests.shell("curl -sk \(rig.base)/control").stdout
         XCTAssertTrue(page.contains("SensorWah control"))
@@ -149,7 +175,9 @@ final class ControlCLITests: XCTestCase {
         // sources watched besides the mappings: each sender's last value
         let watched = try api(rig, "GET", "state?sources=tilt.x,accel.y")
         XCTAssertEqual(watched.code, 200, "\(watched.json)")
-        let values = try XCTUnwrap((watched.json["sources"] as? [String: Any])?[sender["name"] as? String ?? ""] as? [String: Any], "\(watched.json)")
+        let values = try XCTUnwrap(
+            (watched.json["sources"] as? [String: Any])?[sender["name"] as? String ?? ""] as? [String: Any],
+            "\(watched.json)")
         XCTAssertNotNil(values["tilt.x"] as? Double, "\(values)")
         XCTAssertNotNil(values["accel.y"] as? Double, "\(values)")
         let badSource = try api(rig, "GET", "state?sources=tilt.q")
@@ -161,12 +189,15 @@ final class ControlCLITests: XCTestCase {
         XCTAssertEqual(mappings(replaced.json).first?["text"] as? String, "accel.x cc=12 smooth=0")
         try rig.listen.awaitStdout("more than 50 CC 12 messages") { Self.ccs($0).filter { $0.cc == 12 }.count > 50 }
         // the command line's message for the same mistake
-        let cli = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--map", "accel.x cc=300", "--midi", "stdout"])
+        let cli = try CLI.run([
+            "replay", CLI.recording("wrist-wah-phone.csv"), "--map", "accel.x cc=300", "--midi", "stdout"
+        ])
         let bad = try api(rig, "PUT", "mappings/1", ["text": "accel.x cc=300"])
         XCTAssertEqual(bad.code, 400)
         let message = try XCTUnwrap(bad.json["error"] as? String)
         XCTAssertTrue(cli.stderr.contains(message), "API: \(message)\nCLI: \(cli.stderr)")
-        XCTAssertEqual(mappings(try api(rig, "GET", "state").json).map { $0["text"] as? String }, ["accel.x cc=12 smooth=0"])
+        XCTAssertEqual(
+            mappings(try api(rig, "GET", "state").json).map { $0["text"] as? String }, ["accel.x cc=12 smooth=0"])
         XCTAssertEqual(try api(rig, "PUT", "mappings/7", ["text": "accel.x cc=13"]).code, 404)
         XCTAssertEqual(try api(rig, "PUT", "mappings/1", ["nothing": 1]).code, 400)
 
@@ -185,7 +216,9 @@ final class ControlCLITests: XCTestCase {
         let cc12Before = Self.ccs(rig.listen.stdoutSoFar).filter { $0.cc == 12 }.count
         XCTAssertEqual(try api(rig, "POST", "mappings", ["text": "accel.x cc=12 smooth=0"]).code, 201)
         XCTAssertEqual(try api(rig, "POST", "scene/1").code, 409, "no scenes")
-        try rig.listen.awaitStdout("CC 12 again from the mapping added back") { Self.ccs($0).filter { $0.cc == 12 }.count > cc12Before }
+        try rig.listen.awaitStdout("CC 12 again from the mapping added back") {
+            Self.ccs($0).filter { $0.cc == 12 }.count > cc12Before
+        }
         let r = stop(rig, phone)
 
         // the stream: CC 11 until the change, then CC 12 from the very next frame (the old
@@ -201,7 +234,8 @@ final class ControlCLITests: XCTestCase {
         // within one frame: the last CC 11 before the switch (not the rest value) and the first
         // CC 12 are at most a frame apart (10 ms at 100 Hz) ... unless the value did not change
         let lastMoving = c[..<switchAt].last { $0.v != 64 } ?? c[switchAt - 1]
-        XCTAssertLessThanOrEqual(c[switchAt].t - lastMoving.t, 0.05, "CC 12 started \(c[switchAt].t - lastMoving.t) s after the last CC 11")
+        XCTAssertLessThanOrEqual(
+            c[switchAt].t - lastMoving.t, 0.05, "CC 12 started \(c[switchAt].t - lastMoving.t) s after the last CC 11")
         XCTAssertTrue(r.stderr.contains("control: mapping 1 is now accel.x cc=12 smooth=0"), r.stderr)
     }
 
@@ -234,11 +268,17 @@ final class ControlCLITests: XCTestCase {
         XCTAssertEqual(try api(rig, "POST", "scene/verse").code, 200, "by name too")
         XCTAssertEqual(try api(rig, "POST", "scene/5").code, 404)
         // an edit on disk is reloaded, and the page's state follows it
-        let onDisk = try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "tilt.y cc=20", with: "tilt.y cc=22")
+        let onDisk = try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(
+            of: "tilt.y cc=20", with: "tilt.y cc=22")
         try onDisk.write(toFile: config, atomically: true, encoding: .utf8)
-        _ = try waitForState(rig) { s in self.mappings(s).map { $0["text"] as? String } == ["accel.x cc=12 range=-0.5..0.5", "tilt.y cc=22"] }
-        try onDisk.replacingOccurrences(of: "tilt.y cc=22", with: "tilt.y cc=20").write(toFile: config, atomically: true, encoding: .utf8)
-        _ = try waitForState(rig) { s in self.mappings(s).map { $0["text"] as? String } == ["accel.x cc=12 range=-0.5..0.5", "tilt.y cc=20"] }
+        _ = try waitForState(rig) { s in
+            self.mappings(s).map { $0["text"] as? String } == ["accel.x cc=12 range=-0.5..0.5", "tilt.y cc=22"]
+        }
+        try onDisk.replacingOccurrences(of: "tilt.y cc=22", with: "tilt.y cc=20").write(
+            toFile: config, atomically: true, encoding: .utf8)
+        _ = try waitForState(rig) { s in
+            self.mappings(s).map { $0["text"] as? String } == ["accel.x cc=12 range=-0.5..0.5", "tilt.y cc=20"]
+        }
         rig.listen.interrupt()
         let r = rig.listen.wait(timeout: 20)
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -289,15 +329,19 @@ final class ControlCLITests: XCTestCase {
         rig.listen.interrupt()
         XCTAssertEqual(rig.listen.wait(timeout: 20).status, 0)
 
-        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link), "real/rig.yaml", "the link stays a link")
-        XCTAssertEqual(try String(contentsOfFile: target, encoding: .utf8), "mappings:\n  - accel.x cc=12   # the wah\n")
+        XCTAssertEqual(
+            try FileManager.default.destinationOfSymbolicLink(atPath: link), "real/rig.yaml", "the link stays a link")
+        XCTAssertEqual(
+            try String(contentsOfFile: target, encoding: .utf8), "mappings:\n  - accel.x cc=12   # the wah\n")
         let mode = (try FileManager.default.attributesOfItem(atPath: target)[.posixPermissions] as? NSNumber)?.intValue
         XCTAssertEqual(mode, 0o600)
         XCTAssertEqual(try String(contentsOfFile: victim, encoding: .utf8), "precious\n", "a planted link was followed")
         for planted in [link + ".sensorwah-tmp", target + ".sensorwah-tmp"] {
             XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: planted), victim)
         }
-        let left = try FileManager.default.contentsOfDirectory(atPath: real).filter { $0 != "rig.yaml" && $0 != "rig.yaml.sensorwah-tmp" }
+        let left = try FileManager.default.contentsOfDirectory(atPath: real).filter {
+            $0 != "rig.yaml" && $0 != "rig.yaml.sensorwah-tmp"
+        }
         XCTAssertEqual(left, [], "temporary files left behind")
     }
 
@@ -342,10 +386,14 @@ final class ControlCLITests: XCTestCase {
         let phone = try stream(rig)
         defer { phone.interrupt(); _ = phone.wait(timeout: 10) }
         _ = try waitForState(rig) { s in ((s["senders"] as? [[String: Any]])?.first?["frames"] as? Int ?? 0) > 100 }
-        let peer = try RTPMIDICLITests.Peer.custom(RTPMIDICLITests.python, [Self.driver, "--url", "\(rig.base)/control#\(rig.token)",
-                                                                              "--watch", "2", "--edit", "accel.x cc=12 smooth=0",
-                                                                              "--field", "smooth=25", "--sources", "tilt.x, accel.y",
-                                                                              "--scene", "2", "--teach", "swing", "--shots", data])
+        let peer = try RTPMIDICLITests.Peer.custom(
+            RTPMIDICLITests.python,
+            [
+                Self.driver, "--url", "\(rig.base)/control#\(rig.token)",
+                "--watch", "2", "--edit", "accel.x cc=12 smooth=0",
+                "--field", "smooth=25", "--sources", "tilt.x, accel.y",
+                "--scene", "2", "--teach", "swing", "--shots", data
+            ])
         peer.process.waitUntilExit()
         peer.stop()
         XCTAssertEqual(peer.process.terminationStatus, 0, peer.text)
@@ -359,7 +407,8 @@ final class ControlCLITests: XCTestCase {
         let watched = try XCTUnwrap(event("watched"))
         let values = Set((watched["values"] as? [String?] ?? []).compactMap { $0 })
         XCTAssertGreaterThanOrEqual(values.count, 4, "the sent value moves on the page: \(values)")
-        XCTAssertTrue((watched["senders"] as? [String] ?? []).contains { $0.hasPrefix("sensorlog@127.0.0.1") }, "\(watched)")
+        XCTAssertTrue(
+            (watched["senders"] as? [String] ?? []).contains { $0.hasPrefix("sensorlog@127.0.0.1") }, "\(watched)")
         let edited = try XCTUnwrap(event("edited"))
         XCTAssertEqual(edited["error"] as? String, "", "\(edited)")
         XCTAssertEqual(edited["text"] as? String, "accel.x cc=12 smooth=0")
@@ -367,10 +416,16 @@ final class ControlCLITests: XCTestCase {
         XCTAssertEqual(watch["error"] as? String, "", "\(watch)")
         XCTAssertEqual(watch["painted"] as? Bool, true, "the watched sources are drawn: \(watch)")
         let legend = watch["legend"] as? String ?? ""
-        XCTAssertNotNil(legend.range(of: #"tilt\.x -?[0-9]+\.[0-9]{3}"#, options: .regularExpression), "a value beside each name: \(legend)")
-        XCTAssertNotNil(legend.range(of: #"accel\.y -?[0-9]+\.[0-9]{3}"#, options: .regularExpression), "a value beside each name: \(legend)")
+        XCTAssertNotNil(
+            legend.range(of: #"tilt\.x -?[0-9]+\.[0-9]{3}"#, options: .regularExpression),
+            "a value beside each name: \(legend)")
+        XCTAssertNotNil(
+            legend.range(of: #"accel\.y -?[0-9]+\.[0-9]{3}"#, options: .regularExpression),
+            "a value beside each name: \(legend)")
         let field = try XCTUnwrap(event("field"), peer.text)
-        XCTAssertEqual(field["text"] as? String, "accel.x cc=12 smooth=25", "the settings form writes the mapping's text: \(field)")
+        XCTAssertEqual(
+            field["text"] as? String, "accel.x cc=12 smooth=25", "the settings form writes the mapping's text: \(field)"
+        )
         XCTAssertEqual(field["error"] as? String, "")
         // Teach: Start from the field's Enter, a space key marks, Drop forgets it
         let teach = try XCTUnwrap(event("teach"), peer.text)

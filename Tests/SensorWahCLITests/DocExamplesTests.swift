@@ -35,7 +35,8 @@ final class DocExamplesTests: XCTestCase {
     /// The pages whose examples run: README.md and every docs/*.md.
     static func pages() throws -> [URL] {
         let docs = CLI.repo.appendingPathComponent("docs")
-        let names = try FileManager.default.contentsOfDirectory(atPath: docs.path).filter { $0.hasSuffix(".md") }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: docs.path).filter { $0.hasSuffix(".md") }
+            .sorted()
         return [CLI.repo.appendingPathComponent("README.md")] + names.map { docs.appendingPathComponent($0) }
     }
 
@@ -64,7 +65,9 @@ final class DocExamplesTests: XCTestCase {
             var skip: String? = nil
             if let r = current.text.range(of: marker) {
                 let rest = current.text[r.upperBound...].trimmingCharacters(in: .whitespaces)
-                skip = rest.hasPrefix("(") && rest.hasSuffix(")") && rest.count > 2 ? String(rest.dropFirst().dropLast()) : ""
+                skip =
+                    rest.hasPrefix("(") && rest.hasSuffix(")") && rest.count > 2
+                    ? String(rest.dropFirst().dropLast()) : ""
             }
             out.append(Example(file: file, line: current.line, command: current.text, skip: skip))
         }
@@ -74,8 +77,9 @@ final class DocExamplesTests: XCTestCase {
     /// A page's working folder: the bundled recordings and a guitar file.
     static func workspace(_ label: String) throws -> URL {
         let dir = try JackTest.tempDir("doc-\(label)")
-        try FileManager.default.createSymbolicLink(at: dir.appendingPathComponent("Recordings"),
-                                                   withDestinationURL: CLI.repo.appendingPathComponent("Recordings"))
+        try FileManager.default.createSymbolicLink(
+            at: dir.appendingPathComponent("Recordings"),
+            withDestinationURL: CLI.repo.appendingPathComponent("Recordings"))
         try writeGuitar(dir.appendingPathComponent("guitar.wav"))
         return dir
     }
@@ -89,7 +93,8 @@ final class DocExamplesTests: XCTestCase {
         func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
         func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
         d.append(contentsOf: Array("RIFF".utf8)); u32(UInt32(36 + n * 2)); d.append(contentsOf: Array("WAVE".utf8))
-        d.append(contentsOf: Array("fmt ".utf8)); u32(16); u16(1); u16(1); u32(UInt32(rate)); u32(UInt32(rate * 2)); u16(2); u16(16)
+        d.append(contentsOf: Array("fmt ".utf8)); u32(16); u16(1); u16(1); u32(UInt32(rate)); u32(UInt32(rate * 2));
+        u16(2); u16(16)
         d.append(contentsOf: Array("data".utf8)); u32(UInt32(n * 2))
         var raw = [Double](repeating: 0, count: n)
         for i in 0..<n {
@@ -158,8 +163,9 @@ final class DocExamplesTests: XCTestCase {
                 // an example whose only output is ALSA must end at once, saying so
                 if !o.ok, ex.command.contains("--midi alsa"), !FileManager.default.fileExists(atPath: "/dev/snd/seq") {
                     XCTAssertEqual(o.status, 1, "\(ex)")
-                    XCTAssertTrue(o.stderr.contains("no ALSA sequencer") && o.stderr.contains("No output could start"),
-                                  "\(ex)\nexited with status \(o.status):\n\(o.stderr.suffix(1500))")
+                    XCTAssertTrue(
+                        o.stderr.contains("no ALSA sequencer") && o.stderr.contains("No output could start"),
+                        "\(ex)\nexited with status \(o.status):\n\(o.stderr.suffix(1500))")
                     alsaRefused += 1
                     continue
                 }
@@ -167,7 +173,9 @@ final class DocExamplesTests: XCTestCase {
             }
         }
         let seconds = Date().timeIntervalSince(started)
-        print("doc examples: \(ran) run (\(stopped) stopped after \(Self.runSeconds) s, \(alsaRefused) refused for want of an ALSA sequencer), \(skipped.count) skipped: \(skipped.joined(separator: "; ")); \(String(format: "%.1f", seconds)) s")
+        print(
+            "doc examples: \(ran) run (\(stopped) stopped after \(Self.runSeconds) s, \(alsaRefused) refused for want of an ALSA sequencer), \(skipped.count) skipped: \(skipped.joined(separator: "; ")); \(String(format: "%.1f", seconds)) s"
+        )
         XCTAssertGreaterThan(ran, 20, "the README and docs/ should have their examples in ```sh blocks")
     }
 
@@ -183,11 +191,16 @@ final class DocExamplesTests: XCTestCase {
         XCTAssertFalse(renamed.stoppedAfterTimeout)
         XCTAssertFalse(try Self.run("sensorwah replay Recordings/no-such-take.csv --fast", in: dir, env: [:]).ok)
 
-        let text = "```sh\nsensorwah ports   # doc-test: skip (needs the ALSA sequencer)\nsensorwah ports  # doc-test: skip\nsensorwah replay \\\n  Recordings/wrist-wah-phone.csv --fast\necho sensorwah\n```\n```\nsensorwah not-shell\n```\n"
+        let text =
+            "```sh\nsensorwah ports   # doc-test: skip (needs the ALSA sequencer)\nsensorwah ports  # doc-test: skip\nsensorwah replay \\\n  Recordings/wrist-wah-phone.csv --fast\necho sensorwah\n```\n```\nsensorwah not-shell\n```\n"
         let ex = Self.examples(in: text, file: "t.md")
-        XCTAssertEqual(ex.map(\.command), ["sensorwah ports   # doc-test: skip (needs the ALSA sequencer)",
-                                           "sensorwah ports  # doc-test: skip",
-                                           "sensorwah replay  Recordings/wrist-wah-phone.csv --fast"])
+        XCTAssertEqual(
+            ex.map(\.command),
+            [
+                "sensorwah ports   # doc-test: skip (needs the ALSA sequencer)",
+                "sensorwah ports  # doc-test: skip",
+                "sensorwah replay  Recordings/wrist-wah-phone.csv --fast"
+            ])
         XCTAssertEqual(ex.map(\.skip), ["needs the ALSA sequencer", "", nil])
         XCTAssertEqual(ex.map(\.line), [2, 3, 4])
     }

@@ -12,8 +12,9 @@ final class EffectChainCLITests: XCTestCase {
     static func effectEvents(_ text: String, slot: Int, lower: Double, upper: Double) -> [(t: Double, value: Double)] {
         text.split(separator: "\n").compactMap { line in
             guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  obj["type"] as? String == "fx", obj["slot"] as? Int == slot,
-                  let t = obj["t"] as? Double, let p = obj["position"] as? Int else { return nil }
+                obj["type"] as? String == "fx", obj["slot"] as? Int == slot,
+                let t = obj["t"] as? Double, let p = obj["position"] as? Int
+            else { return nil }
             return (t, lower + (upper - lower) * Double(p) / 65535)
         }
     }
@@ -59,8 +60,10 @@ final class EffectChainCLITests: XCTestCase {
     /// Measured rates against the rate the events set (the last event at or before each
     /// window's middle, minus `lag`), over the lags given: the best correlation, its lag and the
     /// median error in Hz.
-    static func ratesFollow(_ measured: [(t: Double, hz: Double)], _ events: [(t: Double, value: Double)], rest: Double,
-                            lags: [Double]) -> (r: Double, lag: Double, median: Double, count: Int) {
+    static func ratesFollow(
+        _ measured: [(t: Double, hz: Double)], _ events: [(t: Double, value: Double)], rest: Double,
+        lags: [Double]
+    ) -> (r: Double, lag: Double, median: Double, count: Int) {
         var best = (r: -2.0, lag: 0.0, median: 99.0, count: 0)
         let last = events.last?.t ?? 0
         for lag in lags {
@@ -91,22 +94,32 @@ final class EffectChainCLITests: XCTestCase {
     func testMappingsListsTheEffectsAndBadTargetsAreRefused() throws {
         let help = try CLI.run(["mappings"])
         XCTAssertEqual(help.status, 0)
-        for word in ["fx=EFFECT.PARAM", "to=LO..HI", "tremolo.rate", "0.05-20 Hz", "delay.bypass", "phaser.stages", "fuzz-wah"] {
+        for word in [
+            "fx=EFFECT.PARAM", "to=LO..HI", "tremolo.rate", "0.05-20 Hz", "delay.bypass", "phaser.stages", "fuzz-wah"
+        ] {
             XCTAssertTrue(help.stdout.contains(word), "mappings does not mention \(word)")
         }
         // a parameter not in the chain: the message lists the chain's parameters
         let missing = try CLI.run(["replay", Self.recording, "--fast", "--map", "tilt.y fx=tremolo.rate"])
         XCTAssertNotEqual(missing.status, 0)
-        XCTAssertTrue(missing.stderr.contains("fx=tremolo.rate is not a parameter of the chain (wah); its parameters are: wah.bypass, wah.pedal"), missing.stderr)
-        let span = try CLI.run(["replay", Self.recording, "--fast", "--fx", "wah > tremolo", "--map", "tilt.y fx=tremolo.rate to=1..50"])
+        XCTAssertTrue(
+            missing.stderr.contains(
+                "fx=tremolo.rate is not a parameter of the chain (wah); its parameters are: wah.bypass, wah.pedal"),
+            missing.stderr)
+        let span = try CLI.run([
+            "replay", Self.recording, "--fast", "--fx", "wah > tremolo", "--map", "tilt.y fx=tremolo.rate to=1..50"
+        ])
         XCTAssertNotEqual(span.status, 0)
         XCTAssertTrue(span.stderr.contains("outside tremolo.rate's range 0.05..20 Hz"), span.stderr)
         let chain = try CLI.run(["replay", Self.recording, "--fast", "--fx", "wah > tremolo rate=fast"])
         XCTAssertNotEqual(chain.status, 0)
         XCTAssertTrue(chain.stderr.contains("--fx \"wah > tremolo rate=fast\""), chain.stderr)
         let preset = try CLI.run(["replay", Self.recording, "--fast", "--fx-preset", "fuzzwah"])
-        XCTAssertTrue(preset.stderr.contains("unknown effect preset 'fuzzwah': the presets are wah, fuzz-wah"), preset.stderr)
-        let both = try CLI.run(["render", "--pedal", "10", "--fx", "wah", "--fx-preset", "fuzz-wah", "in.wav", "out.wav"])
+        XCTAssertTrue(
+            preset.stderr.contains("unknown effect preset 'fuzzwah': the presets are wah, fuzz-wah"), preset.stderr)
+        let both = try CLI.run([
+            "render", "--pedal", "10", "--fx", "wah", "--fx-preset", "fuzz-wah", "in.wav", "out.wav"
+        ])
         XCTAssertTrue(both.stderr.contains("--fx and --fx-preset exclude each other"), both.stderr)
         let cc = try CLI.run(["replay", Self.recording, "--fast", "--fx", "wah", "--fx-cc", "20=delay.mix"])
         XCTAssertTrue(cc.stderr.contains("--fx-cc 20=delay.mix: not a parameter of the chain (wah)"), cc.stderr)
@@ -114,10 +127,13 @@ final class EffectChainCLITests: XCTestCase {
         XCTAssertTrue(ccSyntax.stderr.contains("CC from 0 to 127"), ccSyntax.stderr)
         let learn = try CLI.run(["learn", "1", "--map", "tilt.y fx=wah.mix", "--seconds", "1"])
         XCTAssertNotEqual(learn.status, 0)
-        XCTAssertTrue(learn.stderr.contains("mapping 1 moves the effect parameter wah.mix, not a MIDI controller"), learn.stderr)
+        XCTAssertTrue(
+            learn.stderr.contains("mapping 1 moves the effect parameter wah.mix, not a MIDI controller"), learn.stderr)
         // the events: slot and position in the parameter's range, on stdout
-        let run = try CLI.run(["replay", Self.recording, "--fast", "--midi", "stdout", "--fx", "wah > tremolo",
-                               "--map", "tilt.x zero fx=tremolo.rate to=2..12"])
+        let run = try CLI.run([
+            "replay", Self.recording, "--fast", "--midi", "stdout", "--fx", "wah > tremolo",
+            "--map", "tilt.x zero fx=tremolo.rate to=2..12"
+        ])
         XCTAssertEqual(run.status, 0, run.stderr)
         let events = Self.effectEvents(run.stdout, slot: 9, lower: 0.05, upper: 20)
         XCTAssertGreaterThan(events.count, 100)
@@ -134,11 +150,15 @@ final class EffectChainCLITests: XCTestCase {
         let input = dir.appendingPathComponent("tone.wav").path
         try JackTest.writeWAV(input, rate: rate, channels: [Self.tone(seconds: 26, rate: rate)])
         let map = "tilt.x zero fx=tremolo.rate to=2..12"
-        let replay = try CLI.run(["replay", Self.recording, "--fast", "--midi", "stdout", "--fx", "tremolo depth=1", "--map", map])
+        let replay = try CLI.run([
+            "replay", Self.recording, "--fast", "--midi", "stdout", "--fx", "tremolo depth=1", "--map", map
+        ])
         XCTAssertEqual(replay.status, 0, replay.stderr)
         let events = Self.effectEvents(replay.stdout, slot: 1, lower: 0.05, upper: 20)
         let out = dir.appendingPathComponent("trem.wav").path
-        let r = try CLI.run(["render", "--recording", Self.recording, "--fx", "tremolo depth=1", "--map", map, input, out])
+        let r = try CLI.run([
+            "render", "--recording", Self.recording, "--fx", "tremolo depth=1", "--map", map, input, out
+        ])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("effects: tremolo depth=1"), r.stderr)
         XCTAssertTrue(r.stderr.contains("effect parameter changes"), r.stderr)
@@ -166,7 +186,9 @@ final class EffectChainCLITests: XCTestCase {
         let plot = try CLI.run(["plot", Self.recording, "--audio", guitar, "-o", svg])
         XCTAssertEqual(plot.status, 0, plot.stderr)
         let picture = try String(contentsOfFile: svg, encoding: .utf8)
-        XCTAssertTrue(picture.hasPrefix("<svg") && picture.contains("<path d=\"M") && picture.contains("the wah's centre"), String(picture.prefix(300)))
+        XCTAssertTrue(
+            picture.hasPrefix("<svg") && picture.contains("<path d=\"M") && picture.contains("the wah's centre"),
+            String(picture.prefix(300)))
         XCTAssertGreaterThan(picture.components(separatedBy: "<rect").count, 100)
         // the chain of the wah alone renders what the wah renders
         let chainWah = dir.appendingPathComponent("cw.wav").path
@@ -187,49 +209,63 @@ final class EffectChainCLITests: XCTestCase {
             try text.write(toFile: p, atomically: true, encoding: .utf8)
             return p
         }
-        let good = try write("good.yaml", """
-        # my rig
-        mappings:
-          - tilt.x zero cc=11
-          - tilt.y fx=delay.mix to=0..0.6   # the arm raises the echoes
-        chain:
-          - fuzz drive=0.7
-          - wah
-          - delay time=0.25
-        fx-cc: { 20: delay.feedback, 21: wah.mix }
-        scenes:
-          verse: [tilt.x zero cc=11]
-          solo:
-            chain: wah > tremolo rate=6
+        let good = try write(
+            "good.yaml",
+            """
+            # my rig
             mappings:
               - tilt.x zero cc=11
-              - tilt.y fx=tremolo.depth
-        """)
-        let r = try CLI.run(["render", "--config", good, "--recording", Self.recording, input, dir.appendingPathComponent("o.wav").path])
+              - tilt.y fx=delay.mix to=0..0.6   # the arm raises the echoes
+            chain:
+              - fuzz drive=0.7
+              - wah
+              - delay time=0.25
+            fx-cc: { 20: delay.feedback, 21: wah.mix }
+            scenes:
+              verse: [tilt.x zero cc=11]
+              solo:
+                chain: wah > tremolo rate=6
+                mappings:
+                  - tilt.x zero cc=11
+                  - tilt.y fx=tremolo.depth
+            """)
+        let r = try CLI.run([
+            "render", "--config", good, "--recording", Self.recording, input, dir.appendingPathComponent("o.wav").path
+        ])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("effects: fuzz drive=0.7 > wah > delay time=0.25"), r.stderr)
         // the command line's chain wins over the file's
-        let typed = try CLI.run(["render", "--config", good, "--fx", "wah > delay", "--recording", Self.recording, input, dir.appendingPathComponent("p.wav").path])
+        let typed = try CLI.run([
+            "render", "--config", good, "--fx", "wah > delay", "--recording", Self.recording, input,
+            dir.appendingPathComponent("p.wav").path
+        ])
         XCTAssertEqual(typed.status, 0, typed.stderr)
         XCTAssertTrue(typed.stderr.contains("effects: wah > delay\n"), typed.stderr)
 
         let twice = try write("twice.yaml", "chain: wah\nfx-preset: fuzz-wah\n")
-        let t = try CLI.run(["render", "--config", twice, "--pedal", "3", input, dir.appendingPathComponent("q.wav").path])
+        let t = try CLI.run([
+            "render", "--config", twice, "--pedal", "3", input, dir.appendingPathComponent("q.wav").path
+        ])
         XCTAssertNotEqual(t.status, 0)
         XCTAssertTrue(t.stderr.contains("twice.yaml:2: fx-preset: the file names a chain twice"), t.stderr)
 
         let badChain = try write("badchain.yaml", "# rig\nchain: wah > flanger\n")
-        let b = try CLI.run(["render", "--config", badChain, "--pedal", "3", input, dir.appendingPathComponent("s.wav").path])
+        let b = try CLI.run([
+            "render", "--config", badChain, "--pedal", "3", input, dir.appendingPathComponent("s.wav").path
+        ])
         XCTAssertNotEqual(b.status, 0)
-        XCTAssertTrue(b.stderr.contains("badchain.yaml:2: chain: --fx \"wah > flanger\": unknown effect 'flanger'"), b.stderr)
+        XCTAssertTrue(
+            b.stderr.contains("badchain.yaml:2: chain: --fx \"wah > flanger\": unknown effect 'flanger'"), b.stderr)
 
-        let badScene = try write("badscene.yaml", """
-        scenes:
-          solo:
-            chain: wah
-            mappings:
-              - tilt.y fx=tremolo.depth
-        """)
+        let badScene = try write(
+            "badscene.yaml",
+            """
+            scenes:
+              solo:
+                chain: wah
+                mappings:
+                  - tilt.y fx=tremolo.depth
+            """)
         let s = try CLI.run(["listen", "--config", badScene, "--port", "0"], timeout: 20)
         XCTAssertNotEqual(s.status, 0)
         XCTAssertTrue(s.stderr.contains("badscene.yaml:2: scenes.solo: mapping \"tilt.y fx=tremolo.depth"), s.stderr)
@@ -237,27 +273,38 @@ final class EffectChainCLITests: XCTestCase {
 
         // calibrate edits an fx= mapping's range in place and leaves the chain, fx-cc and every
         // comment as they were
-        let cal = try write("cal.yaml", """
-        # my rig, hand-written
-        mappings:
-          - tilt.x zero cc=11        # the pedal
-          - tilt.y fx=delay.mix to=0..0.6   # echoes on the arm
-        chain:                        # fuzz first, as the pedalboard
-          - fuzz drive=0.7
-          - wah
-          - delay time=0.25   # slapback-ish
-        fx-cc: { 20: delay.feedback }   # the foot controller
-        """)
+        let cal = try write(
+            "cal.yaml",
+            """
+            # my rig, hand-written
+            mappings:
+              - tilt.x zero cc=11        # the pedal
+              - tilt.y fx=delay.mix to=0..0.6   # echoes on the arm
+            chain:                        # fuzz first, as the pedalboard
+              - fuzz drive=0.7
+              - wah
+              - delay time=0.25   # slapback-ish
+            fx-cc: { 20: delay.feedback }   # the foot controller
+            """)
         let c = try CLI.run(["calibrate", "2", "--config", cal, "--from", Self.recording])
         XCTAssertEqual(c.status, 0, c.stderr)
         let edited = try String(contentsOfFile: cal, encoding: .utf8).split(separator: "\n").map(String.init)
         XCTAssertEqual(edited.count, 9)
-        XCTAssertNotNil(edited[3].range(of: "^  - tilt.y fx=delay.mix to=0..0.6 range=-?[0-9.]+..[0-9.]+ centre=-?[0-9.]+   # echoes on the arm$", options: .regularExpression), edited[3])
-        for (i, line) in [(0, "# my rig, hand-written"), (2, "  - tilt.x zero cc=11        # the pedal"), (4, "chain:                        # fuzz first, as the pedalboard"),
-                          (7, "  - delay time=0.25   # slapback-ish"), (8, "fx-cc: { 20: delay.feedback }   # the foot controller")] {
+        XCTAssertNotNil(
+            edited[3].range(
+                of:
+                    "^  - tilt.y fx=delay.mix to=0..0.6 range=-?[0-9.]+..[0-9.]+ centre=-?[0-9.]+   # echoes on the arm$",
+                options: .regularExpression), edited[3])
+        for (i, line) in [
+            (0, "# my rig, hand-written"), (2, "  - tilt.x zero cc=11        # the pedal"),
+            (4, "chain:                        # fuzz first, as the pedalboard"),
+            (7, "  - delay time=0.25   # slapback-ish"), (8, "fx-cc: { 20: delay.feedback }   # the foot controller")
+        ] {
             XCTAssertEqual(edited[i], line)
         }
-        let after = try CLI.run(["render", "--config", cal, "--recording", Self.recording, input, dir.appendingPathComponent("c.wav").path])
+        let after = try CLI.run([
+            "render", "--config", cal, "--recording", Self.recording, input, dir.appendingPathComponent("c.wav").path
+        ])
         XCTAssertEqual(after.status, 0, after.stderr)
         XCTAssertTrue(after.stderr.contains("effects: fuzz drive=0.7 > wah > delay time=0.25"), after.stderr)
 
@@ -265,8 +312,13 @@ final class EffectChainCLITests: XCTestCase {
         let initPath = dir.appendingPathComponent("init.yaml").path
         XCTAssertEqual(try CLI.run(["init", initPath]).status, 0)
         let text = try String(contentsOfFile: initPath, encoding: .utf8)
-        for key in ["# chain:", "# fx-preset:", "# fx-cc:", "fx=tremolo.rate"] { XCTAssertTrue(text.contains(key), "init lacks \(key)") }
-        XCTAssertEqual(try CLI.run(["render", "--config", initPath, "--pedal", "3", input, dir.appendingPathComponent("i.wav").path]).status, 0)
+        for key in ["# chain:", "# fx-preset:", "# fx-cc:", "fx=tremolo.rate"] {
+            XCTAssertTrue(text.contains(key), "init lacks \(key)")
+        }
+        XCTAssertEqual(
+            try CLI.run([
+                "render", "--config", initPath, "--pedal", "3", input, dir.appendingPathComponent("i.wav").path
+            ]).status, 0)
     }
 
     /// The chain live on JACK: a tone through `tremolo depth=1` while `replay` plays the wrist
@@ -287,11 +339,13 @@ final class EffectChainCLITests: XCTestCase {
         let recPort = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"), "jack-record has no port")
         let player = try server.run("jack-play", [tonePath])
         let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"), "jack-play has no port")
-        let sw = try server.run(binary, [
-            "replay", Self.recording, "--midi", "stdout", "--monitor", "--fx", "tremolo depth=1",
-            "--map", "tilt.x zero fx=tremolo.rate to=2..12",
-            "--jack-connect", "in_1=\(playPort),out_1=\(recPort)",
-        ])
+        let sw = try server.run(
+            binary,
+            [
+                "replay", Self.recording, "--midi", "stdout", "--monitor", "--fx", "tremolo depth=1",
+                "--map", "tilt.x zero fx=tremolo.rate to=2..12",
+                "--jack-connect", "in_1=\(playPort),out_1=\(recPort)"
+            ])
         let status = sw.wait(timeout: 60)
         XCTAssertFalse(status.timedOut)
         XCTAssertEqual(status.status, 0, sw.stderr)
@@ -299,7 +353,9 @@ final class EffectChainCLITests: XCTestCase {
         // the live view (a status line on stderr without a terminal) shows the chain and each
         // parameter's value as the callback has it
         XCTAssertTrue(sw.stderr.contains("effects   tremolo"), sw.stderr)
-        XCTAssertNotNil(sw.stderr.range(of: "tremolo +bypass off rate [0-9.]+ Hz depth 1 shape sine", options: .regularExpression), sw.stderr)
+        XCTAssertNotNil(
+            sw.stderr.range(of: "tremolo +bypass off rate [0-9.]+ Hz depth 1 shape sine", options: .regularExpression),
+            sw.stderr)
         recorder.wait(timeout: 40)
         player.signal(SIGTERM)
         player.wait(timeout: 5)
@@ -336,10 +392,12 @@ final class EffectChainCLITests: XCTestCase {
         let recPort = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"), "jack-record has no port")
         let player = try server.run("jack-play", [tonePath])
         let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"), "jack-play has no port")
-        let sw = try server.run(binary, [
-            "replay", Self.recording, "--fx", "tremolo depth=1 sync=1/4", "--map", "tilt.x zero cc=11",
-            "--jack-connect", "in_1=\(playPort),out_1=\(recPort)",
-        ])
+        let sw = try server.run(
+            binary,
+            [
+                "replay", Self.recording, "--fx", "tremolo depth=1 sync=1/4", "--map", "tilt.x zero cc=11",
+                "--jack-connect", "in_1=\(playPort),out_1=\(recPort)"
+            ])
         // the tempo changes 7 s into the recording (between the two windows compared),
         // however long the player and sensorwah took to start
         usleep(UInt32(max(0, 7 - Date().timeIntervalSince(recordingStarted)) * 1e6))
@@ -354,9 +412,12 @@ final class EffectChainCLITests: XCTestCase {
         transport.wait(timeout: 5)
         let y = try JackTest.readWAV(outPath).channels[0]
         let rates = Self.tremoloRates(y, rate: rate).filter { $0.t > 1 }
-        let early = rates.filter { $0.t < 5 }.map(\.hz).sorted(), late = rates.filter { $0.t > 9 && $0.t < 13 }.map(\.hz).sorted()
+        let early = rates.filter { $0.t < 5 }.map(\.hz).sorted(),
+            late = rates.filter { $0.t > 9 && $0.t < 13 }.map(\.hz).sorted()
         guard early.count > 5, late.count > 5 else {
-            return XCTFail("too little sound recorded: \(early.count) and \(late.count) tremolo periods; sensorwah said: \(sw.stderr)")
+            return XCTFail(
+                "too little sound recorded: \(early.count) and \(late.count) tremolo periods; sensorwah said: \(sw.stderr)"
+            )
         }
         let e = early[early.count / 2], l = late[late.count / 2]
         print("tremolo synced to 1/4: \(e) Hz at 240 BPM, \(l) Hz at 150 BPM")
@@ -372,15 +433,21 @@ final class EffectChainCLITests: XCTestCase {
         let dir = try JackTest.tempDir("fx-reload")
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("rig.yaml").path
-        try "chain: wah > tremolo\nmappings:\n  - tilt.x zero cc=11\n  - tilt.y fx=tremolo.rate\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "chain: wah > tremolo\nmappings:\n  - tilt.x zero cc=11\n  - tilt.y fx=tremolo.rate\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
         let l = try CLI.Running(["listen", "--config", path, "--port", "0", "--jack-server", "none\(getpid())"])
         XCTAssertNotNil(l.waitForStderr("effects: wah > tremolo", seconds: 15), l.stderrSoFar)
         // the rig's loop runs (its first look at the outputs finds JACK missing), so its watch has
         // taken the file as it was read: the edit below is a change
         try l.awaitStderr("every output has failed")
-        try "chain: wah > delay\nmappings:\n  - tilt.x zero cc=11\n  - tilt.y fx=delay.mix\n".write(toFile: path, atomically: true, encoding: .utf8)
-        XCTAssertNotNil(l.waitForStderr("the effect chains changed \\(wah > delay\\); chains are prepared at the start, so restart to use them; the running configuration is kept", seconds: 10), l.stderrSoFar)
-        try "chain: wah > tremolo\nmappings:\n  - tilt.x zero cc=11\n  - tilt.y fx=tremolo.depth\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "chain: wah > delay\nmappings:\n  - tilt.x zero cc=11\n  - tilt.y fx=delay.mix\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertNotNil(
+            l.waitForStderr(
+                "the effect chains changed \\(wah > delay\\); chains are prepared at the start, so restart to use them; the running configuration is kept",
+                seconds: 10), l.stderrSoFar)
+        try "chain: wah > tremolo\nmappings:\n  - tilt.x zero cc=11\n  - tilt.y fx=tremolo.depth\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
         XCTAssertNotNil(l.waitForStderr("reloaded, 2 mappings now active", seconds: 10), l.stderrSoFar)
         l.interrupt()
         _ = l.wait(timeout: 15)

@@ -5,7 +5,10 @@ final class ExportCLITests: XCTestCase {
     /// Raw and derived sources side by side: the fused tilt agrees with the log's own pitch and
     /// roll (radians there, degrees here), one row per frame, the knocks show as taps.
     func testExportWritesOneRowPerFrameWithRawAndDerivedSources() throws {
-        let r = try CLI.run(["export", CLI.recording("wrist-wah-phone.csv"), "--sources", "tilt.pitch,pitch,tilt.roll,roll,tilt.x@40,accel.x,tap"])
+        let r = try CLI.run([
+            "export", CLI.recording("wrist-wah-phone.csv"), "--sources",
+            "tilt.pitch,pitch,tilt.roll,roll,tilt.x@40,accel.x,tap"
+        ])
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = CLI.lines(r.stdout)
         XCTAssertEqual(lines.first, "t,tilt.pitch,pitch,tilt.roll,roll,tilt.x@40,accel.x,tap")
@@ -33,11 +36,15 @@ final class ExportCLITests: XCTestCase {
     /// A log without a gyroscope still gives tilt.* (the accelerometer's), and one line on
     /// stderr says so; a log with one says nothing of the kind.
     func testAccelerometerOnlyTiltIsSaidOnce() throws {
-        for command in [["export", CLI.recording("accel-only-30hz.csv"), "--sources", "tilt.x,tilt.z"],
-                        ["replay", CLI.recording("accel-only-30hz.csv"), "--fast", "--map", "tilt.x cc=11", "--midi", "stdout"]] {
+        for command in [
+            ["export", CLI.recording("accel-only-30hz.csv"), "--sources", "tilt.x,tilt.z"],
+            ["replay", CLI.recording("accel-only-30hz.csv"), "--fast", "--map", "tilt.x cc=11", "--midi", "stdout"]
+        ] {
             let r = try CLI.run(command)
             XCTAssertEqual(r.status, 0, r.stderr)
-            let said = CLI.lines(r.stderr).filter { $0.contains("no gyroscope in the stream: tilt.* follows the accelerometer alone") }
+            let said = CLI.lines(r.stderr).filter {
+                $0.contains("no gyroscope in the stream: tilt.* follows the accelerometer alone")
+            }
             XCTAssertEqual(said.count, 1, "\(command[0]): \(r.stderr)")
             XCTAssertTrue(said.first?.contains("accel-only-30hz.csv") ?? false, r.stderr)
         }
@@ -52,7 +59,9 @@ final class ExportCLITests: XCTestCase {
     func testExportToAFileAndBadSources() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("sensorwah-export-\(getpid()).csv")
         defer { try? FileManager.default.removeItem(at: out) }
-        let r = try CLI.run(["export", CLI.recording("watch-sweeps.csv"), "--sources", "tilt.x,zero.x,flick", "-o", out.path])
+        let r = try CLI.run([
+            "export", CLI.recording("watch-sweeps.csv"), "--sources", "tilt.x,zero.x,flick", "-o", out.path
+        ])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.isEmpty)
         let text = try String(contentsOf: out, encoding: .utf8)

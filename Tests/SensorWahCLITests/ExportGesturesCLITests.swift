@@ -26,13 +26,20 @@ final class ExportGesturesCLITests: XCTestCase {
     /// A setting changes what fires; a wrong name or value is refused with the list of names;
     /// --list-gestures and --sources do not go together.
     func testGestureSettingsAndErrors() throws {
-        let strict = try CLI.run(["export", CLI.recording("wrist-wah-phone.csv"), "--list-gestures", "--gesture-setting", "flickThreshold=20"])
+        let strict = try CLI.run([
+            "export", CLI.recording("wrist-wah-phone.csv"), "--list-gestures", "--gesture-setting", "flickThreshold=20"
+        ])
         XCTAssertEqual(strict.status, 0, strict.stderr)
         XCTAssertFalse(strict.stdout.contains(",flick,"), "no stroke reaches 20 rad/s: \(strict.stdout)")
-        let bad = try CLI.run(["export", CLI.recording("wrist-wah-phone.csv"), "--list-gestures", "--gesture-setting", "flickThreshhold=20"])
+        let bad = try CLI.run([
+            "export", CLI.recording("wrist-wah-phone.csv"), "--list-gestures", "--gesture-setting", "flickThreshhold=20"
+        ])
         XCTAssertNotEqual(bad.status, 0)
-        XCTAssertTrue(bad.stderr.contains("not a gesture setting") && bad.stderr.contains("flickAccelThreshold"), bad.stderr)
-        let value = try CLI.run(["export", CLI.recording("wrist-wah-phone.csv"), "--list-gestures", "--gesture-setting", "tapThreshold=loud"])
+        XCTAssertTrue(
+            bad.stderr.contains("not a gesture setting") && bad.stderr.contains("flickAccelThreshold"), bad.stderr)
+        let value = try CLI.run([
+            "export", CLI.recording("wrist-wah-phone.csv"), "--list-gestures", "--gesture-setting", "tapThreshold=loud"
+        ])
         XCTAssertNotEqual(value.status, 0)
         let both = try CLI.run(["export", CLI.recording("wrist-wah-phone.csv"), "--list-gestures", "--sources", "tap"])
         XCTAssertNotEqual(both.status, 0)
@@ -53,9 +60,12 @@ final class ExportGesturesCLITests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let rig = dir.appendingPathComponent("rig.yaml").path
-        try "motion:\n  gesture-setting: [tapThreshold=100]\nmappings:\n  - tap note=38 ch=10\n".write(toFile: rig, atomically: true, encoding: .utf8)
+        try "motion:\n  gesture-setting: [tapThreshold=100]\nmappings:\n  - tap note=38 ch=10\n".write(
+            toFile: rig, atomically: true, encoding: .utf8)
         XCTAssertEqual(try notes(["--config", rig]), 0, "the file's setting")
-        let bad = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--fast", "--gesture-setting", "tapThreshhold=3"])
+        let bad = try CLI.run([
+            "replay", CLI.recording("wrist-wah-phone.csv"), "--fast", "--gesture-setting", "tapThreshhold=3"
+        ])
         XCTAssertNotEqual(bad.status, 0)
         XCTAssertTrue(bad.stderr.contains("'tapThreshhold': not a gesture setting"), bad.stderr)
     }

@@ -33,7 +33,8 @@ import XCTest
 /// | 32 senders flooding beside a performer | FloodTests.testPerformerBesideAFloodIsUntouched |
 final class FaultTests: XCTestCase {
     let recording = CLI.recording("wrist-wah-phone.csv")
-    static let header = "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)"
+    static let header =
+        "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)"
     var dir: URL!
 
     override func setUpWithError() throws {
@@ -46,7 +47,9 @@ final class FaultTests: XCTestCase {
 
     /// A TCP sender with a source address of its own (127.0.0.2 is a loopback address too, so
     /// mappings can tell it from the performer with `sender=`); a failure to connect is the test's.
-    static func sender(_ port: Int, from source: String, file: StaticString = #filePath, line: UInt = #line) -> Loopback.Client? {
+    static func sender(_ port: Int, from source: String, file: StaticString = #filePath, line: UInt = #line) -> Loopback
+        .Client?
+    {
         do { return try Loopback.Client(.tcp, to: port, from: source) } catch {
             XCTFail("\(error)", file: file, line: line)
             return nil
@@ -62,7 +65,8 @@ final class FaultTests: XCTestCase {
 
     /// `listen` on a free loopback port; returns it and the port.
     func listen(_ extra: [String], launcher: [String] = []) throws -> (CLI.Running, Int) {
-        let l = try CLI.Running(["listen", "--bind", "127.0.0.1", "--port", "0", "--rest-after", "30"] + extra, launcher: launcher)
+        let l = try CLI.Running(
+            ["listen", "--bind", "127.0.0.1", "--port", "0", "--rest-after", "30"] + extra, launcher: launcher)
         let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#), l.stderrSoFar)
         return (l, Int(port)!)
     }
@@ -106,7 +110,9 @@ final class FaultTests: XCTestCase {
     /// plays: that sender is cut off with one log line, the performer's CC stream is exactly its
     /// replay, and the listener never holds the line in memory.
     func testATenMegabyteLineCutsOffOnlyItsSender() throws {
-        let (l, port) = try listen(["--map", "accel.x cc=11 sender=127.0.0.1", "--map", "accel.x cc=12 sender=127.0.0.2"])
+        let (l, port) = try listen([
+            "--map", "accel.x cc=11 sender=127.0.0.1", "--map", "accel.x cc=12 sender=127.0.0.2"
+        ])
         let before = Self.memory(l.process.processIdentifier)
         let done = DispatchSemaphore(value: 0)
         final class Count: @unchecked Sendable { var n = 0 }
@@ -122,14 +128,18 @@ final class FaultTests: XCTestCase {
         }.start()
         try perform(port)
         XCTAssertEqual(done.wait(timeout: .now() + 20), .success, "the hostile sender hung")
-        try Self.awaitDisconnects(l, 2)   // the hostile sender and the performer
+        try Self.awaitDisconnects(l, 2)  // the hostile sender and the performer
         let after = Self.memory(l.process.processIdentifier)
         l.interrupt()
         let r = l.wait()
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = CLI.lines(r.stdout)
-        XCTAssertEqual(Self.cc(11, lines), Self.cc(11, try replay(recording, ["--map", "accel.x cc=11"])), "the performer's stream changed")
-        XCTAssertTrue(r.stderr.contains("127.0.0.2:") && r.stderr.contains("no line end within --max-line 16384 bytes; disconnecting this sender"), r.stderr)
+        XCTAssertEqual(
+            Self.cc(11, lines), Self.cc(11, try replay(recording, ["--map", "accel.x cc=11"])),
+            "the performer's stream changed")
+        XCTAssertTrue(
+            r.stderr.contains("127.0.0.2:")
+                && r.stderr.contains("no line end within --max-line 16384 bytes; disconnecting this sender"), r.stderr)
         XCTAssertTrue(r.stderr.contains("cut off for a line over --max-line 1"), r.stderr)
         XCTAssertLessThan(accepted.n, 10, "the listener read all 10 MB instead of cutting the sender off")
         // the rows before the long line played (x = 0.5: above the centre), the ones after it never did (x = -0.5)
@@ -138,14 +148,17 @@ final class FaultTests: XCTestCase {
         XCTAssertTrue(hostile.allSatisfy { $0 > 64 }, "rows after the long line played: \(hostile)")
         print("10 MB line: listen RSS \(before.now) kB before, peak \(after.peak) kB")
         if CLI.memoryBoundsHold {
-            XCTAssertLessThan(after.peak - before.peak, 8 << 10, "the listener's memory grew by \(after.peak - before.peak) kB")
+            XCTAssertLessThan(
+                after.peak - before.peak, 8 << 10, "the listener's memory grew by \(after.peak - before.peak) kB")
         }
     }
 
     /// NaN, ±inf, ±1e308 and 1e309 from one sender, mixed with sane rows: no message carries a
     /// non-number or leaves 0-127, the bad rows are reported, the performer is untouched.
     func testNaNInfinityAndHugeValuesLeaveThePerformerUnaffected() throws {
-        let (l, port) = try listen(["--map", "accel.x cc=11 sender=127.0.0.1", "--map", "accel.x cc=12 sender=127.0.0.2 smooth=0"])
+        let (l, port) = try listen([
+            "--map", "accel.x cc=11 sender=127.0.0.1", "--map", "accel.x cc=12 sender=127.0.0.2 smooth=0"
+        ])
         let bad = ["nan", "inf", "-inf", "1e308", "1e309", "-1e308", "NaN", "0.5", "Infinity", "-0.5", "-nan", "1e-320"]
         let done = DispatchSemaphore(value: 0)
         Thread {
@@ -160,19 +173,23 @@ final class FaultTests: XCTestCase {
         }.start()
         try perform(port)
         XCTAssertEqual(done.wait(timeout: .now() + 20), .success)
-        try Self.awaitDisconnects(l, 2)   // the bad sender and the performer
+        try Self.awaitDisconnects(l, 2)  // the bad sender and the performer
         l.interrupt()
         let r = l.wait()
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = CLI.lines(r.stdout)
-        XCTAssertEqual(Self.cc(11, lines), Self.cc(11, try replay(recording, ["--map", "accel.x cc=11"])), "the performer's stream changed")
+        XCTAssertEqual(
+            Self.cc(11, lines), Self.cc(11, try replay(recording, ["--map", "accel.x cc=11"])),
+            "the performer's stream changed")
         let hostile = Self.cc(12, lines)
         XCTAssertGreaterThan(hostile.count, 10, "the sane rows between the bad ones did not play")
         for line in lines {
             XCTAssertFalse(line.lowercased().contains("nan") || line.lowercased().contains("inf"), line)
             XCTAssertTrue(Self.value(line).map { (0...127).contains($0) } ?? true, line)
         }
-        XCTAssertTrue(r.stderr.contains("127.0.0.2:") && r.stderr.contains("line skipped"), "the bad values were not reported:\n\(r.stderr)")
+        XCTAssertTrue(
+            r.stderr.contains("127.0.0.2:") && r.stderr.contains("line skipped"),
+            "the bad values were not reported:\n\(r.stderr)")
     }
 
     /// A connection that opens and closes without a byte leaves no file in the --record folder;
@@ -206,7 +223,11 @@ final class FaultTests: XCTestCase {
             XCTAssertEqual(r.status, 1, r.stderr)
             XCTAssertEqual(r.stdout, "", "messages were sent for an empty file")
             let errors = CLI.lines(r.stderr).filter { $0.hasPrefix("Error:") }
-            XCTAssertEqual(errors, ["Error: '\(path)' is empty (\(what)): nothing to play; check that the app finished writing it, or pick another file"])
+            XCTAssertEqual(
+                errors,
+                [
+                    "Error: '\(path)' is empty (\(what)): nothing to play; check that the app finished writing it, or pick another file"
+                ])
         }
     }
 
@@ -216,14 +237,19 @@ final class FaultTests: XCTestCase {
     /// full disk): one log line, the MIDI goes on unchanged, and the file keeps whole lines only,
     /// each exactly as received.
     func testRecordingDiskFullKeepsTheMIDIAndWholeLines() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else { throw XCTSkip("no prlimit (util-linux)") }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") else {
+            throw XCTSkip("no prlimit (util-linux)")
+        }
         // ThreadSanitizer's own runtime takes a SIGBUS before main under a file-size limit below
         // about 512 kB (`prlimit --fsize=65536 -- .build-tsan/debug/sensorwah --version`), so the
         // limit cannot stand in for a full disk there; the plain and AddressSanitizer runs do it,
         // and testRecordingDiskReallyFullKeepsTheMIDIAndWholeLines runs under TSan too
-        if CLI.sanitizer == "thread" { throw XCTSkip("ThreadSanitizer's runtime cannot start under a 64 kB file-size limit") }
-        try recordUntilTheDiskIsFull(in: dir.appendingPathComponent("rec").path,
-                                     launcher: ["/usr/bin/prlimit", "--fsize=65536", "--"], error: "File too large")
+        if CLI.sanitizer == "thread" {
+            throw XCTSkip("ThreadSanitizer's runtime cannot start under a 64 kB file-size limit")
+        }
+        try recordUntilTheDiskIsFull(
+            in: dir.appendingPathComponent("rec").path,
+            launcher: ["/usr/bin/prlimit", "--fsize=65536", "--"], error: "File too large")
     }
 
     /// The recording's disk really fills up: a 64 kB tmpfs mounted for the test, so writes fail
@@ -234,7 +260,9 @@ final class FaultTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
         let mounted = try JackTest.sh("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", disk])
         guard mounted.status == 0 else {
-            throw XCTSkip("cannot mount a 64 kB tmpfs here (\(mounted.err.trimmingCharacters(in: .whitespacesAndNewlines))); testRecordingDiskFullKeepsTheMIDIAndWholeLines stands in")
+            throw XCTSkip(
+                "cannot mount a 64 kB tmpfs here (\(mounted.err.trimmingCharacters(in: .whitespacesAndNewlines))); testRecordingDiskFullKeepsTheMIDIAndWholeLines stands in"
+            )
         }
         defer { _ = try? JackTest.sh("/bin/umount", [disk]) }
         try recordUntilTheDiskIsFull(in: "\(disk)/rec", launcher: [], error: "No space left on device")
@@ -270,7 +298,9 @@ final class FaultTests: XCTestCase {
     /// The configuration file is deleted while `listen` runs: one log line, the running mappings
     /// keep sending; when the file comes back it is loaded.
     func testConfigDeletedWhileListeningKeepsTheRunningOne() throws {
-        func config(_ cc: Int) -> String { "listen:\n  bind: 127.0.0.1\n  port: 0\n  rest-after: 30\nmappings:\n  - accel.x cc=\(cc) ch=1\n" }
+        func config(_ cc: Int) -> String {
+            "listen:\n  bind: 127.0.0.1\n  port: 0\n  rest-after: 30\nmappings:\n  - accel.x cc=\(cc) ch=1\n"
+        }
         let path = dir.appendingPathComponent("live.yaml").path
         try config(20).write(toFile: path, atomically: false, encoding: .utf8)
         let l = try CLI.Running(["listen", "--config", path])
@@ -285,13 +315,16 @@ final class FaultTests: XCTestCase {
         // a duration, not a condition: the file stays away a while, and the watch, looking again
         // and again, must say so once (checked below)
         usleep(1_500_000)
-        XCTAssertNoThrow(try l.awaitStdout("5 more CC 20") { count("\"cc\":20,", in: $0) > sentAtDelete + 5 }, "CC 20 stopped when the file was deleted")
+        XCTAssertNoThrow(
+            try l.awaitStdout("5 more CC 20") { count("\"cc\":20,", in: $0) > sentAtDelete + 5 },
+            "CC 20 stopped when the file was deleted")
         let kept = CLI.lines(l.stderrSoFar).filter { $0.contains("is kept") }
         XCTAssertEqual(kept.count, 1, "not one log line:\n\(l.stderrSoFar)")
         XCTAssertTrue(kept.first?.contains(path) ?? false, kept.first ?? "")
         try config(21).write(toFile: path, atomically: false, encoding: .utf8)
         XCTAssertNotNil(l.waitForStderr("reloaded, 1 mapping", seconds: 10), l.stderrSoFar)
-        XCTAssertNoThrow(try l.awaitStdout("6 CC 21") { count("\"cc\":21,", in: $0) > 5 }, "the file that came back is not used")
+        XCTAssertNoThrow(
+            try l.awaitStdout("6 CC 21") { count("\"cc\":21,", in: $0) > 5 }, "the file that came back is not used")
         XCTAssertTrue(l.process.isRunning)
         sender.interrupt()
         _ = sender.wait()
@@ -321,7 +354,9 @@ final class FaultTests: XCTestCase {
             XCTAssertTrue(r.stderr.contains("stopping on \(name)"), "\(name): no log line saying why:\n\(r.stderr)")
             let lines = CLI.lines(r.stdout)
             let on = try XCTUnwrap(lines.lastIndex { $0.contains(#""type":"note_on","ch":10,"note":38"#) }, name)
-            XCTAssertNotNil(lines[on...].firstIndex { $0.contains(#""type":"note_off","ch":10,"note":38"#) }, "\(name): the note was left sounding")
+            XCTAssertNotNil(
+                lines[on...].firstIndex { $0.contains(#""type":"note_off","ch":10,"note":38"#) },
+                "\(name): the note was left sounding")
             XCTAssertEqual(Self.cc(11, lines).last.flatMap(Self.value), 64, "\(name): CC 11 not at rest")
             // the recording: a prefix of what was sent, and its whole lines replay to this very stream
             let files = try FileManager.default.contentsOfDirectory(atPath: rec)
@@ -331,7 +366,8 @@ final class FaultTests: XCTestCase {
             let whole = saved.prefix(through: saved.lastIndex(of: UInt8(ascii: "\n")) ?? -1)
             let cut = dir.appendingPathComponent("whole-\(name).csv")
             try whole.write(to: cut)
-            XCTAssertEqual(try replay(cut.path, maps), lines, "\(name): the recording does not replay to what listen sent")
+            XCTAssertEqual(
+                try replay(cut.path, maps), lines, "\(name): the recording does not replay to what listen sent")
         }
     }
 
@@ -343,7 +379,7 @@ final class FaultTests: XCTestCase {
             for delay in [0, 2_000, 10_000, 30_000, 100_000, 300_000] as [UInt32] {
                 let rec = dir.appendingPathComponent("start-\(name)-\(delay)").path
                 let l = try CLI.Running(["listen", "--bind", "127.0.0.1", "--port", "0", "--record", rec])
-                if delay > 0 { usleep(delay) }   // the moment of start-up is what is tested
+                if delay > 0 { usleep(delay) }  // the moment of start-up is what is tested
                 l.signal(sig)
                 let r = l.wait(timeout: 15)
                 let what = "\(name) after \(delay / 1000) ms"
@@ -357,8 +393,10 @@ final class FaultTests: XCTestCase {
                     XCTFail(what)
                 }
                 XCTAssertFalse(r.stderr.contains("Fatal error"), "\(what): \(r.stderr)")
-                XCTAssertFalse(FileManager.default.fileExists(atPath: rec) && !((try? FileManager.default.contentsOfDirectory(atPath: rec)) ?? []).isEmpty,
-                               "\(what): a recording without a sender")
+                XCTAssertFalse(
+                    FileManager.default.fileExists(atPath: rec)
+                        && !((try? FileManager.default.contentsOfDirectory(atPath: rec)) ?? []).isEmpty,
+                    "\(what): a recording without a sender")
             }
         }
     }
@@ -366,8 +404,10 @@ final class FaultTests: XCTestCase {
     /// `replay` on a terminal that closes (SIGHUP) while a gesture's note sounds: it ends like
     /// Ctrl-C, with the note's note-off and every controller at rest.
     func testReplayStopsCleanlyOnAHangUp() throws {
-        let r = try CLI.Running(["replay", recording, "--loop", "--speed", "8", "--midi", "stdout",
-                                 "--map", "accel.x cc=11", "--map", "tap note=38 ch=10 length=60000"])
+        let r = try CLI.Running([
+            "replay", recording, "--loop", "--speed", "8", "--midi", "stdout",
+            "--map", "accel.x cc=11", "--map", "tap note=38 ch=10 length=60000"
+        ])
         try r.awaitStdout("note 38 on", seconds: 20) { $0.contains(#""type":"note_on","ch":10,"note":38"#) }
         r.signal(SIGHUP)
         let done = r.wait()
@@ -375,7 +415,9 @@ final class FaultTests: XCTestCase {
         XCTAssertEqual(done.status, 0, done.stderr)
         let lines = CLI.lines(done.stdout)
         let on = try XCTUnwrap(lines.lastIndex { $0.contains(#""type":"note_on","ch":10,"note":38"#) })
-        XCTAssertNotNil(lines[on...].firstIndex { $0.contains(#""type":"note_off","ch":10,"note":38"#) }, "the note was left sounding")
+        XCTAssertNotNil(
+            lines[on...].firstIndex { $0.contains(#""type":"note_off","ch":10,"note":38"#) },
+            "the note was left sounding")
         XCTAssertEqual(Self.cc(11, lines).last.flatMap(Self.value), 64, "CC 11 not at rest")
     }
 
@@ -390,11 +432,18 @@ final class FaultTests: XCTestCase {
         let noisePath = dir.appendingPathComponent("noise.wav").path
         try JackTest.writeWAV(noisePath, rate: rate, channels: [JackTest.noise(rate * 6)])
         let server = try JackTest.Server(period: 1024)
-        let sw = try server.run(JackTest.debugBinary, ["listen", "--bind", "127.0.0.1", "--port", "0", "--rest-after", "30",
-                                                       "--wah", "--midi", "jack", "--midi", "stdout"])
+        let sw = try server.run(
+            JackTest.debugBinary,
+            [
+                "listen", "--bind", "127.0.0.1", "--port", "0", "--rest-after", "30",
+                "--wah", "--midi", "jack", "--midi", "stdout"
+            ])
         XCTAssertTrue(sw.waitForStderr("JACK: connected to server", seconds: 10), sw.stderr)
         XCTAssertTrue(sw.waitForStderr(#"listening on tcp://127\.0\.0\.1:\d+"#, seconds: 10), sw.stderr)
-        let port = try XCTUnwrap(sw.stderr.range(of: #"(?<=listening on tcp://127\.0\.0\.1:)\d+"#, options: .regularExpression).map { String(sw.stderr[$0]) })
+        let port = try XCTUnwrap(
+            sw.stderr.range(of: #"(?<=listening on tcp://127\.0\.0\.1:)\d+"#, options: .regularExpression).map {
+                String(sw.stderr[$0])
+            })
         let sender = try CLI.Running(["stream", recording, "--to", "127.0.0.1:\(port)", "--loop", "--speed", "2"])
         defer { sender.interrupt(); _ = sender.wait() }
 
@@ -403,7 +452,8 @@ final class FaultTests: XCTestCase {
             let name = "swfault\(label)\(getpid())"
             let dump = try server.run("jack_midi_dump", [name])
             guard server.waitForPort("^\(name):input$") != nil else { return false }
-            XCTAssertEqual(try JackTest.sh("jack_connect", ["sensorwah:midi_out", "\(name):input"], env: server.env).status, 0)
+            XCTAssertEqual(
+                try JackTest.sh("jack_connect", ["sensorwah:midi_out", "\(name):input"], env: server.env).status, 0)
             _ = try? dump.awaitStdout("\(n) MIDI messages") { JackTest.dumpMessages($0).count >= n }
             dump.signal(SIGINT)
             dump.wait(timeout: 5)
@@ -434,7 +484,7 @@ final class FaultTests: XCTestCase {
         player.signal(SIGTERM)
         player.wait(timeout: 5)
         let (_, ch) = try JackTest.readWAV(outPath)
-        let out = ch[0].suffix(rate)   // the last second: connected for sure
+        let out = ch[0].suffix(rate)  // the last second: connected for sure
         let rms = (out.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(out.count, 1))).squareRoot()
         XCTAssertGreaterThan(rms, 1e-3, "no sound from the wah after the restart")
         XCTAssertTrue(out.allSatisfy { $0.isFinite })
@@ -451,11 +501,14 @@ final class FaultTests: XCTestCase {
     /// Each test the table at the top of this file names exists.
     func testEveryFaultHasATest() throws {
         let source = try String(contentsOfFile: #filePath, encoding: .utf8)
-        let rows = source.split(separator: "\n").filter { $0.hasPrefix("/// | ") && !$0.contains("| fault |") && !$0.contains("|---") }
+        let rows = source.split(separator: "\n").filter {
+            $0.hasPrefix("/// | ") && !$0.contains("| fault |") && !$0.contains("|---")
+        }
         XCTAssertGreaterThan(rows.count, 15)
         let testsDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         var sources: [String: String] = [:]
-        for case let url as URL in FileManager.default.enumerator(at: testsDir, includingPropertiesForKeys: nil)! where url.pathExtension == "swift" {
+        for case let url as URL in FileManager.default.enumerator(at: testsDir, includingPropertiesForKeys: nil)!
+        where url.pathExtension == "swift" {
             sources[url.deletingPathExtension().lastPathComponent] = try String(contentsOf: url, encoding: .utf8)
         }
         for row in rows {
@@ -466,7 +519,9 @@ final class FaultTests: XCTestCase {
                 let parts = t.split(separator: ".")
                 XCTAssertEqual(parts.count, 2, t)
                 let file = sources[String(parts[0])] ?? ""
-                XCTAssertTrue(file.contains("class \(parts[0])") && file.contains("func \(parts[1])()"), "\(t) (for '\(cells.dropFirst().first ?? "")') does not exist")
+                XCTAssertTrue(
+                    file.contains("class \(parts[0])") && file.contains("func \(parts[1])()"),
+                    "\(t) (for '\(cells.dropFirst().first ?? "")') does not exist")
             }
         }
     }

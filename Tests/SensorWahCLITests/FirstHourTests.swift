@@ -8,8 +8,13 @@ final class FirstHourTests: XCTestCase {
     /// ALSA is the only output, replay and learn refuse at once with the reason and exit 1,
     /// instead of playing the take into nothing and reporting the messages as sent.
     func testALSAAsTheOnlyOutputWithoutASequencerIsRefused() throws {
-        guard !FileManager.default.fileExists(atPath: "/dev/snd/seq") else { throw XCTSkip("this machine has an ALSA sequencer") }
-        for args in [["replay", CLI.recording("wrist-wah-phone.csv"), "--midi", "alsa", "--fast"], ["learn", "1", "--midi", "alsa"]] {
+        guard !FileManager.default.fileExists(atPath: "/dev/snd/seq") else {
+            throw XCTSkip("this machine has an ALSA sequencer")
+        }
+        for args in [
+            ["replay", CLI.recording("wrist-wah-phone.csv"), "--midi", "alsa", "--fast"],
+            ["learn", "1", "--midi", "alsa"]
+        ] {
             let r = try CLI.run(args, timeout: 20)
             XCTAssertEqual(r.status, 1, "\(args): \(r.stderr)")
             XCTAssertEqual(r.stderr.components(separatedBy: "no ALSA sequencer").count - 1, 1, r.stderr)
@@ -22,8 +27,12 @@ final class FirstHourTests: XCTestCase {
     /// Beside an output that works, the one that cannot start is one error line and the run
     /// goes on in full.
     func testAnALSAOutputThatCannotStartBesideAnotherIsOneLine() throws {
-        guard !FileManager.default.fileExists(atPath: "/dev/snd/seq") else { throw XCTSkip("this machine has an ALSA sequencer") }
-        let r = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--midi", "alsa", "--midi", "stdout", "--fast"])
+        guard !FileManager.default.fileExists(atPath: "/dev/snd/seq") else {
+            throw XCTSkip("this machine has an ALSA sequencer")
+        }
+        let r = try CLI.run([
+            "replay", CLI.recording("wrist-wah-phone.csv"), "--midi", "alsa", "--midi", "stdout", "--fast"
+        ])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stderr.components(separatedBy: "no ALSA sequencer").count - 1, 1, r.stderr)
         XCTAssertGreaterThan(CLI.lines(r.stdout).count, 500)
@@ -52,17 +61,21 @@ final class FirstHourTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let port = dir.appendingPathComponent("port.yaml").path, tab = dir.appendingPathComponent("tab.yaml").path
-        try "mappings:\n  - tilt.x zero cc=11\nlisten:\n  port: 99999\n".write(toFile: port, atomically: true, encoding: .utf8)
+        try "mappings:\n  - tilt.x zero cc=11\nlisten:\n  port: 99999\n".write(
+            toFile: port, atomically: true, encoding: .utf8)
         try "listen:\n\tport: 9000\n".write(toFile: tab, atomically: true, encoding: .utf8)
         let take = CLI.recording("wrist-wah-phone.csv")
-        for args in [["replay", take, "--fast"], ["plot", take, "-o", dir.appendingPathComponent("p.svg").path], ["learn", "1"]] {
+        for args in [
+            ["replay", take, "--fast"], ["plot", take, "-o", dir.appendingPathComponent("p.svg").path], ["learn", "1"]
+        ] {
             let r = try CLI.run(args + ["--config", port], timeout: 20)
             XCTAssertEqual(r.status, 78, "\(args): \(r.stderr)")
             XCTAssertTrue(r.stderr.contains("\(port):4: listen.port: --port must be 0-65535"), r.stderr)
             XCTAssertTrue(r.stderr.contains("listen would refuse this file"), r.stderr)
             let t = try CLI.run(args + ["--config", tab], timeout: 20)
             XCTAssertEqual(t.status, 78, t.stderr)
-            XCTAssertTrue(t.stderr.contains("\(tab):2:1: a tab in the indentation: YAML indents with spaces only"), t.stderr)
+            XCTAssertTrue(
+                t.stderr.contains("\(tab):2:1: a tab in the indentation: YAML indents with spaces only"), t.stderr)
         }
         let l = try CLI.run(["listen", "--config", port], timeout: 20)
         XCTAssertNotEqual(l.status, 0)
@@ -76,8 +89,11 @@ final class FirstHourTests: XCTestCase {
         let cases: [([String], String)] = [
             (["replya", take], "Unknown command 'replya'. Did you mean 'replay'?"),
             (["replay", take, "--map", "tlit.x cc=11"], "unknown source 'tlit.x' (did you mean 'tilt.x'?"),
-            (["replay", take, "--map", "tilt.x cc=11 smoth=40"], "unknown option 'smoth' in 'smoth=40' (did you mean 'smooth'?)"),
-            (["replay", take, "--speed", "-2"], "--speed must be a number from 0.01 to 1000"),
+            (
+                ["replay", take, "--map", "tilt.x cc=11 smoth=40"],
+                "unknown option 'smoth' in 'smoth=40' (did you mean 'smooth'?)"
+            ),
+            (["replay", take, "--speed", "-2"], "--speed must be a number from 0.01 to 1000")
         ]
         for (args, want) in cases {
             let r = try CLI.run(args)
@@ -112,7 +128,8 @@ final class FirstHourTests: XCTestCase {
         try "1,2,3,4\n2,3,4,5\n".write(toFile: four, atomically: true, encoding: .utf8)
         let r = try CLI.run(["replay", four, "--columns", "time,ax,ay", "--fast"])
         XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("--columns names 3 columns (time,ax,ay) but the rows have 4 (1,2,3,4)"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.contains("--columns names 3 columns (time,ax,ay) but the rows have 4 (1,2,3,4)"), r.stderr)
     }
 
     /// The default mapping is described one way: `--help` and the guide name `tilt.x zero
@@ -144,11 +161,16 @@ final class FirstHourTests: XCTestCase {
     /// long one goes on over lines ending in a backslash, its words whole, never wrapped into
     /// the text.
     func testHelpExamplesAreNeverWrappedMidCommand() throws {
-        for command in ["", "init", "replay", "inspect", "listen", "stream", "render", "export", "ports", "learn", "calibrate", "teach", "plot"] {
+        for command in [
+            "", "init", "replay", "inspect", "listen", "stream", "render", "export", "ports", "learn", "calibrate",
+            "teach", "plot"
+        ] {
             let help = try CLI.run(command.isEmpty ? ["--help"] : [command, "--help"]).stdout
             let lines = help.components(separatedBy: "\n")
-            for (a, b) in zip(lines, lines.dropFirst()) where a.hasPrefix("  sensorwah ") || a.hasPrefix("      ") && a.hasSuffix("\\") {
-                XCTAssertTrue(b.isEmpty || b.hasPrefix(" "), "sensorwah \(command) --help wraps an example:\n\(a)\n\(b)")
+            for (a, b) in zip(lines, lines.dropFirst())
+            where a.hasPrefix("  sensorwah ") || a.hasPrefix("      ") && a.hasSuffix("\\") {
+                XCTAssertTrue(
+                    b.isEmpty || b.hasPrefix(" "), "sensorwah \(command) --help wraps an example:\n\(a)\n\(b)")
             }
         }
     }
@@ -156,9 +178,15 @@ final class FirstHourTests: XCTestCase {
     /// Long help comes in sections, each option under the one it belongs to.
     func testHelpIsGroupedInSections() throws {
         let help = try CLI.run(["replay", "--help"]).stdout
-        let sections = help.components(separatedBy: "\n").filter { $0.range(of: #"^[A-Z][A-Z ]+:$"#, options: .regularExpression) != nil }
-        XCTAssertEqual(sections, ["ARGUMENTS:", "PLAYBACK:", "INPUT:", "MAPPING:", "MIDI OUT:", "JACK AND THE WAH:", "NETWORK OUTPUTS:",
-                                  "LIVE VIEW:", "GENERAL:", "OPTIONS:"], help)
+        let sections = help.components(separatedBy: "\n").filter {
+            $0.range(of: #"^[A-Z][A-Z ]+:$"#, options: .regularExpression) != nil
+        }
+        XCTAssertEqual(
+            sections,
+            [
+                "ARGUMENTS:", "PLAYBACK:", "INPUT:", "MAPPING:", "MIDI OUT:", "JACK AND THE WAH:", "NETWORK OUTPUTS:",
+                "LIVE VIEW:", "GENERAL:", "OPTIONS:"
+            ], help)
         func section(of option: String) -> String? {
             var current: String?
             for line in help.components(separatedBy: "\n") {
@@ -190,36 +218,52 @@ final class FirstHourTests: XCTestCase {
         // a full-scale tone at the heel's centre (450 Hz), where the svf voice's make-up gain and
         // level law lift it by 12.5 dB: past full scale in a 16-bit output, clipped, and said
         let tone = dir.appendingPathComponent("tone.wav").path
-        try JackTest.writeWAV(tone, rate: 48_000, channels: [(0..<48_000).map { Float(sin(2 * Double.pi * 450 * Double($0) / 48_000)) }])
+        try JackTest.writeWAV(
+            tone, rate: 48_000, channels: [(0..<48_000).map { Float(sin(2 * Double.pi * 450 * Double($0) / 48_000)) }])
         let out = dir.appendingPathComponent("heel.wav").path
         let heel = try CLI.run(["render", "--pedal", "0", "--sample-format", "pcm16", tone, out])
         XCTAssertEqual(heel.status, 0, heel.stderr)
         let peak = try XCTUnwrap(Self.number(heel.stderr, after: "output peak"), heel.stderr)
         XCTAssertGreaterThan(peak, 10, heel.stderr)
-        XCTAssertNotNil(heel.stderr.range(of: #"warning: [1-9][0-9]* samples \([0-9.]+ %\) went past full scale and were clipped in the pcm16 output"#,
-                                          options: .regularExpression), heel.stderr)
+        XCTAssertNotNil(
+            heel.stderr.range(
+                of:
+                    #"warning: [1-9][0-9]* samples \([0-9.]+ %\) went past full scale and were clipped in the pcm16 output"#,
+                options: .regularExpression), heel.stderr)
         // the gain it names leaves nothing clipped
-        let down = try XCTUnwrap(heel.stderr.range(of: #"--gain -[0-9]+"#, options: .regularExpression).map { String(heel.stderr[$0].dropFirst(7)) })
+        let down = try XCTUnwrap(
+            heel.stderr.range(of: #"--gain -[0-9]+"#, options: .regularExpression).map {
+                String(heel.stderr[$0].dropFirst(7))
+            })
         let lower = try CLI.run(["render", "--pedal", "0", "--sample-format", "pcm16", "--gain", down, tone, out])
         XCTAssertFalse(lower.stderr.contains("clipped"), lower.stderr)
         XCTAssertLessThanOrEqual(try XCTUnwrap(Self.number(lower.stderr, after: "output peak")), 0, lower.stderr)
         // level matched to the input (RMS), within a tenth of a dB
-        let matched = try CLI.run(["render", "--recording", take, "--match-level", "--sample-format", "float", hot,
-                                   dir.appendingPathComponent("m.wav").path])
+        let matched = try CLI.run([
+            "render", "--recording", take, "--match-level", "--sample-format", "float", hot,
+            dir.appendingPathComponent("m.wav").path
+        ])
         XCTAssertEqual(matched.status, 0, matched.stderr)
-        let against = try XCTUnwrap(matched.stderr.range(of: #"\((-?[0-9.]+) dB against the input\)"#, options: .regularExpression)
-            .map { Double(matched.stderr[$0].dropFirst().split(separator: " ").first!) ?? 99 }, matched.stderr)
+        let against = try XCTUnwrap(
+            matched.stderr.range(of: #"\((-?[0-9.]+) dB against the input\)"#, options: .regularExpression)
+                .map { Double(matched.stderr[$0].dropFirst().split(separator: " ").first!) ?? 99 }, matched.stderr)
         XCTAssertLessThan(abs(against), 0.1, matched.stderr)
         // half a second in, a 0.4 s delay: its repeats go on after the input
         let short = dir.appendingPathComponent("short.wav").path
         try DocExamplesTests.writeGuitar(URL(fileURLWithPath: short), seconds: 0.5, peak: 0.5)
-        let d = try CLI.run(["render", "--pedal", "64", "--fx", "delay time=0.4", short, dir.appendingPathComponent("d.wav").path])
+        let d = try CLI.run([
+            "render", "--pedal", "64", "--fx", "delay time=0.4", short, dir.appendingPathComponent("d.wav").path
+        ])
         XCTAssertEqual(d.status, 0, d.stderr)
-        let seconds = try XCTUnwrap(d.stderr.range(of: #"= [0-9.]+ s of audio"#, options: .regularExpression)
-            .map { Double(d.stderr[$0].split(separator: " ")[1]) ?? 0 })
+        let seconds = try XCTUnwrap(
+            d.stderr.range(of: #"= [0-9.]+ s of audio"#, options: .regularExpression)
+                .map { Double(d.stderr[$0].split(separator: " ")[1]) ?? 0 })
         XCTAssertGreaterThan(seconds, 1.3, d.stderr)
         XCTAssertTrue(d.stderr.contains("after the input: the delay's repeats dying away"), d.stderr)
-        let cut = try CLI.run(["render", "--pedal", "64", "--fx", "delay time=0.4", "--tail", "0", short, dir.appendingPathComponent("c.wav").path])
+        let cut = try CLI.run([
+            "render", "--pedal", "64", "--fx", "delay time=0.4", "--tail", "0", short,
+            dir.appendingPathComponent("c.wav").path
+        ])
         XCTAssertTrue(cut.stderr.contains("= 0.500 s of audio"), cut.stderr)
     }
 
@@ -229,14 +273,16 @@ final class FirstHourTests: XCTestCase {
     /// finds every voice's RMS within 1.5 dB of the input's on every material.
     func testEveryVoiceIsAsLoudAsBypassOnPluckedStrings() throws {
         guard JackTest.have("sox") else { throw XCTSkip("no sox (tools/install-deps installs it)") }
-        let r = try JackTest.sh(CLI.repo.appendingPathComponent("tools/wah-level").path, ["--binary", CLI.binary.path], timeout: 300)
+        let r = try JackTest.sh(
+            CLI.repo.appendingPathComponent("tools/wah-level").path, ["--binary", CLI.binary.path], timeout: 300)
         XCTAssertEqual(r.status, 0, r.err)
         print(r.out)
         let rows = CLI.lines(r.out)
         let header = try XCTUnwrap(rows.first { $0.hasPrefix("voice ") }, r.out).split(separator: " ").map(String.init)
         XCTAssertEqual(header, ["voice", "low", "high", "range", "bright", "dark", "chord", "spread", "wrist"], r.out)
         for voice in ["svf", "crybaby"] {
-            let cells = try XCTUnwrap(rows.first { $0.hasPrefix(voice + " ") }, r.out).split(separator: " ").dropFirst().map { Double($0) }
+            let cells = try XCTUnwrap(rows.first { $0.hasPrefix(voice + " ") }, r.out).split(separator: " ").dropFirst()
+                .map { Double($0) }
             XCTAssertEqual(cells.count, header.count - 1, r.out)
             for (name, value) in zip(header.dropFirst(), cells) where name != "spread" {
                 let db = try XCTUnwrap(value, "\(voice) \(name): \(r.out)")
@@ -255,17 +301,24 @@ final class FirstHourTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let riff = dir.appendingPathComponent("guitar.wav").path
-        let sox = try JackTest.sh("sox", ["-q", "-V1", "-n", "-r", "48000", "-c", "1", "-b", "16", riff, "synth", "0.4", "pluck", "E2", "pluck", "B2",
-                                         "pluck", "E3", "pluck", "G3", "repeat", "31", "fade", "0", "12.6", "0.2", "norm", "-3"])
+        let sox = try JackTest.sh(
+            "sox",
+            [
+                "-q", "-V1", "-n", "-r", "48000", "-c", "1", "-b", "16", riff, "synth", "0.4", "pluck", "E2", "pluck",
+                "B2",
+                "pluck", "E3", "pluck", "G3", "repeat", "31", "fade", "0", "12.6", "0.2", "norm", "-3"
+            ])
         XCTAssertEqual(sox.status, 0, sox.err)
         var report: [String] = []
         for voice in [nil, "svf", "crybaby"] {
-            let r = try CLI.run(["render", "--recording", CLI.recording("wrist-wah-phone.csv")] + (voice.map { ["--voice", $0] } ?? [])
-                                + [riff, dir.appendingPathComponent("out.wav").path])
+            let r = try CLI.run(
+                ["render", "--recording", CLI.recording("wrist-wah-phone.csv")] + (voice.map { ["--voice", $0] } ?? [])
+                    + [riff, dir.appendingPathComponent("out.wav").path])
             XCTAssertEqual(r.status, 0, r.stderr)
             XCTAssertFalse(r.stderr.contains("clipped"), r.stderr)
-            let against = try XCTUnwrap(r.stderr.range(of: #"\((-?[0-9.]+) dB against the input\)"#, options: .regularExpression)
-                .map { Double(r.stderr[$0].dropFirst().split(separator: " ").first!) ?? 99 }, r.stderr)
+            let against = try XCTUnwrap(
+                r.stderr.range(of: #"\((-?[0-9.]+) dB against the input\)"#, options: .regularExpression)
+                    .map { Double(r.stderr[$0].dropFirst().split(separator: " ").first!) ?? 99 }, r.stderr)
             report.append("\(voice ?? "default") \(against) dB")
             XCTAssertLessThanOrEqual(abs(against), 1.5, "\(voice ?? "the default voice"): \(r.stderr)")
         }
@@ -283,7 +336,7 @@ final class FirstHourTests: XCTestCase {
         XCTAssertGreaterThan(total, 400)
         let replay = Process()
         replay.executableURL = CLI.binary
-        replay.arguments = ["replay", take, "--midi", "stdout"]   // the take's own timing: 12 s
+        replay.arguments = ["replay", take, "--midi", "stdout"]  // the take's own timing: 12 s
         let out = Pipe(), err = Pipe()
         replay.standardOutput = out
         replay.standardError = err
@@ -307,7 +360,10 @@ final class FirstHourTests: XCTestCase {
         XCTAssertEqual(replay.terminationStatus, 1, text)
         XCTAssertEqual(text.components(separatedBy: "every output has failed: stdout: Broken pipe").count - 1, 1, text)
         XCTAssertTrue(text.contains("nothing can be delivered any more, so the replay stops"), text)
-        let n = try XCTUnwrap(text.range(of: #"messages delivered nowhere, every output having failed: (\d+)"#, options: .regularExpression)
+        let n = try XCTUnwrap(
+            text.range(
+                of: #"messages delivered nowhere, every output having failed: (\d+)"#, options: .regularExpression
+            )
             .map { Int(text[$0].split(separator: " ").last!) ?? 0 }, text)
         XCTAssertGreaterThan(n, 0, text)
         XCTAssertLessThanOrEqual(n, total - read, "more counted as lost than the take has left: \(text)")
@@ -325,8 +381,12 @@ final class FirstHourTests: XCTestCase {
         let dumpName = "fhdump\(getpid())"
         let dump = try server.run("jack_midi_dump", [dumpName])
         try server.awaitPort("^\(dumpName):input$")
-        let sw = try server.run(CLI.binary.path, ["replay", CLI.recording("wrist-wah-phone.csv"), "--midi", "jack",
-                                                  "--jack-connect", "midi_out=\(dumpName):input"])
+        let sw = try server.run(
+            CLI.binary.path,
+            [
+                "replay", CLI.recording("wrist-wah-phone.csv"), "--midi", "jack",
+                "--jack-connect", "midi_out=\(dumpName):input"
+            ])
         XCTAssertTrue(sw.waitForStderr("JACK: connected to server", seconds: 10), sw.stderr)
         // mid-run: the replay (537 messages over 12.5 s) well under way
         try dump.awaitStdout("80 messages at jack_midi_dump") { JackTest.dumpMessages($0).count >= 80 }
@@ -339,8 +399,10 @@ final class FirstHourTests: XCTestCase {
         XCTAssertEqual(status.status, 1, text)
         XCTAssertEqual(text.components(separatedBy: "every output has failed").count - 1, 1, text)
         XCTAssertTrue(text.contains("the replay goes on, and ends with exit status 1"), text)
-        XCTAssertNotNil(text.range(of: #"messages delivered nowhere, every output having failed: [1-9]\d* \(JACK: no server connected"#,
-                                   options: .regularExpression), text)
+        XCTAssertNotNil(
+            text.range(
+                of: #"messages delivered nowhere, every output having failed: [1-9]\d* \(JACK: no server connected"#,
+                options: .regularExpression), text)
         XCTAssertFalse(text.contains("the replay stopped there"), text)
     }
 
@@ -351,21 +413,34 @@ final class FirstHourTests: XCTestCase {
         let a = CLI.recording("wrist-wah-phone.csv"), b = CLI.recording("watch-sweeps.csv")
         let r = try CLI.run(["replay", a, b, "--fast", "--midi", "stdout"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stderr.contains("2 takes (files whose times do not overlap) played one after another, half a second apart: wrist-wah-phone.csv; then watch-sweeps.csv"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.contains(
+                "2 takes (files whose times do not overlap) played one after another, half a second apart: wrist-wah-phone.csv; then watch-sweeps.csv"
+            ), r.stderr)
         XCTAssertFalse(r.stderr.contains("merged on their time column"), r.stderr)
-        let times = CLI.lines(r.stdout).compactMap { l in l.range(of: #""t":[0-9.]+"#, options: .regularExpression).map { Double(l[$0].dropFirst(4)) ?? -1 } }
+        let times = CLI.lines(r.stdout).compactMap { l in
+            l.range(of: #""t":[0-9.]+"#, options: .regularExpression).map { Double(l[$0].dropFirst(4)) ?? -1 }
+        }
         XCTAssertEqual(times, times.sorted())
         XCTAssertLessThan(times.max() ?? 1e9, 200, "the time jumped to the other take's clock")
         let folder = try CLI.run(["replay", CLI.repo.appendingPathComponent("Recordings").path, "--fast"])
         XCTAssertEqual(folder.status, 0, folder.stderr)
-        XCTAssertTrue(folder.stderr.contains("4 takes (files whose times do not overlap) played one after another"), folder.stderr)
+        XCTAssertTrue(
+            folder.stderr.contains("4 takes (files whose times do not overlap) played one after another"), folder.stderr
+        )
     }
 
     /// The README's flick demo is heard: every flick's note has a velocity of 40 or more.
     func testTheFlickDemoIsHeard() throws {
-        let r = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--map", "flick note=60", "--fast", "--midi", "stdout"])
+        let r = try CLI.run([
+            "replay", CLI.recording("wrist-wah-phone.csv"), "--map", "flick note=60", "--fast", "--midi", "stdout"
+        ])
         let velocities = CLI.lines(r.stdout).filter { $0.contains("note_on") }
-            .compactMap { l in l.range(of: #""velocity":\d+"#, options: .regularExpression).map { Int(l[$0].split(separator: ":")[1]) ?? 0 } }
+            .compactMap { l in
+                l.range(of: #""velocity":\d+"#, options: .regularExpression).map {
+                    Int(l[$0].split(separator: ":")[1]) ?? 0
+                }
+            }
         XCTAssertEqual(velocities.count, 2, r.stdout)
         XCTAssertTrue(velocities.allSatisfy { $0 >= 40 }, "\(velocities)")
     }
@@ -375,11 +450,14 @@ final class FirstHourTests: XCTestCase {
     func testTheInstalledCommandFindsTheBundledRecordings() throws {
         let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("sw-prefix-\(getpid())")
         defer { try? FileManager.default.removeItem(at: prefix) }
-        let bin = prefix.appendingPathComponent("bin"), data = prefix.appendingPathComponent("share/sensorwah/Recordings")
+        let bin = prefix.appendingPathComponent("bin"),
+            data = prefix.appendingPathComponent("share/sensorwah/Recordings")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: CLI.binary, to: bin.appendingPathComponent("sensorwah"))
-        try FileManager.default.copyItem(atPath: CLI.recording("wrist-wah-phone.csv"), toPath: data.appendingPathComponent("wrist-wah-phone.csv").path)
+        try FileManager.default.copyItem(
+            atPath: CLI.recording("wrist-wah-phone.csv"),
+            toPath: data.appendingPathComponent("wrist-wah-phone.csv").path)
         let p = Process()
         p.executableURL = bin.appendingPathComponent("sensorwah")
         p.arguments = ["replay", "Recordings/wrist-wah-phone.csv", "--fast", "--midi", "stdout"]

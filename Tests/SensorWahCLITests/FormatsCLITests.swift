@@ -36,7 +36,8 @@ final class FormatsCLITests: XCTestCase {
         var values: [Int] = [], times: [Double] = []
         for l in CLI.lines(r.stdout) {
             guard let obj = try? JSONSerialization.jsonObject(with: Data(l.utf8)) as? [String: Any],
-                  let v = obj["value"] as? Int, let t = obj["t"] as? Double else { continue }
+                let v = obj["value"] as? Int, let t = obj["t"] as? Double
+            else { continue }
             values.append(v); times.append(t)
         }
         return Stream(values: values, times: times, summary: r.stderr)
@@ -44,9 +45,14 @@ final class FormatsCLITests: XCTestCase {
 
     /// The stream moves over most of the range and lasts as long as the recording.
     func assertPlays(_ s: Stream, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertGreaterThan(Set(s.values).count, 50, "\(what): the CC stream hardly moves\n\(s.summary)", file: file, line: line)
-        XCTAssertGreaterThan((s.values.max() ?? 0) - (s.values.min() ?? 0), 70, "\(what): narrow sweep\n\(s.summary)", file: file, line: line)
-        XCTAssertEqual(s.times.last ?? 0, Self.duration, accuracy: 0.05, "\(what): the stream's length differs from the recording's\n\(s.summary)", file: file, line: line)
+        XCTAssertGreaterThan(
+            Set(s.values).count, 50, "\(what): the CC stream hardly moves\n\(s.summary)", file: file, line: line)
+        XCTAssertGreaterThan(
+            (s.values.max() ?? 0) - (s.values.min() ?? 0), 70, "\(what): narrow sweep\n\(s.summary)", file: file,
+            line: line)
+        XCTAssertEqual(
+            s.times.last ?? 0, Self.duration, accuracy: 0.05,
+            "\(what): the stream's length differs from the recording's\n\(s.summary)", file: file, line: line)
     }
 
     func testSensorLoggerFolderIsMergedOnTime() throws {
@@ -64,7 +70,8 @@ final class FormatsCLITests: XCTestCase {
         try sensorFile("Gravity.csv", { t in (sin(Self.angle(t)) * g, 0, -cos(Self.angle(t)) * g) })
         // the gyroscope file starts a second later: it keeps its offset on the common clock
         try sensorFile("Gyroscope.csv", { t in (0, 2.0 * cos(2 * Double.pi * t / 3), 0) }, start: 1)
-        _ = try write("export/Metadata.csv", ["version,device name,recording epoch time,platform", "3,iPhone,1700000000000,ios"])
+        _ = try write(
+            "export/Metadata.csv", ["version,device name,recording epoch time,platform", "3,iPhone,1700000000000,ios"])
         let folder = dir.appendingPathComponent("export").path
         let s = try replay([folder])
         assertPlays(s, "Sensor Logger accel.x (TotalAcceleration, m/s² -> G)")
@@ -82,12 +89,18 @@ final class FormatsCLITests: XCTestCase {
 
     func testPhyphoxCommaAndSemicolonDecimalCommaExports() throws {
         let g = Self.g
-        var comma = ["\"Time (s)\",\"Acceleration x (m/s^2)\",\"Acceleration y (m/s^2)\",\"Acceleration z (m/s^2)\",\"Absolute acceleration (m/s^2)\""]
-        var semi = ["\"Time (s)\";\"Linear Acceleration x (m/s^2)\";\"Linear Acceleration y (m/s^2)\";\"Linear Acceleration z (m/s^2)\""]
+        var comma = [
+            "\"Time (s)\",\"Acceleration x (m/s^2)\",\"Acceleration y (m/s^2)\",\"Acceleration z (m/s^2)\",\"Absolute acceleration (m/s^2)\""
+        ]
+        var semi = [
+            "\"Time (s)\";\"Linear Acceleration x (m/s^2)\";\"Linear Acceleration y (m/s^2)\";\"Linear Acceleration z (m/s^2)\""
+        ]
         for t in Self.times() {
             let x = sin(Self.angle(t)) * g
             comma.append([t, x, 0, cos(Self.angle(t)) * g, g].map { String(format: "%.9E", $0) }.joined(separator: ","))
-            semi.append([t, x * 0.5, 0, 0.1].map { String(format: "%.9E", $0).replacingOccurrences(of: ".", with: ",") }.joined(separator: ";"))
+            semi.append(
+                [t, x * 0.5, 0, 0.1].map { String(format: "%.9E", $0).replacingOccurrences(of: ".", with: ",") }.joined(
+                    separator: ";"))
         }
         let a = try replay([try write("Acceleration with g.csv", comma)])
         assertPlays(a, "phyphox acceleration with g -> accel.x")
@@ -103,7 +116,9 @@ final class FormatsCLITests: XCTestCase {
     func testPhysicsToolboxSuite() throws {
         var lines = ["", "time,gFx,gFy,gFz,ax,ay,az,wx,wy,wz,"]
         for t in Self.times() {
-            lines.append("\(Self.f(t, 3)),\(Self.f(sin(Self.angle(t)), 4)),0.0000,\(Self.f(cos(Self.angle(t)), 4)),0.01,0.0,0.0,0.0,0.1,0.0,")
+            lines.append(
+                "\(Self.f(t, 3)),\(Self.f(sin(Self.angle(t)), 4)),0.0000,\(Self.f(cos(Self.angle(t)), 4)),0.01,0.0,0.0,0.0,0.1,0.0,"
+            )
         }
         // accel.x named: the default mapping is the fused tilt, re-zeroed at start
         let s = try replay([try write("physics.csv", lines), "--map", "accel.x cc=11 range=-1..1 bipolar"])
@@ -131,13 +146,19 @@ final class FormatsCLITests: XCTestCase {
     }
 
     func testSensorLogSubsetTimedByLoggingTimeAndJSONLines() throws {
-        var subset = ["loggingTime(txt);motionUserAccelerationX(G);motionUserAccelerationY(G);motionUserAccelerationZ(G)"]
+        var subset = [
+            "loggingTime(txt);motionUserAccelerationX(G);motionUserAccelerationY(G);motionUserAccelerationZ(G)"
+        ]
         var json: [String] = []
         for t in Self.times() {
             let ms = Int((t * 1000).rounded())
-            subset.append(String(format: "2024-04-09T12:44:%02d.%03d+02:00;%@;0.0;0.0", 46 + ms / 1000, ms % 1000,
-                                 Self.f(sin(Self.angle(t)) * 0.8, 5).replacingOccurrences(of: ".", with: ",")))
-            json.append("{\"loggingTime\":\"2024-04-09T12:44:46.093+02:00\",\"accelerometerTimestamp_sinceReboot\":\"\(1000 + t)\",\"accelerometerAccelerationX\":\(sin(Self.angle(t))),\"accelerometerAccelerationY\":\"0\",\"accelerometerAccelerationZ\":\(-cos(Self.angle(t)))}")
+            subset.append(
+                String(
+                    format: "2024-04-09T12:44:%02d.%03d+02:00;%@;0.0;0.0", 46 + ms / 1000, ms % 1000,
+                    Self.f(sin(Self.angle(t)) * 0.8, 5).replacingOccurrences(of: ".", with: ",")))
+            json.append(
+                "{\"loggingTime\":\"2024-04-09T12:44:46.093+02:00\",\"accelerometerTimestamp_sinceReboot\":\"\(1000 + t)\",\"accelerometerAccelerationX\":\(sin(Self.angle(t))),\"accelerometerAccelerationY\":\"0\",\"accelerometerAccelerationZ\":\(-cos(Self.angle(t)))}"
+            )
         }
         let a = try replay([try write("subset.csv", subset), "--map", "user.x cc=11 range=-1..1 bipolar"])
         assertPlays(a, "SensorLog subset (loggingTime, semicolon, decimal comma)")
@@ -148,7 +169,9 @@ final class FormatsCLITests: XCTestCase {
     func testHeaderlessSensorstreamRowsWithWholeSecondsAndNaN() throws {
         var rows: [String] = []
         for t in Self.times() {
-            rows.append("\(1_700_000_000 + Int(t)), 3, \(Self.f(sin(Self.angle(t)) * Self.g, 3)), 0.000, \(Self.f(cos(Self.angle(t)) * Self.g, 3)), 4, NaN, NaN, NaN")
+            rows.append(
+                "\(1_700_000_000 + Int(t)), 3, \(Self.f(sin(Self.angle(t)) * Self.g, 3)), 0.000, \(Self.f(cos(Self.angle(t)) * Self.g, 3)), 4, NaN, NaN, NaN"
+            )
         }
         let s = try replay([try write("sensorstream.csv", rows)])
         assertPlays(s, "Sensorstream whole-second rows")
@@ -163,7 +186,9 @@ final class FormatsCLITests: XCTestCase {
         XCTAssertEqual(r.stdout, "", "a stream came out of a file that was not understood")
         let errors = r.stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
         XCTAssertEqual(errors.count, 1, r.stderr)
-        for part in ["\"when\"", "\"foo\"", "--format", "--columns"] { XCTAssertTrue(r.stderr.contains(part), "missing \(part): \(r.stderr)") }
+        for part in ["\"when\"", "\"foo\"", "--format", "--columns"] {
+            XCTAssertTrue(r.stderr.contains(part), "missing \(part): \(r.stderr)")
+        }
         // a Sensor Logger file whose name does not say which sensor it holds: refused, not guessed
         let anon = try write("take 3.csv", ["time,seconds_elapsed,z,y,x", "1700000000000000000,0,1,2,3"])
         let a = try CLI.run(["replay", anon, "--fast"])
@@ -176,7 +201,9 @@ final class FormatsCLITests: XCTestCase {
 
     /// Seconds read as milliseconds (or the reverse) make an implausible rate: the summary warns.
     func testImplausibleRateIsWarned() throws {
-        var lines = ["loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)"]
+        var lines = [
+            "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)"
+        ]
         for (i, t) in Self.times().enumerated() {
             // a logger that wrote milliseconds into a seconds column
             lines.append("x,\(Int(t * 1000) + i * 0),\(Self.f(sin(Self.angle(t)))),0,-1")

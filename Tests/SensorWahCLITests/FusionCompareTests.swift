@@ -11,8 +11,9 @@ import XCTest
 final class FusionCompareTests: XCTestCase {
     func testSensorWahHoldsItsOwnBesideThePublishedFilters() throws {
         let venv = CLI.repo.appendingPathComponent(".venv-tools/bin/python").path
-        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: venv),
-                      "no \(venv): tools/install-deps (run by tools/setup and tools/test) makes it with tools/python-env")
+        XCTAssertTrue(
+            FileManager.default.isExecutableFile(atPath: venv),
+            "no \(venv): tools/install-deps (run by tools/setup and tools/test) makes it with tools/python-env")
         let p = Process()
         p.executableURL = CLI.repo.appendingPathComponent("tools/fusion-compare")
         p.arguments = ["--check", "--sensorwah", CLI.binary.path]
@@ -28,7 +29,9 @@ final class FusionCompareTests: XCTestCase {
         print(stderr)
         XCTAssertEqual(p.terminationStatus, 0, "tools/fusion-compare --check failed:\n\(stderr)")
         XCTAssertTrue(stderr.contains("check passed on"), stderr)
-        XCTAssertTrue(stderr.contains("anchor check: every anchor within"), "the published filters were not verified on the still case:\n\(stderr)")
+        XCTAssertTrue(
+            stderr.contains("anchor check: every anchor within"),
+            "the published filters were not verified on the still case:\n\(stderr)")
     }
 
     /// The real development sets with optical truth (`../shared/dev-data`, A1-A3, never in the
@@ -36,7 +39,8 @@ final class FusionCompareTests: XCTestCase {
     /// error at a rate is over VQF 6D's + 0.3° or a trial's over its VQF's + 1°. As recorded
     /// and at 30 Hz, with block averages stamped at their interval's centre and at its end.
     func testWithinVQFOnTheRealDevelopmentSets() throws {
-        let data = CLI.repo.deletingLastPathComponent().appendingPathComponent("shared/dev-data/A1_tyrex_smartphone_qualisys")
+        let data = CLI.repo.deletingLastPathComponent().appendingPathComponent(
+            "shared/dev-data/A1_tyrex_smartphone_qualisys")
         guard FileManager.default.fileExists(atPath: data.path) else {
             throw XCTSkip("development sets not present at \(data.path): the real-data fusion check did not run")
         }
@@ -53,7 +57,8 @@ final class FusionCompareTests: XCTestCase {
             let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             p.waitUntilExit()
             print(stdout)
-            XCTAssertEqual(p.terminationStatus, 0, "tools/fusion-compare --dev --check \(extra) failed:\n\(stdout)\n\(stderr)")
+            XCTAssertEqual(
+                p.terminationStatus, 0, "tools/fusion-compare --dev --check \(extra) failed:\n\(stdout)\n\(stderr)")
             XCTAssertTrue(stdout.contains("30 Hz: PASS"), stdout)
             XCTAssertFalse(stdout.contains("FAIL"), stdout)
             XCTAssertTrue(stdout.contains("A1/Jakob_iPhone5_NoDist_Swinging"), "not every set ran:\n\(stdout)")

@@ -5,14 +5,17 @@ import XCTest
 /// Logger's push; what `--record` saved replays to the same CC stream.
 final class HTTPPushCLITests: XCTestCase {
     func curl(_ url: String, body: String) throws -> (code: String, text: String) {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sw-push-\(getpid())-\(UUID().uuidString).json")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sw-push-\(getpid())-\(UUID().uuidString).json")
         try body.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         let p = Process()
         let out = Pipe()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["curl", "-s", "-o", "-", "-w", "\n%{http_code}", "-H", "Content-Type: application/json",
-                       "--data-binary", "@\(file.path)", url]
+        p.arguments = [
+            "curl", "-s", "-o", "-", "-w", "\n%{http_code}", "-H", "Content-Type: application/json",
+            "--data-binary", "@\(file.path)", url
+        ]
         p.standardOutput = out
         try p.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
@@ -31,18 +34,24 @@ final class HTTPPushCLITests: XCTestCase {
             let x = sin(Double(k) / 8) * 9.80665
             entries.append(#"{"name":"accelerometer","time":\#(t),"values":{"x":\#(x),"y":0,"z":0.5}}"#)
             entries.append(#"{"name":"gyroscope","time":\#(t),"values":{"x":\#(x / 3),"y":0,"z":0}}"#)
-            if k % 10 == 0 { entries.append(#"{"name":"location","time":\#(t),"values":{"latitude":0,"longitude":0}}"#) }
+            if k % 10 == 0 {
+                entries.append(#"{"name":"location","time":\#(t),"values":{"latitude":0,"longitude":0}}"#)
+            }
         }
-        return #"{"messageId":\#(id),"sessionId":"abc","deviceId":"phone-7","payload":[\#(entries.joined(separator: ","))]}"#
+        return
+            #"{"messageId":\#(id),"sessionId":"abc","deviceId":"phone-7","payload":[\#(entries.joined(separator: ","))]}"#
     }
 
     func testCurlPostsIntoListenEqualTheReplayOfTheRecording() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-cli-push-\(getpid())").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let maps = ["user.x cc=21 smooth=30", "gyro.x cc=22 smooth=0"]
-        let l = try CLI.Running(["listen", "--bind", "127.0.0.1", "--rest-after", "30", "--no-tcp", "--http", "0",
-                                 "--http-max-body", "100000", "--record", dir]
-                                + (maps + ["gyro.x cc=23 smooth=0 sender=phone-7"]).flatMap { ["--map", $0] })
+        let l = try CLI.Running(
+            [
+                "listen", "--bind", "127.0.0.1", "--rest-after", "30", "--no-tcp", "--http", "0",
+                "--http-max-body", "100000", "--record", dir
+            ]
+                + (maps + ["gyro.x cc=23 smooth=0 sender=phone-7"]).flatMap { ["--map", $0] })
         let port = try XCTUnwrap(l.waitForStderr(#"listening on http://127\.0\.0\.1:(\d+)"#))
         let url = "http://127.0.0.1:\(port)/data"
         for i in 0..<4 {
@@ -62,7 +71,8 @@ final class HTTPPushCLITests: XCTestCase {
         l.interrupt()
         let r = l.wait()
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stderr.contains("HTTP push batches 5, frames 250, refused (400) 2, too large (413) 1"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.contains("HTTP push batches 5, frames 250, refused (400) 2, too large (413) 1"), r.stderr)
         let live = CLI.lines(r.stdout)
         let files = try FileManager.default.contentsOfDirectory(atPath: dir)
         XCTAssertEqual(files.count, 1, "\(files)")
@@ -73,7 +83,8 @@ final class HTTPPushCLITests: XCTestCase {
         XCTAssertGreaterThan(replayed.count, 50)
         XCTAssertEqual(live.filter { !$0.contains("\"cc\":23,") }, replayed)
         // sender= selects the app's device id
-        XCTAssertEqual(live.filter { $0.contains("\"cc\":23,") }.map { $0.replacingOccurrences(of: "\"cc\":23,", with: "") },
-                       live.filter { $0.contains("\"cc\":22,") }.map { $0.replacingOccurrences(of: "\"cc\":22,", with: "") })
+        XCTAssertEqual(
+            live.filter { $0.contains("\"cc\":23,") }.map { $0.replacingOccurrences(of: "\"cc\":23,", with: "") },
+            live.filter { $0.contains("\"cc\":22,") }.map { $0.replacingOccurrences(of: "\"cc\":22,", with: "") })
     }
 }

@@ -23,19 +23,28 @@ final class InspectCLITests: XCTestCase {
     static let times = (0..<300).map { Double($0) / 50 }
 
     func testInspectReportsAppColumnsUnitsTimeRateAndRunnerUp() throws {
-        let path = try write("take.csv", "time_ms,ax,ay,az,gx,gy,gz\n" + Self.times.map { t in
-            String(format: "%.0f,%.5f,0,%.5f,0,%.4f,0", t * 1000, sin(Self.angle(t)) * 9.80665, -cos(Self.angle(t)) * 9.80665, 2 * cos(t))
-        }.joined(separator: "\n") + "\n")
+        let path = try write(
+            "take.csv",
+            "time_ms,ax,ay,az,gx,gy,gz\n"
+                + Self.times.map { t in
+                    String(
+                        format: "%.0f,%.5f,0,%.5f,0,%.4f,0", t * 1000, sin(Self.angle(t)) * 9.80665,
+                        -cos(Self.angle(t)) * 9.80665, 2 * cos(t))
+                }.joined(separator: "\n") + "\n")
         let r = try CLI.run(["inspect", path])
         XCTAssertEqual(r.status, 0, r.stderr)
-        for part in ["recognised as: Generic (time + axes) (generic)", "runner-up: none", "\"time_ms\" -> time", "(ms)",
-                     "\"ax\" -> accel.x (m/s², converted to G)", "\"gy\" -> gyro.y (rad/s)", "time column: \"time_ms\" in ms",
-                     "rate: 50.0 Hz", "duration: 5.98 s", "gaps over 0.5 s: 0", "rows skipped: 0", "note: assumed:"] {
+        for part in [
+            "recognised as: Generic (time + axes) (generic)", "runner-up: none", "\"time_ms\" -> time", "(ms)",
+            "\"ax\" -> accel.x (m/s², converted to G)", "\"gy\" -> gyro.y (rad/s)", "time column: \"time_ms\" in ms",
+            "rate: 50.0 Hz", "duration: 5.98 s", "gaps over 0.5 s: 0", "rows skipped: 0", "note: assumed:"
+        ] {
             XCTAssertTrue(r.stdout.contains(part), "missing \(part):\n\(r.stdout)")
         }
         // a HyperIMU header: the generic layout is the runner-up
-        let h = try write("h.csv", "timestamp,MPL_Accelerometer.x,MPL_Accelerometer.y,MPL_Accelerometer.z\n"
-                          + [0, 20, 40, 60, 80, 100, 2100, 2120, 2140].map { "\(1_500_989_996_591 + $0),0,0,9.8\n" }.joined())
+        let h = try write(
+            "h.csv",
+            "timestamp,MPL_Accelerometer.x,MPL_Accelerometer.y,MPL_Accelerometer.z\n"
+                + [0, 20, 40, 60, 80, 100, 2100, 2120, 2140].map { "\(1_500_989_996_591 + $0),0,0,9.8\n" }.joined())
         let hr = try CLI.run(["inspect", h])
         XCTAssertTrue(hr.stdout.contains("recognised as: HyperIMU"), hr.stdout)
         XCTAssertTrue(hr.stdout.contains("runner-up: Generic (time + axes)"), hr.stdout)
@@ -45,7 +54,9 @@ final class InspectCLITests: XCTestCase {
     func testNothingUsableExitsNonZeroAndSaysWhatWasSeen() throws {
         // a WAV file
         var wav = Data("RIFF".utf8) + Data([0x24, 0x08, 0, 0]) + Data("WAVEfmt ".utf8)
-        wav += Data([16, 0, 0, 0, 1, 0, 1, 0, 0x44, 0xAC, 0, 0, 0x88, 0x58, 1, 0, 2, 0, 16, 0]) + Data("data".utf8) + Data([0, 8, 0, 0])
+        wav +=
+            Data([16, 0, 0, 0, 1, 0, 1, 0, 0x44, 0xAC, 0, 0, 0x88, 0x58, 1, 0, 2, 0, 16, 0]) + Data("data".utf8)
+            + Data([0, 8, 0, 0])
         wav += Data((0..<2048).map { UInt8(($0 * 37) & 0xFF) })
         let wavPath = dir.appendingPathComponent("take.wav").path
         try wav.write(to: URL(fileURLWithPath: wavPath))
@@ -54,7 +65,10 @@ final class InspectCLITests: XCTestCase {
         XCTAssertEqual(w.stdout, "")
         XCTAssertTrue(w.stderr.contains("nothing usable") && w.stderr.contains("not a text sensor log"), w.stderr)
         // every row skipped: a SensorLog header whose rows have no number where the motion is
-        let bad = try write("bad.csv", "accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G)\n" + (0..<50).map { "\($0),x" }.joined(separator: "\n") + "\n")
+        let bad = try write(
+            "bad.csv",
+            "accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G)\n"
+                + (0..<50).map { "\($0),x" }.joined(separator: "\n") + "\n")
         let b = try CLI.run(["replay", bad, "--fast", "--midi", "stdout"])
         XCTAssertNotEqual(b.status, 0, b.stderr)
         XCTAssertEqual(b.stdout, "")
@@ -63,7 +77,11 @@ final class InspectCLITests: XCTestCase {
         XCTAssertEqual(i.status, 1)
         XCTAssertTrue(i.stdout.contains("rows skipped: 50"), i.stdout)
         // a header-less table: refused, naming its column count and --columns
-        let headerless = try write("h13.csv", (0..<30).map { k in ([String(1_500_000_000_000 + k * 20)] + Array(repeating: "0.1", count: 12)).joined(separator: ",") }.joined(separator: "\n") + "\n")
+        let headerless = try write(
+            "h13.csv",
+            (0..<30).map { k in
+                ([String(1_500_000_000_000 + k * 20)] + Array(repeating: "0.1", count: 12)).joined(separator: ",")
+            }.joined(separator: "\n") + "\n")
         let h = try CLI.run(["replay", headerless, "--fast", "--midi", "stdout"])
         XCTAssertNotEqual(h.status, 0)
         XCTAssertEqual(h.stdout, "", "a header-less file was guessed")
@@ -72,13 +90,20 @@ final class InspectCLITests: XCTestCase {
 
     func testRenamedAndPrefixedSensorLoggerFilesReplay() throws {
         let rows = Self.times.map { t in
-            String(format: "%lld,%.3f,%.5f,0.01,%.5f", 1_700_000_000_000_000_000 as Int64 + Int64((t * 1e9).rounded()), t, -cos(Self.angle(t)) * 9.80665, sin(Self.angle(t)) * 9.80665)
+            String(
+                format: "%lld,%.3f,%.5f,0.01,%.5f", 1_700_000_000_000_000_000 as Int64 + Int64((t * 1e9).rounded()), t,
+                -cos(Self.angle(t)) * 9.80665, sin(Self.angle(t)) * 9.80665)
         }.joined(separator: "\n")
-        for name in ["walk1_TotalAcceleration.csv", "TotalAcceleration 3.csv", "2023-06-09 12-44 run_TotalAcceleration.csv", "take 3.csv"] {
+        for name in [
+            "walk1_TotalAcceleration.csv", "TotalAcceleration 3.csv", "2023-06-09 12-44 run_TotalAcceleration.csv",
+            "take 3.csv"
+        ] {
             let path = try write(name, "time,seconds_elapsed,z,y,x\n" + rows + "\n")
             let r = try CLI.run(["replay", path, "--fast", "--midi", "stdout"])
             XCTAssertEqual(r.status, 0, "\(name): \(r.stderr)")
-            let values = CLI.lines(r.stdout).compactMap { l in (try? JSONSerialization.jsonObject(with: Data(l.utf8)) as? [String: Any])?["value"] as? Int }
+            let values = CLI.lines(r.stdout).compactMap { l in
+                (try? JSONSerialization.jsonObject(with: Data(l.utf8)) as? [String: Any])?["value"] as? Int
+            }
             XCTAssertGreaterThan((values.max() ?? 0) - (values.min() ?? 0), 70, "\(name): \(r.stderr)")
         }
     }
@@ -98,7 +123,7 @@ final class InspectCLITests: XCTestCase {
             "hyperimu-2017-with-timestamp.csv": ("HyperIMU", nil, 63),
             "hyperimu-2017-y-impulse.csv": ("HyperIMU", nil, 371),
             "applewatch-tennis-forehand-7-shots-accel-800hz-headerless.csv": (nil, "time,ax,ay,az", 15632),
-            "applewatch-tennis-6-shots-rotation-200hz-headerless.csv": (nil, "time,gx,gy,gz", 2304),
+            "applewatch-tennis-6-shots-rotation-200hz-headerless.csv": (nil, "time,gx,gy,gz", 2304)
         ]
         var checked: [String] = []
         for name in names.sorted() where name.hasSuffix(".csv") {
@@ -127,7 +152,11 @@ final class InspectCLITests: XCTestCase {
                 XCTAssertTrue(named.stdout.contains("time column: \"time\" in s"), "\(name): \(named.stdout)")
             }
             // the rate each is known to have
-            if name.contains("800hz") { XCTAssertTrue(try CLI.run(["inspect", path, "--columns", e.columns!]).stdout.contains("assumed: time \"time\" in s (a rate of 79")) }
+            if name.contains("800hz") {
+                XCTAssertTrue(
+                    try CLI.run(["inspect", path, "--columns", e.columns!]).stdout.contains(
+                        "assumed: time \"time\" in s (a rate of 79"))
+            }
             if name.contains("accel-800hz") {
                 let r = try CLI.run(["inspect", path, "--columns", e.columns!])
                 XCTAssertTrue(r.stdout.contains("acceleration with gravity (accel.*) in G"), r.stdout)

@@ -33,10 +33,12 @@ final class JackIntegrationTests: XCTestCase {
         let player = try server.run("jack-play", [noisePath])
         let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"), "jack-play has no port")
 
-        let sw = try server.run(binary, [
-            "replay", Self.recording, "--wah", "--midi", "jack", "--midi", "stdout",
-            "--jack-connect", "in_1=\(playPort),out_1=\(recPort),midi_out=\(dumpName):input",
-        ])
+        let sw = try server.run(
+            binary,
+            [
+                "replay", Self.recording, "--wah", "--midi", "jack", "--midi", "stdout",
+                "--jack-connect", "in_1=\(playPort),out_1=\(recPort),midi_out=\(dumpName):input"
+            ])
         let status = sw.wait(timeout: 60)
         XCTAssertFalse(status.timedOut)
         XCTAssertEqual(status.status, 0, sw.stderr)
@@ -56,13 +58,18 @@ final class JackIntegrationTests: XCTestCase {
         let wanted = events.flatMap(JackTest.wireMessages)
         let got = JackTest.dumpMessages(dump.stdout)
         XCTAssertEqual(got.count, wanted.count, "jack_midi_dump saw \(got.count) messages, stdout has \(wanted.count)")
-        XCTAssertTrue(got == wanted, "midi_out differs from the stdout stream (first difference at \(zip(got, wanted).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? -1))")
+        XCTAssertTrue(
+            got == wanted,
+            "midi_out differs from the stdout stream (first difference at \(zip(got, wanted).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? -1))"
+        )
 
         // spectral peak of out_1 vs the centre frequency of the pedal on stdout
         let (recRate, channels) = try JackTest.readWAV(outPath)
         XCTAssertEqual(recRate, rate)
         let best = JackTest.peakFollowsPedal(channels[0], rate: recRate, events: events)
-        print("wah spectral check: r = \(best.r) at lag \(best.lag) s over \(best.count) windows, median error \(best.median) octave")
+        print(
+            "wah spectral check: r = \(best.r) at lag \(best.lag) s over \(best.count) windows, median error \(best.median) octave"
+        )
         XCTAssertGreaterThan(best.windows, 150, "the recording holds too little filtered audio")
         XCTAssertGreaterThan(best.r, 0.9, "the spectral peak does not follow the gesture")
         XCTAssertLessThan(best.median, 0.25, "the spectral peak is off the expected centre frequency")
@@ -78,7 +85,9 @@ final class JackIntegrationTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let rate = 48_000
         var x = JackTest.noise(rate * 8)
-        let bursts = [(rate * 2, Float.nan), (rate * 3, Float.infinity), (rate * 4, -Float.infinity), (rate * 5, Float(1e-40))]
+        let bursts = [
+            (rate * 2, Float.nan), (rate * 3, Float.infinity), (rate * 4, -Float.infinity), (rate * 5, Float(1e-40))
+        ]
         for (at, v) in bursts { for i in at..<(at + (v.isFinite ? 4800 : 200)) { x[i] = v } }
         let inPath = dir.appendingPathComponent("bad.wav").path
         try JackTest.writeWAV(inPath, rate: rate, channels: [x])
@@ -90,8 +99,12 @@ final class JackIntegrationTests: XCTestCase {
         let recorder = try server.run("jack-record", ["-n", "2", "-t", "14", outPath])
         let rec1 = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"))
         let rec2 = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_2$"))
-        let sw = try server.run(JackTest.checkTool(release: false), ["--seconds", "20", "--hold", "100", "--wah",
-                                         "--jack-connect", "out_1=\(rec2)"])
+        let sw = try server.run(
+            JackTest.checkTool(release: false),
+            [
+                "--seconds", "20", "--hold", "100", "--wah",
+                "--jack-connect", "out_1=\(rec2)"
+            ])
         XCTAssertTrue(sw.waitForStderr("JACK: connected", seconds: 10), sw.stderr)
         let player = try server.run("jack-play", [inPath])
         let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"))
@@ -107,10 +120,14 @@ final class JackIntegrationTests: XCTestCase {
         XCTAssertTrue(output.allSatisfy { $0.isFinite }, "non-finite samples in the wah's output")
         // subnormal output only where the input itself was subnormal (the filter makes none of its own)
         func subnormal(_ v: Float) -> Bool { v != 0 && abs(v) < Float.leastNormalMagnitude }
-        let made = output.indices.filter { i in subnormal(output[i]) && !(max(0, i - 2)...i).contains { subnormal(input[$0]) } }
+        let made = output.indices.filter { i in
+            subnormal(output[i]) && !(max(0, i - 2)...i).contains { subnormal(input[$0]) }
+        }
         XCTAssertEqual(made.count, 0, "subnormal output samples the input did not have, first at \(made.first ?? -1)")
         // find the bursts in the recorded input, then compare the sound before and after each
-        func rms(_ a: ArraySlice<Float>) -> Double { (a.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(a.count, 1))).squareRoot() }
+        func rms(_ a: ArraySlice<Float>) -> Double {
+            (a.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(a.count, 1))).squareRoot()
+        }
         var checked = 0
         var i = 0
         while i < input.count {
@@ -122,7 +139,8 @@ final class JackIntegrationTests: XCTestCase {
                 if before > 0 && after + rate / 2 < output.count {
                     let r0 = rms(output[before..<(i - rate / 20)]), r1 = rms(output[after..<(after + rate / 2)])
                     XCTAssertGreaterThan(r0, 1e-3, "no sound before the burst at \(i)")
-                    XCTAssertGreaterThan(r1, 0.5 * r0, "the wah did not recover after the burst at sample \(i) (rms \(r0) -> \(r1))")
+                    XCTAssertGreaterThan(
+                        r1, 0.5 * r0, "the wah did not recover after the burst at sample \(i) (rms \(r0) -> \(r1))")
                     checked += 1
                 }
                 i = j
@@ -140,10 +158,13 @@ final class JackIntegrationTests: XCTestCase {
         let reference = try JackTest.sh(binary, ["replay", Self.recording, "--fast", "--midi", "stdout"])
         XCTAssertEqual(reference.status, 0)
         let env = JackTest.clientEnv(JackTest.uniqueName("nosuchserver"))
-        let r = try JackTest.sh(binary, ["replay", Self.recording, "--fast", "--wah", "--midi", "jack", "--midi", "stdout"], env: env)
+        let r = try JackTest.sh(
+            binary, ["replay", Self.recording, "--fast", "--wah", "--midi", "jack", "--midi", "stdout"], env: env)
         XCTAssertEqual(r.status, 0, r.err)
         XCTAssertEqual(r.out, reference.out, "the stdout stream changed when JACK is missing")
-        let jackLines = r.err.split(separator: "\n").filter { $0.contains("JACK") || $0.lowercased().contains("jack server") }
+        let jackLines = r.err.split(separator: "\n").filter {
+            $0.contains("JACK") || $0.lowercased().contains("jack server")
+        }
         XCTAssertEqual(jackLines.count, 1, "expected one JACK line:\n\(r.err)")
         XCTAssertTrue(jackLines.first?.contains("no server") ?? false, r.err)
         XCTAssertTrue(jackLines.first?.contains("error") ?? false, r.err)
@@ -165,7 +186,9 @@ final class JackIntegrationTests: XCTestCase {
         server.kill()
         let linesAtKill = sw.stdout.split(separator: "\n").count
         XCTAssertTrue(sw.waitForStderr("JACK: server .* shut down", seconds: 5), "no loss noticed:\n\(sw.stderr)")
-        _ = try? sw.awaitStdout("more messages while the server is down", seconds: 5) { $0.split(separator: "\n").count > linesAtKill }
+        _ = try? sw.awaitStdout("more messages while the server is down", seconds: 5) {
+            $0.split(separator: "\n").count > linesAtKill
+        }
         let linesWhileDown = sw.stdout.split(separator: "\n").count
         XCTAssertTrue(sw.isRunning, "sensorwah stopped with the server")
         try server.start()
@@ -188,7 +211,8 @@ final class JackIntegrationTests: XCTestCase {
         let r = check.wait(timeout: 30)
         XCTAssertEqual(r.status, 0, check.stderr)
         let out = check.stdout
-        let re = try NSRegularExpression(pattern: #"line-to-audio, 256 frames at 48000 Hz .*: (\d+) pedal changes, p50 \d+ us .* missed (\d+);"#)
+        let re = try NSRegularExpression(
+            pattern: #"line-to-audio, 256 frames at 48000 Hz .*: (\d+) pedal changes, p50 \d+ us .* missed (\d+);"#)
         let m = try XCTUnwrap(re.firstMatch(in: out, range: NSRange(out.startIndex..., in: out)), out + check.stderr)
         let changes = Int(out[Range(m.range(at: 1), in: out)!])!
         XCTAssertGreaterThan(changes, 100, out)

@@ -38,8 +38,10 @@ final class JackRenderTests: XCTestCase {
                 for k in 0..<m.count { power[k] += m[k] * m[k] }
                 start += 4096
             }
-            let peak = JackTest.peakFrequency(power.map { $0.squareRoot() }, rate: rate, n: 4096, lo: 100, hi: 8000, smooth: 2)
-            XCTAssertEqual(log2(peak / centre), 0, accuracy: 0.1, "pedal \(pedal): peak at \(peak) Hz, expected \(centre)")
+            let peak = JackTest.peakFrequency(
+                power.map { $0.squareRoot() }, rate: rate, n: 4096, lo: 100, hi: 8000, smooth: 2)
+            XCTAssertEqual(
+                log2(peak / centre), 0, accuracy: 0.1, "pedal \(pedal): peak at \(peak) Hz, expected \(centre)")
         }
 
         for ext in ["flac", "aiff", "aif"] {
@@ -48,10 +50,14 @@ final class JackRenderTests: XCTestCase {
             XCTAssertEqual(e.status, 0, e.err)
             let sox = try? JackTest.sh("soxi", ["-t", o])
             // AIFF with float samples is AIFF-C ("aifc")
-            if let sox, sox.status == 0 { XCTAssertTrue(sox.out.lowercased().hasPrefix(ext == "flac" ? "flac" : "aif"), sox.out) }
+            if let sox, sox.status == 0 {
+                XCTAssertTrue(sox.out.lowercased().hasPrefix(ext == "flac" ? "flac" : "aif"), sox.out)
+            }
         }
         let flacIn = dir.appendingPathComponent("out.flac").path
-        XCTAssertEqual(try JackTest.sh(binary, ["render", "--pedal", "10", flacIn, dir.appendingPathComponent("again.wav").path]).status, 0)
+        XCTAssertEqual(
+            try JackTest.sh(binary, ["render", "--pedal", "10", flacIn, dir.appendingPathComponent("again.wav").path])
+                .status, 0)
     }
 
     /// `--voice crybaby`: the held pedal's spectral peak sits at the Cry Baby's resonance (about
@@ -66,7 +72,9 @@ final class JackRenderTests: XCTestCase {
         try JackTest.writeWAV(input, rate: rate, channels: [x])
         for (pedal, resonance) in [(0, 410.0), (64, 880.0), (127, 1750.0)] {
             let held = dir.appendingPathComponent("cb\(pedal).wav").path
-            let r = try JackTest.sh(binary, ["render", "--voice", "crybaby", "--pedal", String(pedal), "--sample-format", "float", input, held])
+            let r = try JackTest.sh(
+                binary,
+                ["render", "--voice", "crybaby", "--pedal", String(pedal), "--sample-format", "float", input, held])
             XCTAssertEqual(r.status, 0, r.err)
             XCTAssertTrue(r.err.contains("wah: crybaby"), r.err)
             let y = try JackTest.readWAV(held).channels[0]
@@ -78,8 +86,10 @@ final class JackRenderTests: XCTestCase {
                 for k in 0..<m.count { power[k] += m[k] * m[k] }
                 start += 4096
             }
-            let peak = JackTest.peakFrequency(power.map { $0.squareRoot() }, rate: rate, n: 4096, lo: 100, hi: 8000, smooth: 2)
-            XCTAssertEqual(log2(peak / resonance), 0, accuracy: 0.15, "pedal \(pedal): peak at \(peak) Hz, expected \(resonance)")
+            let peak = JackTest.peakFrequency(
+                power.map { $0.squareRoot() }, rate: rate, n: 4096, lo: 100, hi: 8000, smooth: 2)
+            XCTAssertEqual(
+                log2(peak / resonance), 0, accuracy: 0.15, "pedal \(pedal): peak at \(peak) Hz, expected \(resonance)")
         }
     }
 
@@ -97,8 +107,11 @@ final class JackRenderTests: XCTestCase {
         let input = dir.appendingPathComponent("plucks.wav").path
         try JackTest.writeWAV(input, rate: rate, channels: [x])
         var outputs: [[Float]] = []
-        for args in [["--pedal", "20"], ["--wah-mode", "envelope"], ["--wah-mode", "both", "--pedal", "20", "--attack", "2", "--release", "80", "--sensitivity", "3"],
-                     ["--wah-mode", "envelope", "--voice", "crybaby"]] {
+        for args in [
+            ["--pedal", "20"], ["--wah-mode", "envelope"],
+            ["--wah-mode", "both", "--pedal", "20", "--attack", "2", "--release", "80", "--sensitivity", "3"],
+            ["--wah-mode", "envelope", "--voice", "crybaby"]
+        ] {
             let out = dir.appendingPathComponent("o\(outputs.count).wav").path
             let r = try JackTest.sh(binary, ["render"] + args + ["--sample-format", "float", input, out])
             XCTAssertEqual(r.status, 0, r.err)
@@ -127,9 +140,17 @@ final class JackRenderTests: XCTestCase {
             (["render", "--pedal", "1", input, dir.appendingPathComponent("o.mp3").path], ".wav, .flac, .aif"),
             (["render", "--pedal", "1", dir.appendingPathComponent("missing.wav").path, out], "cannot read"),
             (["render", "--recording", "Recordings/wrist-wah-phone.csv", "--wah-map", "2", input, out], "--wah-map 2"),
-            (["render", "--pedal", "1", "--sample-format", "float", input, dir.appendingPathComponent("o.flac").path], "FLAC"),
+            (
+                [
+                    "render", "--pedal", "1", "--sample-format", "float", input,
+                    dir.appendingPathComponent("o.flac").path
+                ], "FLAC"
+            ),
             (["render", "--pedal", "1", "--wah-switch", "flick", input, out], "--wah-switch needs --recording"),
-            (["render", "--recording", "Recordings/wrist-wah-phone.csv", "--wah-switch", "wink", input, out], "flick, shake or tap"),
+            (
+                ["render", "--recording", "Recordings/wrist-wah-phone.csv", "--wah-switch", "wink", input, out],
+                "flick, shake or tap"
+            )
         ]
         for (args, message) in cases {
             let r = try JackTest.sh(binary, args)
@@ -153,7 +174,8 @@ final class JackRenderTests: XCTestCase {
         let input = dir.appendingPathComponent("sine.wav").path
         try JackTest.writeWAV(input, rate: rate, channels: [x])
         let out = dir.appendingPathComponent("switched.wav").path
-        let r = try JackTest.sh(binary, ["render", "--recording", "Recordings/wrist-wah-phone.csv", "--wah-switch", "flick", input, out])
+        let r = try JackTest.sh(
+            binary, ["render", "--recording", "Recordings/wrist-wah-phone.csv", "--wah-switch", "flick", input, out])
         XCTAssertEqual(r.status, 0, r.err)
         XCTAssertTrue(r.err.contains("wah switched by flick: 2 switches, starts bypassed"), r.err)
         XCTAssertTrue(r.err.contains(", 2 switches"), r.err)
@@ -176,20 +198,25 @@ final class JackRenderTests: XCTestCase {
         let sineStep = (1..<x.count).map { abs(x[$0] - x[$0 - 1]) }.max()!
         for edge in [first, last] {
             let steps = (edge - 2000..<edge + 2000).map { abs(y[$0] - y[$0 - 1]) }
-            XCTAssertLessThanOrEqual(steps.max()!, sineStep * 1.05, "a step at the switch near \(Double(edge) / Double(rate)) s")
+            XCTAssertLessThanOrEqual(
+                steps.max()!, sineStep * 1.05, "a step at the switch near \(Double(edge) / Double(rate)) s")
         }
         // the same from a configuration file (`jack:` keys that need a JACK client are not render's)
         let config = dir.appendingPathComponent("wah.yaml").path
         try "jack:\n  wah: true\n  wah-switch: flick\n".write(toFile: config, atomically: true, encoding: .utf8)
         let fromFile = dir.appendingPathComponent("from-file.wav").path
-        let c = try JackTest.sh(binary, ["render", "--config", config, "--recording", "Recordings/wrist-wah-phone.csv", input, fromFile])
+        let c = try JackTest.sh(
+            binary, ["render", "--config", config, "--recording", "Recordings/wrist-wah-phone.csv", input, fromFile])
         XCTAssertEqual(c.status, 0, c.err)
         XCTAssertTrue(c.err.contains("wah switched by flick: 2 switches"), c.err)
         XCTAssertEqual(try JackTest.readWAV(fromFile).channels[0], y)
         // without the switch, the same render is engaged from the start
         let plain = dir.appendingPathComponent("plain.wav").path
-        XCTAssertEqual(try JackTest.sh(binary, ["render", "--recording", "Recordings/wrist-wah-phone.csv", input, plain]).status, 0)
+        XCTAssertEqual(
+            try JackTest.sh(binary, ["render", "--recording", "Recordings/wrist-wah-phone.csv", input, plain]).status, 0
+        )
         let z = try JackTest.readWAV(plain).channels[0]
-        XCTAssertGreaterThan(abs(z[rate] - x[rate]) + abs(z[rate + 37] - x[rate + 37]) + abs(z[rate + 91] - x[rate + 91]), 1e-3)
+        XCTAssertGreaterThan(
+            abs(z[rate] - x[rate]) + abs(z[rate + 37] - x[rate + 37]) + abs(z[rate + 91] - x[rate + 91]), 1e-3)
     }
 }

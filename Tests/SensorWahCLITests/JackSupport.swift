@@ -2,13 +2,14 @@ import Foundation
 import TestSupport
 import XCTest
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What the JACK tests need: a dummy-backend server of their own (tools/jack-dummy), processes
 /// with output captured in files, WAV files, spectra, and the MIDI streams.
 enum JackTest {
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static var jackDummy: String { repo.appendingPathComponent("tools/jack-dummy").path }
 
     /// Which JACK the tests run against: jackd (default) or PipeWire's JACK implementation
@@ -38,7 +39,8 @@ enum JackTest {
     /// The binary built with this test bundle.
     static var debugBinary: String {
         if let b = ProcessInfo.processInfo.environment["SENSORWAH_BINARY"] { return b }
-        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
         for dir in [runner, Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()] {
             let p = dir.appendingPathComponent("sensorwah").path
             if FileManager.default.isExecutableFile(atPath: p) { return p }
@@ -113,7 +115,9 @@ enum JackTest {
 
     /// Runs a command to completion (short helpers: jack_lsp, sox, the jack-dummy script).
     @discardableResult
-    static func sh(_ program: String, _ args: [String], env: [String: String] = [:], timeout: Double = 30) throws -> (status: Int32, out: String, err: String) {
+    static func sh(_ program: String, _ args: [String], env: [String: String] = [:], timeout: Double = 30) throws -> (
+        status: Int32, out: String, err: String
+    ) {
         let p = try Proc(program, args, env: env)
         let r = p.wait(timeout: timeout)
         return (r.status, p.stdout, p.stderr)
@@ -131,7 +135,10 @@ enum JackTest {
 
         /// `openStdin`: standard input is a pipe the test writes lines to (`send`) and closes
         /// (`closeStdin`), instead of /dev/null.
-        init(_ program: String, _ args: [String], env: [String: String] = [:], cwd: URL = JackTest.repo, openStdin: Bool = false) throws {
+        init(
+            _ program: String, _ args: [String], env: [String: String] = [:], cwd: URL = JackTest.repo,
+            openStdin: Bool = false
+        ) throws {
             dir = try JackTest.tempDir("proc")
             outURL = dir.appendingPathComponent("stdout")
             errURL = dir.appendingPathComponent("stderr")
@@ -176,7 +183,7 @@ enum JackTest {
         /// Writes a line to standard input (`openStdin: true`); nothing if the process has gone.
         func send(_ line: String) {
             guard let p = stdinPipe, process.isRunning else { return }
-            Glibc.signal(SIGPIPE, SIG_IGN)   // a reader that just quit must not kill the test
+            Glibc.signal(SIGPIPE, SIG_IGN)  // a reader that just quit must not kill the test
             try? p.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
         }
 
@@ -186,7 +193,8 @@ enum JackTest {
         /// Waits for exit (SIGTERM after `timeout`, then SIGKILL); returns the status.
         @discardableResult
         func wait(timeout: Double) -> (status: Int32, timedOut: Bool) {
-            let timedOut = (try? waitUntil("\(name) to exit", timeout: timeout, poll: 0.01, { !process.isRunning })) == nil
+            let timedOut =
+                (try? waitUntil("\(name) to exit", timeout: timeout, poll: 0.01, { !process.isRunning })) == nil
             if timedOut { Children.stop(process) }
             process.waitUntilExit()
             return (process.terminationStatus, timedOut)
@@ -201,12 +209,16 @@ enum JackTest {
         /// `waitForStderr` that throws, saying what was awaited and the stderr seen.
         func awaitStderr(_ pattern: String, seconds: Double) throws {
             let re = try! NSRegularExpression(pattern: pattern)
-            try waitUntil("/\(pattern)/ on the stderr of \(name)", timeout: seconds, observe: { (stderr, process.isRunning) }) { s, running in
+            try waitUntil(
+                "/\(pattern)/ on the stderr of \(name)", timeout: seconds, observe: { (stderr, process.isRunning) }
+            ) { s, running in
                 if re.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil { return true }
                 if !running {
-                    let last = stderr   // all it wrote: it has exited
+                    let last = stderr  // all it wrote: it has exited
                     if re.firstMatch(in: last, range: NSRange(last.startIndex..., in: last)) != nil { return true }
-                    throw WaitTimedOut(what: "/\(pattern)/ on the stderr of \(name), which exited first", seconds: seconds, lastSeen: last)
+                    throw WaitTimedOut(
+                        what: "/\(pattern)/ on the stderr of \(name), which exited first", seconds: seconds,
+                        lastSeen: last)
                 }
                 return false
             }
@@ -221,7 +233,9 @@ enum JackTest {
         /// The program and its first argument, for messages.
         var name: String {
             let args = process.arguments ?? []
-            let words = process.executableURL?.path == "/usr/bin/env" ? args : [process.executableURL?.lastPathComponent ?? "?"] + args
+            let words =
+                process.executableURL?.path == "/usr/bin/env"
+                ? args : [process.executableURL?.lastPathComponent ?? "?"] + args
             return words.prefix(2).joined(separator: " ")
         }
     }
@@ -235,7 +249,9 @@ enum JackTest {
         let impl = JackTest.impl
         let env: [String: String]
 
-        init(period: Int = 1024, rate: Int = 48000, sync: Bool = false, name: String = JackTest.uniqueName("swt")) throws {
+        init(period: Int = 1024, rate: Int = 48000, sync: Bool = false, name: String = JackTest.uniqueName("swt"))
+            throws
+        {
             self.name = name
             options = ["-r", String(rate), "-p", String(period)] + (sync ? ["-S"] : [])
             env = JackTest.clientEnv(name)
@@ -283,12 +299,18 @@ enum JackTest {
         @discardableResult
         func awaitPort(_ pattern: String, seconds: Double = 10) throws -> String {
             let re = try! NSRegularExpression(pattern: pattern)
-            func match(_ ports: [String]) -> String? { ports.first { re.firstMatch(in: $0, range: NSRange($0.startIndex..., in: $0)) != nil } }
-            let seen = try waitUntil("a JACK port /\(pattern)/ on \(name)", timeout: seconds, poll: 0.05, observe: { self.ports() }) { match($0) != nil }
+            func match(_ ports: [String]) -> String? {
+                ports.first { re.firstMatch(in: $0, range: NSRange($0.startIndex..., in: $0)) != nil }
+            }
+            let seen = try waitUntil(
+                "a JACK port /\(pattern)/ on \(name)", timeout: seconds, poll: 0.05, observe: { self.ports() }
+            ) { match($0) != nil }
             return match(seen)!
         }
 
-        func run(_ program: String, _ args: [String], extraEnv: [String: String] = [:], openStdin: Bool = false) throws -> Proc {
+        func run(_ program: String, _ args: [String], extraEnv: [String: String] = [:], openStdin: Bool = false) throws
+            -> Proc
+        {
             try Proc(program, args, env: env.merging(extraEnv) { $1 }, openStdin: openStdin)
         }
     }
@@ -302,7 +324,9 @@ enum JackTest {
 
         /// The first `rt-audit: ` line of `stderr`, nil if there is none.
         init?(_ stderr: String) {
-            guard let line = stderr.split(separator: "\n").first(where: { $0.hasPrefix("rt-audit: ") }) else { return nil }
+            guard let line = stderr.split(separator: "\n").first(where: { $0.hasPrefix("rt-audit: ") }) else {
+                return nil
+            }
             for tok in line.dropFirst("rt-audit: ".count).split(separator: " ") {
                 let kv = tok.split(separator: "=", maxSplits: 1)
                 if kv.count == 2 { values[String(kv[0])] = String(kv[1]) }
@@ -328,9 +352,9 @@ enum JackTest {
             var size = Int(u32(i + 4))
             if id == "fmt " {
                 format = Int(u16(i + 8)); channels = Int(u16(i + 10)); rate = Int(u32(i + 12)); bits = Int(u16(i + 22))
-                if format == 0xFFFE && size >= 40 { format = Int(u16(i + 32)) }   // WAVE_FORMAT_EXTENSIBLE sub-format
+                if format == 0xFFFE && size >= 40 { format = Int(u16(i + 32)) }  // WAVE_FORMAT_EXTENSIBLE sub-format
             } else if id == "data" {
-                if size == 0 || i + 8 + size > d.count { size = d.count - i - 8 }   // unfinished header
+                if size == 0 || i + 8 + size > d.count { size = d.count - i - 8 }  // unfinished header
                 dataRange = (i + 8)..<(i + 8 + size)
                 break
             }
@@ -371,7 +395,8 @@ enum JackTest {
         func put32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
         func put16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
         let dataBytes = n * ch * 4
-        d.append(contentsOf: Array("RIFF".utf8)); put32(UInt32(36 + dataBytes)); d.append(contentsOf: Array("WAVE".utf8))
+        d.append(contentsOf: Array("RIFF".utf8)); put32(UInt32(36 + dataBytes));
+        d.append(contentsOf: Array("WAVE".utf8))
         d.append(contentsOf: Array("fmt ".utf8)); put32(16); put16(3); put16(UInt16(ch)); put32(UInt32(rate))
         put32(UInt32(rate * ch * 4)); put16(UInt16(ch * 4)); put16(32)
         d.append(contentsOf: Array("data".utf8)); put32(UInt32(dataBytes))
@@ -448,8 +473,10 @@ enum JackTest {
     /// comes seconds after the recording's) that correlates best. Returns the
     /// correlation, that lag, the median error (octaves), the windows compared and the windows
     /// with sound.
-    static func peakFollowsPedal(_ y: [Float], rate: Int, events: [Event], rest: Int = 64,
-                                 heel: Double = 450, toe: Double = 2200) -> (r: Double, lag: Double, median: Double, count: Int, windows: Int) {
+    static func peakFollowsPedal(
+        _ y: [Float], rate: Int, events: [Event], rest: Int = 64,
+        heel: Double = 450, toe: Double = 2200
+    ) -> (r: Double, lag: Double, median: Double, count: Int, windows: Int) {
         let n = 4096, hop = 1024
         var times: [Double] = [], peaks: [Double] = []
         var start = 0
@@ -469,7 +496,7 @@ enum JackTest {
         for lagStep in 0...900 {
             let lag = -1.0 + Double(lagStep) * 0.01
             var a: [Double] = [], b: [Double] = []
-            var value = rest, next = 0   // the pedal at s: the last event at or before it
+            var value = rest, next = 0  // the pedal at s: the last event at or before it
             for (i, t) in times.enumerated() {
                 let s = t - lag
                 while next < events.count && events[next].t <= s { value = events[next].value; next += 1 }
@@ -491,7 +518,9 @@ enum JackTest {
         guard a.count == b.count, a.count > 2 else { return 0 }
         let ma = a.reduce(0, +) / n, mb = b.reduce(0, +) / n
         var sab = 0.0, saa = 0.0, sbb = 0.0
-        for i in 0..<a.count { sab += (a[i] - ma) * (b[i] - mb); saa += (a[i] - ma) * (a[i] - ma); sbb += (b[i] - mb) * (b[i] - mb) }
+        for i in 0..<a.count {
+            sab += (a[i] - ma) * (b[i] - mb); saa += (a[i] - ma) * (a[i] - ma); sbb += (b[i] - mb) * (b[i] - mb)
+        }
         return saa > 0 && sbb > 0 ? sab / (saa * sbb).squareRoot() : 0
     }
 
@@ -503,8 +532,9 @@ enum JackTest {
     static func jsonEvents(_ text: String) -> [Event] {
         text.split(separator: "\n").compactMap { line in
             guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let t = obj["t"] as? Double, let type = obj["type"] as? String,
-                  let ch = obj["ch"] as? Int, let value = obj["value"] as? Int else { return nil }
+                let t = obj["t"] as? Double, let type = obj["type"] as? String,
+                let ch = obj["ch"] as? Int, let value = obj["value"] as? Int
+            else { return nil }
             return Event(t: t, type: type, ch: ch, cc: obj["cc"] as? Int ?? 0, value: value)
         }
     }
@@ -514,8 +544,11 @@ enum JackTest {
         let status = UInt8(e.ch - 1) & 0x0F
         switch e.type {
         case "cc": return [[0xB0 | status, UInt8(e.cc & 0x7F), UInt8(e.value & 0x7F)]]
-        case "cc14": return [[0xB0 | status, UInt8(e.cc & 0x1F), UInt8((e.value >> 7) & 0x7F)],
-                             [0xB0 | status, UInt8((e.cc & 0x1F) + 32), UInt8(e.value & 0x7F)]]
+        case "cc14":
+            return [
+                [0xB0 | status, UInt8(e.cc & 0x1F), UInt8((e.value >> 7) & 0x7F)],
+                [0xB0 | status, UInt8((e.cc & 0x1F) + 32), UInt8(e.value & 0x7F)]
+            ]
         default: return [[0xE0 | status, UInt8(e.value & 0x7F), UInt8((e.value >> 7) & 0x7F)]]
         }
     }
@@ -523,7 +556,8 @@ enum JackTest {
     /// `jack_midi_dump` lines: `  234: b0 0b 40 control change ...` -> bytes.
     static func dumpMessages(_ text: String) -> [[UInt8]] {
         text.split(separator: "\n").compactMap { line in
-            guard let colon = line.firstIndex(of: ":"), Int(line[..<colon].trimmingCharacters(in: .whitespaces)) != nil else { return nil }
+            guard let colon = line.firstIndex(of: ":"), Int(line[..<colon].trimmingCharacters(in: .whitespaces)) != nil
+            else { return nil }
             var bytes: [UInt8] = []
             for tok in line[line.index(after: colon)...].split(separator: " ") {
                 guard tok.count == 2, let b = UInt8(tok, radix: 16) else { break }

@@ -25,10 +25,12 @@ final class JackWahSwitchTests: XCTestCase {
         let player = try server.run("jack-play", [sinePath])
         let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"), "jack-play has no port")
 
-        let sw = try server.run(binary, [
-            "replay", JackIntegrationTests.recording, "--wah", "--wah-switch", "flick", "--midi", "stdout",
-            "--jack-connect", "in_1=\(playPort),out_1=\(recPort)",
-        ])
+        let sw = try server.run(
+            binary,
+            [
+                "replay", JackIntegrationTests.recording, "--wah", "--wah-switch", "flick", "--midi", "stdout",
+                "--jack-connect", "in_1=\(playPort),out_1=\(recPort)"
+            ])
         let status = sw.wait(timeout: 60)
         XCTAssertFalse(status.timedOut)
         XCTAssertEqual(status.status, 0, sw.stderr)
@@ -41,7 +43,8 @@ final class JackWahSwitchTests: XCTestCase {
         var switches: [(t: Double, engaged: Bool)] = []
         for line in sw.stdout.split(separator: "\n") {
             guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  obj["type"] as? String == "wah_switch", let t = obj["t"] as? Double, let on = obj["engaged"] as? Bool else { continue }
+                obj["type"] as? String == "wah_switch", let t = obj["t"] as? Double, let on = obj["engaged"] as? Bool
+            else { continue }
             switches.append((t, on))
         }
         XCTAssertEqual(switches.map(\.engaged), [true, false], "\(switches)")
@@ -58,7 +61,9 @@ final class JackWahSwitchTests: XCTestCase {
         }
         enum Level { case silent, wah, sine }
         let full = amplitude / 2.0.squareRoot()
-        let levels: [Level] = rms.map { $0 < 1e-4 ? .silent : abs($0 - full) < 0.01 * full ? .sine : $0 < 0.05 ? .wah : .silent }
+        let levels: [Level] = rms.map {
+            $0 < 1e-4 ? .silent : abs($0 - full) < 0.01 * full ? .sine : $0 < 0.05 ? .wah : .silent
+        }
         // runs of equal levels, ignoring the window that holds an edge
         var runs: [(level: Level, start: Int, count: Int)] = []
         for (i, l) in levels.enumerated() {
@@ -77,9 +82,13 @@ final class JackWahSwitchTests: XCTestCase {
         }
         while long.first?.level == .silent { long.removeFirst() }
         while long.last?.level == .silent { long.removeLast() }
-        XCTAssertEqual(long.map(\.level), [.sine, .wah, .sine], "\(long.map { ($0.level, Double($0.start) / 100, Double($0.count) / 100) })")
+        XCTAssertEqual(
+            long.map(\.level), [.sine, .wah, .sine],
+            "\(long.map { ($0.level, Double($0.start) / 100, Double($0.count) / 100) })")
         guard long.count == 3 else { return }
-        print("wah switch on JACK: sine \(Double(long[0].count) / 100) s, wah \(Double(long[1].count) / 100) s, sine \(Double(long[2].count) / 100) s")
+        print(
+            "wah switch on JACK: sine \(Double(long[0].count) / 100) s, wah \(Double(long[1].count) / 100) s, sine \(Double(long[2].count) / 100) s"
+        )
         // bypassed up to the first flick (6.28 s of replay) and engaged for the 0.70 s to the second
         XCTAssertGreaterThan(long[0].count, 600, "bypassed for less than 6 s before the first flick")
         XCTAssertEqual(Double(long[1].count) / 100, switches[1].t - switches[0].t, accuracy: 0.05)
@@ -90,10 +99,13 @@ final class JackWahSwitchTests: XCTestCase {
         let sineStep = amplitude * 2 * Double.pi * 300 / Double(rate)
         for edge in [long[1].start * w, (long[1].start + long[1].count) * w] {
             var worst = 0.0, at = 0
-            for k in max(edge - rate / 20, 1)..<min(edge + rate / 20, y.count) where Double(abs(y[k] - y[k - 1])) > worst {
+            for k in max(edge - rate / 20, 1)..<min(edge + rate / 20, y.count)
+            where Double(abs(y[k] - y[k - 1])) > worst {
                 worst = Double(abs(y[k] - y[k - 1])); at = k
             }
-            XCTAssertLessThan(worst, sineStep * 1.2, "a step of \(worst) at \(Double(at) / Double(rate)) s (the sine's own is \(sineStep))")
+            XCTAssertLessThan(
+                worst, sineStep * 1.2,
+                "a step of \(worst) at \(Double(at) / Double(rate)) s (the sine's own is \(sineStep))")
         }
     }
 }

@@ -31,7 +31,8 @@ final class LV2RealtimeTests: XCTestCase {
         addTeardownBlock { try? FileManager.default.removeItem(at: bundle) }
         let libDir = try JackTest.tempDir("lv2-rtaudit-lib")
         addTeardownBlock { try? FileManager.default.removeItem(at: libDir) }
-        let build = try JackTest.sh(JackTest.repo.appendingPathComponent("tools/jack-rtaudit/build").path, ["--lv2", libDir.path])
+        let build = try JackTest.sh(
+            JackTest.repo.appendingPathComponent("tools/jack-rtaudit/build").path, ["--lv2", libDir.path])
         XCTAssertEqual(build.status, 0, build.err)
         return Setup(bundle: bundle, library: build.out.trimmingCharacters(in: .whitespacesAndNewlines), check: check)
     }
@@ -42,20 +43,22 @@ final class LV2RealtimeTests: XCTestCase {
         let rate = 48_000
         var x = JackTest.noise(rate * (seconds + 10), amplitude: 0.5)
         var t = rate
-        while t + 5000 < x.count {   // a bad burst every second
+        while t + 5000 < x.count {  // a bad burst every second
             let kind = (t / rate) % 3
             for i in t..<(t + (kind == 2 ? 4800 : 64)) { x[i] = kind == 0 ? .nan : (kind == 1 ? .infinity : 1e-41) }
             t += rate
         }
-        let audio = try JackTest.tempDir("lv2-rt-input")   // not in LV2_PATH: lilv reads every entry there
+        let audio = try JackTest.tempDir("lv2-rt-input")  // not in LV2_PATH: lilv reads every entry there
         defer { try? FileManager.default.removeItem(at: audio) }
         let inPath = audio.appendingPathComponent("bad.wav").path
         try JackTest.writeWAV(inPath, rate: rate, channels: [x])
 
         let server = try JackTest.Server(period: period)
-        let host = try server.run("jalv", [LV2Test.uri], extraEnv: [
-            "LV2_PATH": setup.bundle.path, "LD_PRELOAD": setup.library, "SENSORWAH_RT_AUDIT": mode,
-        ], openStdin: true)
+        let host = try server.run(
+            "jalv", [LV2Test.uri],
+            extraEnv: [
+                "LV2_PATH": setup.bundle.path, "LD_PRELOAD": setup.library, "SENSORWAH_RT_AUDIT": mode
+            ], openStdin: true)
         _ = try XCTUnwrap(server.waitForPort("^SensorWah:midi_in$"), "jalv has no midi_in: \(host.stderr)")
         let player = try server.run("jack-play", [inPath])
         let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"))
@@ -63,23 +66,27 @@ final class LV2RealtimeTests: XCTestCase {
             let c = try JackTest.sh("jack_connect", [from, to], env: server.env)
             XCTAssertEqual(c.status, 0, "jack_connect \(from) \(to): \(c.err)")
         }
-        let midi = try server.run(setup.check, [
-            "--seconds", String(seconds), "--rate", "1000", "--sweep-period", "0.5", "--midi-jack",
-            "--jack-connect", "midi_out=SensorWah:midi_in",
-        ])
+        let midi = try server.run(
+            setup.check,
+            [
+                "--seconds", String(seconds), "--rate", "1000", "--sweep-period", "0.5", "--midi-jack",
+                "--jack-connect", "midi_out=SensorWah:midi_in"
+            ])
         XCTAssertTrue(midi.waitForStderr("1 connection made", seconds: 15), midi.stderr)
 
         // every control the plugin reads, changed while it runs (cc stays 11: the sweep's controller)
-        let changes = ["voice = 1", "mode = 2", "heel_hz = 300", "toe_hz = 3000", "mix = 0.5", "bypass = 1",
-                       "heel_q = 4", "bypass = 0", "mode = 1", "attack = 20", "release = 300", "sensitivity = 5",
-                       "voice = 0", "mode = 0", "toe_q = 1", "mix = 1", "cc = 11", "pedal = 90"]
+        let changes = [
+            "voice = 1", "mode = 2", "heel_hz = 300", "toe_hz = 3000", "mix = 0.5", "bypass = 1",
+            "heel_q = 4", "bypass = 0", "mode = 1", "attack = 20", "release = 300", "sensitivity = 5",
+            "voice = 0", "mode = 0", "toe_q = 1", "mix = 1", "cc = 11", "pedal = 90"
+        ]
         for second in 0..<seconds {
             host.send(changes[second % changes.count])
             if second == seconds / 2 {
                 let resize = try server.setPeriod(period * 2)
                 XCTAssertEqual(resize.status, 0, "jack_bufsize failed: \(resize.err)")
             }
-            usleep(1_000_000)   // a duration: one change a second is the audited run's script
+            usleep(1_000_000)  // a duration: one change a second is the audited run's script
         }
         XCTAssertEqual(midi.wait(timeout: 30).status, 0, midi.stderr)
         host.closeStdin()
@@ -87,7 +94,9 @@ final class LV2RealtimeTests: XCTestCase {
         XCTAssertEqual(status.status, 0, host.stderr)
         player.signal(SIGTERM)
         player.wait(timeout: 5)
-        print("---- jalv \(mode) run, period \(period) -> \(period * 2):\n\(host.stderr.split(separator: "\n").filter { $0.contains("rt-audit") }.joined(separator: "\n"))")
+        print(
+            "---- jalv \(mode) run, period \(period) -> \(period * 2):\n\(host.stderr.split(separator: "\n").filter { $0.contains("rt-audit") }.joined(separator: "\n"))"
+        )
         return (JackTest.Audit(host.stderr), host.stderr)
     }
 
@@ -117,7 +126,9 @@ final class LV2RealtimeTests: XCTestCase {
         XCTAssertGreaterThan(callbacks, seconds * 180, "too few run() calls audited")
         // jalv skips run() only in the first cycles, before the plugin is activated
         XCTAssertGreaterThanOrEqual(callbacks, audit.int("cycles") - 50, "some run() calls were not audited")
-        for k in ["malloc", "free", "lock", "condvar", "semaphore", "libc_io", "syscalls", "retain", "release", "swift_alloc"] {
+        for k in [
+            "malloc", "free", "lock", "condvar", "semaphore", "libc_io", "syscalls", "retain", "release", "swift_alloc"
+        ] {
             XCTAssertEqual(audit.int(k), 0, "\(k) in the plugin's run():\n\(err)")
         }
     }
@@ -141,9 +152,11 @@ final class LV2RealtimeTests: XCTestCase {
         let inPath = audio.appendingPathComponent("bad.wav").path
         try JackTest.writeWAV(inPath, rate: rate, channels: [x])
         let server = try JackTest.Server(period: period)
-        let host = try server.run("jalv", ["-n", "swchain", LV2Test.chainURI], extraEnv: [
-            "LV2_PATH": setup.bundle.path, "LD_PRELOAD": setup.library, "SENSORWAH_RT_AUDIT": "1",
-        ], openStdin: true)
+        let host = try server.run(
+            "jalv", ["-n", "swchain", LV2Test.chainURI],
+            extraEnv: [
+                "LV2_PATH": setup.bundle.path, "LD_PRELOAD": setup.library, "SENSORWAH_RT_AUDIT": "1"
+            ], openStdin: true)
         _ = try XCTUnwrap(server.waitForPort("^swchain:in$"), "jalv has no in port: \(host.stderr)")
         let player = try server.run("jack-play", [inPath])
         let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"))
@@ -151,30 +164,36 @@ final class LV2RealtimeTests: XCTestCase {
             let c = try JackTest.sh("jack_connect", [from, to], env: server.env)
             XCTAssertEqual(c.status, 0, "jack_connect \(from) \(to): \(c.err)")
         }
-        let changes = ["fuzz_drive = 0.9", "wah_pedal = 0.8", "tremolo_rate = 9", "phaser_stages = 8", "delay_time = 0.05",
-                       "delay_feedback = 0.8", "tremolo_shape = 2", "fuzz_bypass = 1", "wah_voice = 1", "delay_time = 1.5",
-                       "phaser_feedback = 0.7", "tremolo_sync = 3", "fuzz_bypass = 0", "delay_tone = 0.2"]
+        let changes = [
+            "fuzz_drive = 0.9", "wah_pedal = 0.8", "tremolo_rate = 9", "phaser_stages = 8", "delay_time = 0.05",
+            "delay_feedback = 0.8", "tremolo_shape = 2", "fuzz_bypass = 1", "wah_voice = 1", "delay_time = 1.5",
+            "phaser_feedback = 0.7", "tremolo_sync = 3", "fuzz_bypass = 0", "delay_tone = 0.2"
+        ]
         for second in 0..<seconds {
             host.send(changes[second % changes.count])
             if second == seconds / 2 {
                 let resize = try server.setPeriod(period * 2)
                 XCTAssertEqual(resize.status, 0, "jack_bufsize failed: \(resize.err)")
             }
-            usleep(1_000_000)   // a duration: one change a second is the audited run's script
+            usleep(1_000_000)  // a duration: one change a second is the audited run's script
         }
         host.closeStdin()
         let status = host.wait(timeout: 20)
         XCTAssertEqual(status.status, 0, host.stderr)
         player.signal(SIGTERM)
         player.wait(timeout: 5)
-        print("---- jalv chain run:\n\(host.stderr.split(separator: "\n").filter { $0.contains("rt-audit") }.joined(separator: "\n"))")
+        print(
+            "---- jalv chain run:\n\(host.stderr.split(separator: "\n").filter { $0.contains("rt-audit") }.joined(separator: "\n"))"
+        )
         let audit = try XCTUnwrap(JackTest.Audit(host.stderr), "no rt-audit line:\n\(host.stderr)")
         XCTAssertEqual(audit.values["install"], "ok", host.stderr)
         XCTAssertEqual(audit.values["selftest"], "ok", host.stderr)
         XCTAssertEqual(audit.values["syscall_dispatch"], "on", host.stderr)
         let callbacks = audit.int("callbacks")
         XCTAssertGreaterThan(callbacks, seconds * 180, "too few run() calls audited")
-        for k in ["malloc", "free", "lock", "condvar", "semaphore", "libc_io", "syscalls", "retain", "release", "swift_alloc"] {
+        for k in [
+            "malloc", "free", "lock", "condvar", "semaphore", "libc_io", "syscalls", "retain", "release", "swift_alloc"
+        ] {
             XCTAssertEqual(audit.int(k), 0, "\(k) in the chain plugin's run():\n\(host.stderr)")
         }
     }

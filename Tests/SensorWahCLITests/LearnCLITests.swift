@@ -8,18 +8,22 @@ final class LearnCLITests: XCTestCase {
     func messages(_ stdout: String) -> [Msg] {
         CLI.lines(stdout).compactMap { l in
             guard let o = try? JSONSerialization.jsonObject(with: Data(l.utf8)) as? [String: Any],
-                  let ch = o["ch"] as? Int, let cc = o["cc"] as? Int, let v = o["value"] as? Int else { return nil }
+                let ch = o["ch"] as? Int, let cc = o["cc"] as? Int, let v = o["value"] as? Int
+            else { return nil }
             return Msg(ch: ch, cc: cc, value: v)
         }
     }
 
     func testLearnSweepsOnlyTheChosenControllerAndEndsAtRest() throws {
         let maps = ["--map", "accel.x cc=11", "--map", "gyro.z cc=20 ch=2 range=-3..3 bipolar", "--map", "user.y cc=30"]
-        let r = try CLI.run(["learn", "2"] + maps + ["--sweep", "1", "--seconds", "1.2", "--midi", "stdout"], timeout: 30)
+        let r = try CLI.run(
+            ["learn", "2"] + maps + ["--sweep", "1", "--seconds", "1.2", "--midi", "stdout"], timeout: 30)
         XCTAssertEqual(r.status, 0, r.stderr)
         let m = messages(r.stdout)
         XCTAssertGreaterThan(m.count, 40, r.stderr)
-        XCTAssertTrue(m.allSatisfy { $0.ch == 2 && $0.cc == 20 }, "another controller was sent: \(Set(m.map { "\($0.ch)/\($0.cc)" }))")
+        XCTAssertTrue(
+            m.allSatisfy { $0.ch == 2 && $0.cc == 20 },
+            "another controller was sent: \(Set(m.map { "\($0.ch)/\($0.cc)" }))")
         XCTAssertEqual(m.map(\.value).min(), 0)
         XCTAssertEqual(m.map(\.value).max(), 127)
         XCTAssertEqual(m.last?.value, 64, "learn did not end at the bipolar mapping's rest value")

@@ -37,7 +37,8 @@ final class LiveRigTests: XCTestCase {
     }
 
     func config(_ text: String) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-rig-\(getpid())-\(UInt32.random(in: 0..<UInt32.max))")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sw-rig-\(getpid())-\(UInt32.random(in: 0..<UInt32.max))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("rig.yaml").path
@@ -57,24 +58,26 @@ final class LiveRigTests: XCTestCase {
         let pump = OutputPump(queue: queue, outputs: [Kept()])
         pump.start()
         let logger = Logger(label: "test.rig")
-        let listener = Listener(configuration: config, mappings: scenes[startScene].mappings, queue: queue, wake: pump.wake,
-                                arriving: pump.arriving, logger: logger)
+        let listener = Listener(
+            configuration: config, mappings: scenes[startScene].mappings, queue: queue, wake: pump.wake,
+            arriving: pump.arriving, logger: logger)
         try listener.start()
-        let rig = LiveRig(listen: listen, listener: listener, pump: pump, control: live, view: nil, controlPage: false,
-                          scenes: scenes, startScene: startScene, sourceTap: nil, logger: logger, arguments: argv)
+        let rig = LiveRig(
+            listen: listen, listener: listener, pump: pump, control: live, view: nil, controlPage: false,
+            scenes: scenes, startScene: startScene, sourceTap: nil, logger: logger, arguments: argv)
         return Run(rig: rig, listener: listener, pump: pump, live: live)
     }
 
     static let twoScenes = """
-    listen:
-      bind: 127.0.0.1
-      port: 0
-    scenes:
-      verse:
-        - accel.x cc=11
-      chorus:
-        - accel.x cc=12
-    """
+        listen:
+          bind: 127.0.0.1
+          port: 0
+        scenes:
+          verse:
+            - accel.x cc=11
+          chorus:
+            - accel.x cc=12
+        """
 
     func testCommandsTakeEffectAtTheNextStep() throws {
         let path = try config(Self.twoScenes)
@@ -104,7 +107,8 @@ final class LiveRigTests: XCTestCase {
         run.live.post(.nextScene)
         run.rig.step(now: now)
         XCTAssertEqual(run.targets, ["CC 12 on channel 1"])
-        try Self.twoScenes.replacingOccurrences(of: "cc=12", with: "cc=13").write(toFile: path, atomically: false, encoding: .utf8)
+        try Self.twoScenes.replacingOccurrences(of: "cc=12", with: "cc=13").write(
+            toFile: path, atomically: false, encoding: .utf8)
         // the first look sees the change; it must then hold still for the settle time
         now += 50_000_000
         run.rig.step(now: now)

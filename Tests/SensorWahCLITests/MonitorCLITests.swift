@@ -6,18 +6,22 @@ import XCTest
 /// `replay --loop --monitor`; the test reads the screen with `capture-pane`, presses keys with
 /// `send-keys`, and checks the MIDI that left afterwards and the terminal mode after `q`.
 final class MonitorCLITests: XCTestCase {
-    static let tmux = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let tmux = ["/usr/bin/tmux", "/usr/local/bin/tmux"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     /// One tmux server of our own (its own socket), killed at the end of the test.
     struct Tmux {
-        let socket = "sensorwah-test-\(getpid())-\(UUID().uuidString.prefix(8))"   // a server per test: the last one may still be ending
+        // a server per test: the last one may still be ending
+        let socket = "sensorwah-test-\(getpid())-\(UUID().uuidString.prefix(8))"
         /// Runs tmux through the shell (`system`: waited for with waitpid; Foundation's Process
         /// would wait for the daemonised server too). With `output`, returns what it printed.
         @discardableResult
         func run(_ args: [String], output: Bool = false) -> String {
             func q(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("\(socket)-out").path
-            let line = ([MonitorCLITests.tmux!, "-L", socket] + args).map(q).joined(separator: " ")
+            let line =
+                ([MonitorCLITests.tmux!, "-L", socket] + args).map(q).joined(separator: " ")
                 + " </dev/null 2>/dev/null >" + (output ? q(file) : "/dev/null")
             _ = system(line)
             guard output else { return "" }
@@ -32,7 +36,11 @@ final class MonitorCLITests: XCTestCase {
         /// Waits until the screen satisfies `ok`; returns the last screen seen either way.
         func waitFor(seconds: Double = 10, _ ok: (String) -> Bool) -> String {
             var last = ""
-            _ = try? waitUntil("the screen", timeout: seconds, poll: 0.05, observe: { last = screen(); return last }, ok)
+            _ = try? waitUntil(
+                "the screen", timeout: seconds, poll: 0.05,
+                observe: {
+                    last = screen(); return last
+                }, ok)
             return last
         }
     }
@@ -40,9 +48,11 @@ final class MonitorCLITests: XCTestCase {
     /// Waits until the shell has written `path` whole (`echo $? > path`: the redirect makes it
     /// empty first); its text, trimmed.
     static func awaitWritten(_ path: String, seconds: Double = 10) throws -> String {
-        try waitUntil("\(path) written", timeout: seconds, poll: 0.05,
-                      observe: { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }) { $0.hasSuffix("\n") }
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try waitUntil(
+            "\(path) written", timeout: seconds, poll: 0.05,
+            observe: { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+        ) { $0.hasSuffix("\n") }
+        .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     func testLiveViewInATerminal() throws {
@@ -53,7 +63,8 @@ final class MonitorCLITests: XCTestCase {
         let midi = dir.appendingPathComponent("midi.jsonl").path
         let status = dir.appendingPathComponent("status").path
         let stty = dir.appendingPathComponent("stty").path
-        let cmd = "'\(CLI.binary.path)' replay '\(CLI.recording("wrist-wah-phone.csv"))' --loop --monitor --midi stdout"
+        let cmd =
+            "'\(CLI.binary.path)' replay '\(CLI.recording("wrist-wah-phone.csv"))' --loop --monitor --midi stdout"
             + " --map 'accel.x cc=11' --map 'accel.y cc=12' > '\(midi)'; echo $? > '\(status)'; stty -a > '\(stty).part'; mv '\(stty).part' '\(stty)'; sleep 30"
         let t = Tmux()
         defer { t.run(["kill-server"]) }
@@ -80,14 +91,21 @@ final class MonitorCLITests: XCTestCase {
         // a margin, not a condition: messages the pipeline made before the key took effect may
         // still be on their way into the file, and nothing outside says when the last one landed
         usleep(300_000)
-        func midiLines() -> [String] { ((try? String(contentsOfFile: midi, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        func midiLines() -> [String] {
+            ((try? String(contentsOfFile: midi, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
         let before = midiLines().count
         // most of a second of soloed MIDI (the take makes about 50 CC 11 messages a second)
-        XCTAssertNoThrow(try waitUntil("40 messages while soloed", timeout: 10, poll: 0.05, observe: midiLines) { $0.count >= before + 40 })
+        XCTAssertNoThrow(
+            try waitUntil("40 messages while soloed", timeout: 10, poll: 0.05, observe: midiLines) {
+                $0.count >= before + 40
+            })
         let after = try String(contentsOfFile: midi, encoding: .utf8).split(separator: "\n").map(String.init)
         let since = after.dropFirst(before)
         XCTAssertGreaterThan(since.count, 3, "no MIDI while soloed")
-        XCTAssertTrue(since.allSatisfy { $0.contains("\"cc\":11") }, "another controller sent while mapping 1 was soloed:\n\(since.joined(separator: "\n"))")
+        XCTAssertTrue(
+            since.allSatisfy { $0.contains("\"cc\":11") },
+            "another controller sent while mapping 1 was soloed:\n\(since.joined(separator: "\n"))")
         XCTAssertTrue(after.prefix(before).contains { $0.contains("\"cc\":12") }, "CC 12 never sent before solo")
 
         // q: the run ends with status 0 and the terminal is back in its cooked mode
@@ -95,7 +113,8 @@ final class MonitorCLITests: XCTestCase {
         // the stty file appears whole (written aside, then renamed): a redirect alone would make
         // it exist empty for a moment, and the test could read it then
         try waitUntil("\(stty) to appear", poll: 0.05) { FileManager.default.fileExists(atPath: stty) }
-        XCTAssertEqual(try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), "0")
+        XCTAssertEqual(
+            try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), "0")
         let mode = try String(contentsOfFile: stty, encoding: .utf8)
         XCTAssertTrue(mode.range(of: #"(^|\s)icanon"#, options: .regularExpression) != nil, mode)
         XCTAssertTrue(mode.range(of: #"(^|\s)echo(\s|$)"#, options: .regularExpression) != nil, mode)
@@ -117,32 +136,38 @@ final class MonitorCLITests: XCTestCase {
         try (head + "  - accel.y cc=7   # volume\n  - accel.x cc=11 bipolar range=-2..2   # the wah\n")
             .write(toFile: rig, atomically: true, encoding: .utf8)
         let status = dir.appendingPathComponent("status").path
-        let cmd = "'\(CLI.binary.path)' listen --config '\(rig)' --monitor -q --midi stdout > /dev/null; echo $? > '\(status)'; sleep 30"
+        let cmd =
+            "'\(CLI.binary.path)' listen --config '\(rig)' --monitor -q --midi stdout > /dev/null; echo $? > '\(status)'; sleep 30"
         let t = Tmux()
         defer { t.run(["kill-server"]) }
         t.run(["new-session", "-d", "-s", "view", "-x", "120", "-y", "40", "-c", CLI.repo.path, cmd])
         let first = t.waitFor("accel.x -> CC 11")
         XCTAssertTrue(first.contains("c calibrate"), first)
-        let sender = try CLI.Running(["stream", CLI.recording("watch-sweeps.csv"), "--to", "127.0.0.1:\(port)", "--speed", "4", "--loop"])
+        let sender = try CLI.Running([
+            "stream", CLI.recording("watch-sweeps.csv"), "--to", "127.0.0.1:\(port)", "--speed", "4", "--loop"
+        ])
         defer { sender.interrupt(); _ = sender.wait(timeout: 10) }
         XCTAssertFalse(t.waitFor("frames/s").contains("(none yet)"), t.screen())
 
         // c with two mappings and no solo: which one? the view says how to choose
         t.run(["send-keys", "-t", "view", "c"])
-        XCTAssertTrue(t.waitFor("choose the mapping first", seconds: 3).contains("choose the mapping first"), t.screen())
+        XCTAssertTrue(
+            t.waitFor("choose the mapping first", seconds: 3).contains("choose the mapping first"), t.screen())
 
         // s s: mapping 2 soloed, mapping 1 visibly held
         t.run(["send-keys", "-t", "view", "s"])
         t.run(["send-keys", "-t", "view", "s"])
         let solo = t.waitFor("solo: mapping 2 only", seconds: 3)
         let row1 = solo.split(separator: "\n").first { $0.contains("accel.y -> CC 7") }.map(String.init) ?? ""
-        XCTAssertTrue(row1.hasPrefix("H 1") && row1.contains("held (solo 2)"), "mapping 1 is not shown as held:\n\(solo)")
+        XCTAssertTrue(
+            row1.hasPrefix("H 1") && row1.contains("held (solo 2)"), "mapping 1 is not shown as held:\n\(solo)")
         let row2 = solo.split(separator: "\n").first { $0.contains("accel.x -> CC 11") }.map(String.init) ?? ""
         XCTAssertTrue(row2.hasPrefix("S 2") && !row2.contains("held"), solo)
 
         // c: trace mapping 2 (rest pose, then the range), written into its line of the file
         t.run(["send-keys", "-t", "view", "c"])
-        XCTAssertTrue(t.waitFor("calibrate mapping 2 (accel.x)", seconds: 3).contains("calibrate mapping 2"), t.screen())
+        XCTAssertTrue(
+            t.waitFor("calibrate mapping 2 (accel.x)", seconds: 3).contains("calibrate mapping 2"), t.screen())
         let done = t.waitFor("written to", seconds: 20)
         XCTAssertTrue(done.contains("calibrate mapping 2 (accel.x): range="), done)
         let text = try String(contentsOfFile: rig, encoding: .utf8)
@@ -157,7 +182,8 @@ final class MonitorCLITests: XCTestCase {
 
         // an edit of the file: the view shows the new mappings, not the old labels
         t.run(["send-keys", "-t", "view", "a"])
-        let edited = text.replacingOccurrences(of: "accel.y cc=7   # volume", with: "gyro.z cc=21   # volume now on the twist")
+        let edited =
+            text.replacingOccurrences(of: "accel.y cc=7   # volume", with: "gyro.z cc=21   # volume now on the twist")
             + "  - accel.z cc=12\n"
         try edited.write(toFile: rig, atomically: true, encoding: .utf8)
         let reloaded = t.waitFor("accel.z -> CC 12", seconds: 5)
@@ -171,7 +197,9 @@ final class MonitorCLITests: XCTestCase {
 
     /// Without a terminal, `--monitor` prints a plain status line on stderr every 5 s.
     func testPlainStatusLineWithoutATerminal() throws {
-        let run = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--monitor", "--midi", "stdout"])
+        let run = try CLI.Running([
+            "replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--monitor", "--midi", "stdout"
+        ])
         let line = run.waitForStderr(#"sensorwah monitor: ([^\n]*)"#, seconds: 9)
         run.interrupt()
         let r = run.wait(timeout: 10)
@@ -179,7 +207,8 @@ final class MonitorCLITests: XCTestCase {
         XCTAssertNotNil(line, r.stderr)
         XCTAssertTrue(line?.contains("wrist-wah-phone.csv") ?? false, line ?? "")
         XCTAssertTrue(line?.range(of: #"[1-9][0-9]*\.[0-9] frames/s"#, options: .regularExpression) != nil, line ?? "")
-        XCTAssertTrue(line?.contains("zero.x -> CC 11 on channel 1 raw") ?? false, "the default mapping: " + (line ?? ""))
+        XCTAssertTrue(
+            line?.contains("zero.x -> CC 11 on channel 1 raw") ?? false, "the default mapping: " + (line ?? ""))
         XCTAssertFalse(r.stderr.contains("\u{1B}["), "escape sequences without a terminal")
         // not asked for and no terminal: no view, no status line
         let quiet = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--fast"])

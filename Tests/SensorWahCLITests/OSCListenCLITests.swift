@@ -22,10 +22,13 @@ final class OSCListenCLITests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-cli-osc-\(getpid())").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let maps = ["accel.x cc=11 smooth=20 speed=none", "quat.w cc=12 smooth=0", "roll cc=13 smooth=0"]
-        let senderMaps = ["quat.w cc=14 smooth=0 sender=zigsim@127.0.0.1/dev1", "roll cc=15 smooth=0 sender=127.0.0.1",
-                          "roll cc=16 smooth=0 sender=zigsim"]
-        let l = try CLI.Running(["listen", "--bind", "127.0.0.1", "--rest-after", "30", "--no-tcp", "--osc", "0", "--record", dir]
-                                + (maps + senderMaps).flatMap { ["--map", $0] })
+        let senderMaps = [
+            "quat.w cc=14 smooth=0 sender=zigsim@127.0.0.1/dev1", "roll cc=15 smooth=0 sender=127.0.0.1",
+            "roll cc=16 smooth=0 sender=zigsim"
+        ]
+        let l = try CLI.Running(
+            ["listen", "--bind", "127.0.0.1", "--rest-after", "30", "--no-tcp", "--osc", "0", "--record", dir]
+                + (maps + senderMaps).flatMap { ["--map", $0] })
         let port = try XCTUnwrap(l.waitForStderr(#"listening on osc\.udp://127\.0\.0\.1:(\d+)"#))
         // GyrOSC's attitude and acceleration, ZIG SIM's quaternion every fifth tick, an unknown address
         for i in 0..<25 {
@@ -46,7 +49,8 @@ final class OSCListenCLITests: XCTestCase {
         // one recording per sender (app and device), each replays to that sender's controllers
         let files = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
         XCTAssertEqual(files.count, 2, "\(files)")
-        let gyrosc = try XCTUnwrap(files.first { $0.contains("gyrosc") }), zig = try XCTUnwrap(files.first { $0.contains("zigsim") })
+        let gyrosc = try XCTUnwrap(files.first { $0.contains("gyrosc") }),
+            zig = try XCTUnwrap(files.first { $0.contains("zigsim") })
         func replay(_ f: String) throws -> [String] {
             let rp = try CLI.run(["replay", "\(dir)/\(f)", "--fast", "-q"] + maps.flatMap { ["--map", $0] })
             XCTAssertEqual(rp.status, 0, rp.stderr)
@@ -65,7 +69,8 @@ final class OSCListenCLITests: XCTestCase {
         // sender= selects by name, by address (as before) and by app
         XCTAssertEqual(values(cc(live, 14)), values(cc(live, 12)))
         XCTAssertEqual(values(cc(live, 15)), values(cc(live, 13)))
-        XCTAssertEqual(values(cc(live, 16)), ["64}"], "roll comes from GyrOSC, not ZIG SIM: only the rest value at the end")
+        XCTAssertEqual(
+            values(cc(live, 16)), ["64}"], "roll comes from GyrOSC, not ZIG SIM: only the rest value at the end")
     }
 
     func testDetectListsEachNewAddressOnceThenItsValues() throws {
@@ -84,8 +89,15 @@ final class OSCListenCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let out = CLI.lines(r.stdout)
         XCTAssertEqual(out.filter { $0.hasPrefix("new address") }.count, 2, r.stdout)
-        XCTAssertTrue(out.contains { $0.hasPrefix("new address /gyrosc/rrate ,fff from gyrosc@127.0.0.1: gyrosc rate.x rate.y rate.z") }, r.stdout)
-        XCTAssertTrue(out.contains { $0.hasPrefix("new address /my/fader ,if from gyrosc@127.0.0.1: use as osc:/my/fader ... osc:/my/fader[1]") }, r.stdout)
+        XCTAssertTrue(
+            out.contains {
+                $0.hasPrefix("new address /gyrosc/rrate ,fff from gyrosc@127.0.0.1: gyrosc rate.x rate.y rate.z")
+            }, r.stdout)
+        XCTAssertTrue(
+            out.contains {
+                $0.hasPrefix(
+                    "new address /my/fader ,if from gyrosc@127.0.0.1: use as osc:/my/fader ... osc:/my/fader[1]")
+            }, r.stdout)
         XCTAssertTrue(out.contains("/my/fader 3 0.25"), r.stdout)
         XCTAssertTrue(out.contains("/my/fader 3 0.75"), r.stdout)
         XCTAssertFalse(r.stdout.contains("\"cc\""), "no MIDI in detect mode")

@@ -11,8 +11,12 @@ final class PhyphoxCLITests: XCTestCase {
         let peer: RTPMIDICLITests.Peer
         let port: String
         init(_ args: [String]) throws {
-            peer = try RTPMIDICLITests.Peer.custom("/usr/bin/env", ["python3", CLI.repo.appendingPathComponent("Tests/Tools/phyphox-server.py").path] + args)
-            let first = (try? waitUntil("the phyphox stand-in's port", observe: { [peer] in peer.text }) { $0.contains("\n") }) ?? ""
+            peer = try RTPMIDICLITests.Peer.custom(
+                "/usr/bin/env",
+                ["python3", CLI.repo.appendingPathComponent("Tests/Tools/phyphox-server.py").path] + args)
+            let first =
+                (try? waitUntil("the phyphox stand-in's port", observe: { [peer] in peer.text }) { $0.contains("\n") })
+                ?? ""
             port = first.split(separator: "\n").first.flatMap { $0.split(separator: " ").last }.map(String.init) ?? ""
         }
         /// Waits until the poller has read all `last` samples: it asked again after an answer
@@ -31,19 +35,26 @@ final class PhyphoxCLITests: XCTestCase {
         let first = try Server(["--first", "0", "--last", "150", "--grow", "10"])
         XCTAssertFalse(first.port.isEmpty, "the test server printed its port")
         let maps = ["accel.x cc=31 smooth=20", "accel.y cc=32 smooth=0 range=-0.3..0.3"]
-        let l = try CLI.Running(["listen", "--bind", "127.0.0.1", "--rest-after", "30", "--no-tcp",
-                                 "--phyphox", "127.0.0.1:\(first.port)", "--phyphox-interval", "0.03", "--record", dir]
-                                + (maps + ["accel.x cc=33 smooth=20 sender=phyphox"]).flatMap { ["--map", $0] })
+        let l = try CLI.Running(
+            [
+                "listen", "--bind", "127.0.0.1", "--rest-after", "30", "--no-tcp",
+                "--phyphox", "127.0.0.1:\(first.port)", "--phyphox-interval", "0.03", "--record", dir
+            ]
+                + (maps + ["accel.x cc=33 smooth=20 sender=phyphox"]).flatMap { ["--map", $0] })
         XCTAssertNotNil(l.waitForStderr("experiment \"Acceleration with g\", reading accel"), l.stderrSoFar)
-        try first.awaitAllRead(150)    // 150 samples at 10 per poll
-        first.stop()                   // the phone goes away ...
+        try first.awaitAllRead(150)  // 150 samples at 10 per poll
+        first.stop()  // the phone goes away ...
         XCTAssertNotNil(l.waitForStderr("retrying in", seconds: 10), l.stderrSoFar)
         let second = try Server(["--port", first.port, "--first", "150", "--last", "300", "--grow", "10"])
-        defer { second.stop() }        // ... and comes back with its experiment still running
+        defer { second.stop() }  // ... and comes back with its experiment still running
         let reading = "experiment \"Acceleration with g\", reading accel"
-        _ = try? waitUntil("the experiment read again", timeout: 20, observe: { l.stderrSoFar }) { $0.components(separatedBy: reading).count >= 3 }
-        XCTAssertEqual(l.stderrSoFar.components(separatedBy: reading).count, 3, "the listener did not read the experiment again: \(l.stderrSoFar)")
-        try second.awaitAllRead(300)   // the second 150 samples
+        _ = try? waitUntil("the experiment read again", timeout: 20, observe: { l.stderrSoFar }) {
+            $0.components(separatedBy: reading).count >= 3
+        }
+        XCTAssertEqual(
+            l.stderrSoFar.components(separatedBy: reading).count, 3,
+            "the listener did not read the experiment again: \(l.stderrSoFar)")
+        try second.awaitAllRead(300)  // the second 150 samples
         l.interrupt()
         let r = l.wait()
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -57,7 +68,8 @@ final class PhyphoxCLITests: XCTestCase {
         XCTAssertEqual(rp.status, 0, rp.stderr)
         XCTAssertGreaterThan(CLI.lines(rp.stdout).count, 30)
         XCTAssertEqual(live.filter { !$0.contains("\"cc\":33,") }, CLI.lines(rp.stdout))
-        XCTAssertEqual(live.filter { $0.contains("\"cc\":33,") }.map { $0.replacingOccurrences(of: "\"cc\":33,", with: "") },
-                       live.filter { $0.contains("\"cc\":31,") }.map { $0.replacingOccurrences(of: "\"cc\":31,", with: "") })
+        XCTAssertEqual(
+            live.filter { $0.contains("\"cc\":33,") }.map { $0.replacingOccurrences(of: "\"cc\":33,", with: "") },
+            live.filter { $0.contains("\"cc\":31,") }.map { $0.replacingOccurrences(of: "\"cc\":31,", with: "") })
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 import XCTest
 
@@ -22,8 +22,10 @@ final class PlotCLITests: XCTestCase {
     final class Collector: NSObject, XMLParserDelegate {
         var elements: [Element] = []
         var open: [Int] = []
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String]
+        ) {
             elements.append(Element(name: name, attributes: attributes))
             open.append(elements.count - 1)
         }
@@ -38,7 +40,9 @@ final class PlotCLITests: XCTestCase {
     struct Picture {
         var elements: [Element]
         func all(_ cls: String, mapping: Int? = nil) -> [Element] {
-            elements.filter { $0.attributes["class"] == cls && (mapping == nil || $0.attributes["data-mapping"] == String(mapping!)) }
+            elements.filter {
+                $0.attributes["class"] == cls && (mapping == nil || $0.attributes["data-mapping"] == String(mapping!))
+            }
         }
         func one(_ cls: String, mapping: Int) throws -> Element {
             let found = all(cls, mapping: mapping)
@@ -47,14 +51,18 @@ final class PlotCLITests: XCTestCase {
         }
         /// The linear map from an axis's labels (value -> position) and back.
         /// Labels sit 4 px below their line on the value axes (`baseline`).
-        func axis(_ cls: String, position: String, mapping: Int = 1, baseline: Double = 0) throws -> (toValue: (Double) -> Double, labels: [Double]) {
+        func axis(_ cls: String, position: String, mapping: Int = 1, baseline: Double = 0) throws -> (
+            toValue: (Double) -> Double, labels: [Double]
+        ) {
             var seen: [Double: Double] = [:]
             for e in all(cls, mapping: mapping) {
                 guard let v = Double(e.text), let p = e.attributes[position].flatMap(Double.init) else { continue }
                 seen[v] = p - baseline
             }
             let sorted = seen.keys.sorted()
-            guard let a = sorted.first, let b = sorted.last, a != b else { throw XCTSkip("axis \(cls) has fewer than two labels") }
+            guard let a = sorted.first, let b = sorted.last, a != b else {
+                throw XCTSkip("axis \(cls) has fewer than two labels")
+            }
             let pa = seen[a]!, pb = seen[b]!
             return ({ p in a + (p - pa) / (pb - pa) * (b - a) }, sorted)
         }
@@ -68,7 +76,8 @@ final class PlotCLITests: XCTestCase {
         let parser = XMLParser(data: data)
         let c = Collector()
         parser.delegate = c
-        XCTAssertTrue(parser.parse(), "not well-formed XML: \(String(describing: parser.parserError))", file: file, line: line)
+        XCTAssertTrue(
+            parser.parse(), "not well-formed XML: \(String(describing: parser.parserError))", file: file, line: line)
         return Picture(elements: c.elements)
     }
 
@@ -86,8 +95,10 @@ final class PlotCLITests: XCTestCase {
         let r = try CLI.run(["replay"] + args + ["--fast", "--midi", "stdout"])
         XCTAssertEqual(r.status, 0, r.stderr)
         return CLI.lines(r.stdout).filter { $0.contains(matching) }.compactMap { l in
-            guard let data = l.data(using: .utf8), let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let t = o["t"] as? Double, let v = (o["value"] ?? o["velocity"]) as? Int else { return nil }
+            guard let data = l.data(using: .utf8),
+                let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let t = o["t"] as? Double, let v = (o["value"] ?? o["velocity"]) as? Int
+            else { return nil }
             return (t, v)
         }
     }
@@ -114,13 +125,16 @@ final class PlotCLITests: XCTestCase {
     /// the time axis and the legend.
     func testEveryMappingHasItsCurvesAxesAndLegend() throws {
         let cfg = dir.appendingPathComponent("rig.yaml").path
-        try "mappings:\n  - \(knock)\n  - \(wah)\n  - accel.y cc=7 range=-1..1\n".write(toFile: cfg, atomically: true, encoding: .utf8)
+        try "mappings:\n  - \(knock)\n  - \(wah)\n  - accel.y cc=7 range=-1..1\n".write(
+            toFile: cfg, atomically: true, encoding: .utf8)
         let pic = try plot([CLI.recording("wrist-wah-phone.csv"), "--config", cfg])
-        XCTAssertTrue(pic.elements.contains { $0.attributes["class"] == "title" && $0.text.contains("wrist-wah-phone.csv") })
+        XCTAssertTrue(
+            pic.elements.contains { $0.attributes["class"] == "title" && $0.text.contains("wrist-wah-phone.csv") })
         let panels = pic.all("panel-title").map(\.text)
         XCTAssertEqual(panels.count, 3)
         for (i, prefix) in ["1. \(knock)", "2. zero.x cc=11", "3. accel.y cc=7"].enumerated() where i < panels.count {
-            XCTAssertTrue(panels[i].hasPrefix(prefix), "panel \(i + 1): \(panels[i])")   // each mapping written out in full
+            // each mapping written out in full
+            XCTAssertTrue(panels[i].hasPrefix(prefix), "panel \(i + 1): \(panels[i])")
         }
         for k in [2, 3] {
             for cls in ["raw", "smoothed", "sent"] {
@@ -141,7 +155,9 @@ final class PlotCLITests: XCTestCase {
         XCTAssertEqual(titles.filter { $0 == "time (s)" }.count, 3)
         XCTAssertTrue(titles.contains("zero.x") && titles.contains("CC 11 on channel 1"), "\(titles)")
         let legend = pic.elements.filter { $0.name == "text" }.map(\.text)
-        for l in ["raw reading (left axis)", "smoothed (left axis)", "sent to MIDI (right axis)", "outlier dropped", "gesture"] {
+        for l in [
+            "raw reading (left axis)", "smoothed (left axis)", "sent to MIDI (right axis)", "outlier dropped", "gesture"
+        ] {
             XCTAssertTrue(legend.contains(l), "legend: \(l)")
         }
     }
@@ -153,7 +169,8 @@ final class PlotCLITests: XCTestCase {
         let time = try pic.axis("tick-time", position: "x").toValue
         for (k, cc) in [(1, 11), (2, 7)] {
             let value = try pic.axis("tick-sent", position: "y", mapping: k, baseline: 4).toValue
-            let sent = try replay([log, "--map", wah, "--map", "accel.y cc=7 range=-1..1 rate=20"], matching: #""cc":\#(cc),"#)
+            let sent = try replay(
+                [log, "--map", wah, "--map", "accel.y cc=7 range=-1..1 rate=20"], matching: #""cc":\#(cc),"#)
             XCTAssertGreaterThan(sent.count, 50)
             // the steps of the path: each change of value, where it happens
             let pts = try points(pic.one("sent", mapping: k))
@@ -226,7 +243,9 @@ final class PlotCLITests: XCTestCase {
         XCTAssertEqual(error(p.stderr).count, 1, p.stderr)
         XCTAssertEqual(error(p.stderr), error(r.stderr))
         XCTAssertFalse(FileManager.default.fileExists(atPath: out), "a failed plot left an empty file")
-        let w = try CLI.run(["plot", CLI.recording("wrist-wah-phone.csv"), "-o", dir.appendingPathComponent("no/such/dir.svg").path])
+        let w = try CLI.run([
+            "plot", CLI.recording("wrist-wah-phone.csv"), "-o", dir.appendingPathComponent("no/such/dir.svg").path
+        ])
         XCTAssertEqual(w.status, 1)
         XCTAssertTrue(w.stderr.contains("cannot write") && w.stderr.contains("No such file or directory"), w.stderr)
         let d = try CLI.run(["plot", CLI.recording("wrist-wah-phone.csv"), "-o", dir.path])

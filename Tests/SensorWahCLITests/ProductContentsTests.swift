@@ -7,7 +7,9 @@ final class ProductContentsTests: XCTestCase {
     func testReleaseBinaryHoldsNoTestOrBenchmarkMachinery() throws {
         let binary = JackTest.shippedBinary
         guard FileManager.default.isExecutableFile(atPath: binary) else {
-            XCTFail("no release binary at \(binary): tools/setup builds it (or `swift build -c release --product sensorwah`)")
+            XCTFail(
+                "no release binary at \(binary): tools/setup builds it (or `swift build -c release --product sensorwah`)"
+            )
             return
         }
         let nm = try JackTest.sh("/usr/bin/nm", ["-C", binary])
@@ -17,7 +19,9 @@ final class ProductContentsTests: XCTestCase {
         // the product's own code is there, so the check below can fail
         XCTAssertTrue(symbols.contains { $0.contains("Pipeline") }, "nm does not show the pipeline")
         // (TestSupport: the suites' waiting, loopback and child-process machinery, Tests/TestSupport)
-        for marker in ["RTAudit", "sw_rtaudit", "JackCheck", "ALSABench", "SelfTestNode", "rtAuditSelfTestWork", "TestSupport"] {
+        for marker in [
+            "RTAudit", "sw_rtaudit", "JackCheck", "ALSABench", "SelfTestNode", "rtAuditSelfTestWork", "TestSupport"
+        ] {
             let hits = symbols.filter { $0.contains(marker) }
             XCTAssertTrue(hits.isEmpty, "the release binary contains \(marker): \(hits.prefix(3))")
         }

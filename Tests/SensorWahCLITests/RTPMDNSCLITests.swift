@@ -27,37 +27,52 @@ final class RTPMDNSCLITests: XCTestCase {
         XCTAssertEqual(status, 0, "tools/mdns-up could not start D-Bus and avahi-daemon: \(err)")
         let port = Loopback.freeUDPPortPair()
         let name = "SensorWah test \(getpid())"
-        let s = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--midi", "rtp",
-                                 "--rtp-port", "\(port)", "--rtp-name", name])
+        let s = try CLI.Running([
+            "replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--midi", "rtp",
+            "--rtp-port", "\(port)", "--rtp-name", name
+        ])
         XCTAssertNotNil(s.waitForStderr("announced as '\(name)'", seconds: 10), s.stderrSoFar)
         // -r resolves, -t stops when the cache is read, -p one ';'-separated line per record
         func browse() throws -> [String] {
             let (_, out, _) = try run("/usr/bin/avahi-browse", ["-rtp", "_apple-midi._udp"])
-            return CLI.lines(out).filter { $0.hasPrefix("=;") && $0.contains(name.replacingOccurrences(of: " ", with: "\\032")) }
+            return CLI.lines(out).filter {
+                $0.hasPrefix("=;") && $0.contains(name.replacingOccurrences(of: " ", with: "\\032"))
+            }
         }
-        let resolved = (try? waitUntil("avahi-browse to resolve '\(name)'", poll: 0.3, observe: browse) { !$0.isEmpty }) ?? []
+        let resolved =
+            (try? waitUntil("avahi-browse to resolve '\(name)'", poll: 0.3, observe: browse) { !$0.isEmpty }) ?? []
         XCTAssertFalse(resolved.isEmpty, "avahi-browse did not find '\(name)'")
         for line in resolved {
             let f = line.split(separator: ";", omittingEmptySubsequences: false)
-            XCTAssertEqual(f.count >= 9 ? String(f[8]) : "", "\(port)", line)   // =;IF;PROTO;NAME;TYPE;DOMAIN;HOST;ADDRESS;PORT;TXT
+            // =;IF;PROTO;NAME;TYPE;DOMAIN;HOST;ADDRESS;PORT;TXT
+            XCTAssertEqual(f.count >= 9 ? String(f[8]) : "", "\(port)", line)
         }
         s.interrupt()
         let r = s.wait(timeout: 20)
         XCTAssertEqual(r.status, 0, r.stderr)
         // withdrawn at exit (the daemons' caches drop it once the goodbye is seen)
-        let gone = (try? waitUntil("'\(name)' withdrawn", timeout: 5, poll: 0.3, {
-            !(try run("/usr/bin/avahi-browse", ["-tp", "_apple-midi._udp"]).1).contains(name.replacingOccurrences(of: " ", with: "\\032") + ";_apple-midi")
-        })) != nil
+        let gone =
+            (try? waitUntil(
+                "'\(name)' withdrawn", timeout: 5, poll: 0.3,
+                {
+                    !(try run("/usr/bin/avahi-browse", ["-tp", "_apple-midi._udp"]).1).contains(
+                        name.replacingOccurrences(of: " ", with: "\\032") + ";_apple-midi")
+                })) != nil
         XCTAssertTrue(gone, "still announced 5 s after exit")
     }
 
     func testWithoutADaemonOneLineAndInvitationsByAddressStillWork() throws {
         let port = Loopback.freeUDPPortPair(), theirs = Loopback.freeUDPPortPair()
         // a system bus that is not there: the client library cannot reach any daemon
-        let s = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--speed", "4", "--midi", "rtp", "--midi", "stdout",
-                                 "--rtp-port", "\(port)", "--rtp-wait", "10"],
-                                env: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/sensorwah-test-bus"])
-        let initiator = try RTPMIDICLITests.Peer(["initiate", "--target", "127.0.0.1:\(port)", "--port", "\(theirs)", "--bye"])
+        let s = try CLI.Running(
+            [
+                "replay", CLI.recording("wrist-wah-phone.csv"), "--speed", "4", "--midi", "rtp", "--midi", "stdout",
+                "--rtp-port", "\(port)", "--rtp-wait", "10"
+            ],
+            env: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/sensorwah-test-bus"])
+        let initiator = try RTPMIDICLITests.Peer([
+            "initiate", "--target", "127.0.0.1:\(port)", "--port", "\(theirs)", "--bye"
+        ])
         let r = s.wait(timeout: 60)
         XCTAssertTrue(initiator.waitFor({ $0.contains { $0["handshake"] != nil } }, seconds: 20))
         initiator.stop()

@@ -26,8 +26,9 @@ final class RTPMIDICLITests: XCTestCase {
         static func custom(_ program: String, _ args: [String]) throws -> Peer { try Peer(program: program, args) }
 
         init(program: String, _ args: [String]) throws {
-            XCTAssertTrue(FileManager.default.isExecutableFile(atPath: program),
-                          "no \(program): tools/install-deps (tools/python-env) makes it")
+            XCTAssertTrue(
+                FileManager.default.isExecutableFile(atPath: program),
+                "no \(program): tools/install-deps (tools/python-env) makes it")
             process.executableURL = URL(fileURLWithPath: program)
             process.arguments = args
             process.standardOutput = pipe
@@ -57,10 +58,13 @@ final class RTPMIDICLITests: XCTestCase {
 
         /// Waits until `predicate` holds for the JSON lines so far; false after `seconds`.
         func waitFor(_ predicate: ([[String: Any]]) -> Bool, seconds: Double) -> Bool {
-            (try? waitUntil("the peer's lines to satisfy a predicate", timeout: seconds, observe: { lines }, predicate)) != nil
+            (try? waitUntil("the peer's lines to satisfy a predicate", timeout: seconds, observe: { lines }, predicate))
+                != nil
         }
 
-        func midi() -> [[Int]] { lines.filter { $0["event"] as? String == "midi" }.compactMap { $0["bytes"] as? [Int] } }
+        func midi() -> [[Int]] {
+            lines.filter { $0["event"] as? String == "midi" }.compactMap { $0["bytes"] as? [Int] }
+        }
 
         func stop(_ sig: Int32 = SIGTERM) {
             if process.isRunning { kill(process.processIdentifier, sig) }
@@ -74,7 +78,8 @@ final class RTPMIDICLITests: XCTestCase {
         var out: [[Int]] = []
         for line in CLI.lines(stdout) {
             guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let type = o["type"] as? String, let ch = o["ch"] as? Int else { continue }
+                let type = o["type"] as? String, let ch = o["ch"] as? Int
+            else { continue }
             let c = ch - 1
             switch type {
             case "cc": out.append([0xB0 | c, o["cc"] as! Int, o["value"] as! Int])
@@ -98,18 +103,22 @@ final class RTPMIDICLITests: XCTestCase {
         defer { a.stop(); b.stop() }
         XCTAssertTrue(a.waitFor({ $0.contains { $0["event"] as? String == "listening" } }, seconds: 10))
         XCTAssertTrue(b.waitFor({ $0.contains { $0["event"] as? String == "listening" } }, seconds: 10))
-        let r = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--speed", "4", "--midi", "rtp", "--midi", "stdout",
-                             "--map", "tilt.x zero cc=11", "--map", "flick note=60",
-                             "--rtp-port", "\(ours)", "--rtp-connect", "127.0.0.1:\(pa)", "--rtp-connect", "localhost:\(pb)",
-                             "--rtp-wait", "10", "--rtp-name", "wah test"])
+        let r = try CLI.run([
+            "replay", CLI.recording("wrist-wah-phone.csv"), "--speed", "4", "--midi", "rtp", "--midi", "stdout",
+            "--map", "tilt.x zero cc=11", "--map", "flick note=60",
+            "--rtp-port", "\(ours)", "--rtp-connect", "127.0.0.1:\(pa)", "--rtp-connect", "localhost:\(pb)",
+            "--rtp-wait", "10", "--rtp-name", "wah test"
+        ])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("'pymidi' joined"), r.stderr)
         XCTAssertTrue(r.stderr.contains("goodbye to 'pymidi', 'pymidi'"), r.stderr)
         let expected = Self.midiBytes(r.stdout)
         XCTAssertGreaterThan(expected.count, 100)
-        XCTAssertTrue(expected.contains { $0[0] == 0x90 } && expected.contains { $0[0] == 0x80 }, "the take should play notes")
+        XCTAssertTrue(
+            expected.contains { $0[0] == 0x90 } && expected.contains { $0[0] == 0x80 }, "the take should play notes")
         for p in [a, b] {
-            XCTAssertTrue(p.waitFor({ $0.contains { $0["event"] as? String == "disconnected" } }, seconds: 5), "no goodbye")
+            XCTAssertTrue(
+                p.waitFor({ $0.contains { $0["event"] as? String == "disconnected" } }, seconds: 5), "no goodbye")
             XCTAssertEqual(p.lines.first { $0["event"] as? String == "connected" }?["name"] as? String, "wah test")
             let got = p.midi()
             XCTAssertEqual(got.count, expected.count)
@@ -125,17 +134,22 @@ final class RTPMIDICLITests: XCTestCase {
         var b = try Peer(["pymidi", "--port", "\(pb)"])
         defer { a.stop(); b.stop() }
         XCTAssertTrue(b.waitFor({ $0.contains { $0["event"] as? String == "listening" } }, seconds: 10))
-        let s = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--midi", "rtp",
-                                 "--rtp-port", "\(ours)", "--rtp-connect", "127.0.0.1:\(pa)", "--rtp-connect", "127.0.0.1:\(pb)",
-                                 "--rtp-wait", "10"])
+        let s = try CLI.Running([
+            "replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--midi", "rtp",
+            "--rtp-port", "\(ours)", "--rtp-connect", "127.0.0.1:\(pa)", "--rtp-connect", "127.0.0.1:\(pb)",
+            "--rtp-wait", "10"
+        ])
         XCTAssertNotNil(s.waitForStderr("2 participants", seconds: 10), s.stderrSoFar)
         XCTAssertTrue(b.waitFor({ !$0.filter { $0["event"] as? String == "midi" }.isEmpty }, seconds: 10))
         b.stop(SIGKILL)
-        XCTAssertNotNil(s.waitForStderr("127.0.0.1:\(pb)\\) no answer to clock sync; inviting again", seconds: 15), s.stderrSoFar)
+        XCTAssertNotNil(
+            s.waitForStderr("127.0.0.1:\(pb)\\) no answer to clock sync; inviting again", seconds: 15), s.stderrSoFar)
         let aBefore = a.midi().count
         b = try Peer(["pymidi", "--port", "\(pb)"])
         XCTAssertTrue(b.waitFor({ $0.contains { $0["event"] as? String == "connected" } }, seconds: 15), s.stderrSoFar)
-        XCTAssertTrue(b.waitFor({ $0.filter { $0["event"] as? String == "midi" }.count > 5 }, seconds: 10), "no MIDI after the re-invitation")
+        XCTAssertTrue(
+            b.waitFor({ $0.filter { $0["event"] as? String == "midi" }.count > 5 }, seconds: 10),
+            "no MIDI after the re-invitation")
         XCTAssertGreaterThan(a.midi().count, aBefore, "the other participant stopped receiving")
         s.interrupt()
         let r = s.wait(timeout: 20)
@@ -150,23 +164,31 @@ final class RTPMIDICLITests: XCTestCase {
     /// packet, and its reading of the journal's chapters C, W and N equals the test's decoder's.
     func testInvitedByAnInitiatorWithLossJournalFeedbackAndTshark() throws {
         let ours = Loopback.freeUDPPortPair(), theirs = Loopback.freeUDPPortPair()
-        let pcap = FileManager.default.temporaryDirectory.appendingPathComponent("rtpmidi-\(getpid())-\(ours).pcap").path
+        let pcap = FileManager.default.temporaryDirectory.appendingPathComponent("rtpmidi-\(getpid())-\(ours).pcap")
+            .path
         defer { try? FileManager.default.removeItem(atPath: pcap) }
         // capture starts when tshark says so (its stderr, in a file: JackTest.Proc)
         let tshark: JackTest.Proc
         do {
-            tshark = try JackTest.Proc("/usr/bin/tshark", ["-i", "lo", "-f", "udp portrange \(ours)-\(ours + 1)", "-w", pcap, "-q"])
+            tshark = try JackTest.Proc(
+                "/usr/bin/tshark", ["-i", "lo", "-f", "udp portrange \(ours)-\(ours + 1)", "-w", pcap, "-q"])
         } catch {
             return XCTFail("tshark (Debian: tshark) is needed: tools/install-deps (\(error))")
         }
-        XCTAssertTrue(tshark.waitForStderr("Capturing on", seconds: 10),
-                      "tshark did not start capturing on lo (it needs root or dumpcap's capabilities): \(tshark.stderr)")
-        let s = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--speed", "4", "--loop", "--midi", "rtp", "--midi", "stdout",
-                                 "--map", "tilt.x zero cc=11", "--map", "flick note=60", "--map", "accel.y bend",
-                                 "--map", "accel.z cc14=1", "--rtp-port", "\(ours)", "--rtp-wait", "10"])
+        XCTAssertTrue(
+            tshark.waitForStderr("Capturing on", seconds: 10),
+            "tshark did not start capturing on lo (it needs root or dumpcap's capabilities): \(tshark.stderr)")
+        let s = try CLI.Running([
+            "replay", CLI.recording("wrist-wah-phone.csv"), "--speed", "4", "--loop", "--midi", "rtp", "--midi",
+            "stdout",
+            "--map", "tilt.x zero cc=11", "--map", "flick note=60", "--map", "accel.y bend",
+            "--map", "accel.z cc14=1", "--rtp-port", "\(ours)", "--rtp-wait", "10"
+        ])
         // it listens for 5 s (a take and a bit), then says goodbye while SensorWah plays on
-        let initiator = try Peer(["initiate", "--target", "127.0.0.1:\(ours)", "--port", "\(theirs)", "--drop", "4",
-                                  "--rs-every", "10", "--seconds", "5", "--bye"])
+        let initiator = try Peer([
+            "initiate", "--target", "127.0.0.1:\(ours)", "--port", "\(theirs)", "--drop", "4",
+            "--rs-every", "10", "--seconds", "5", "--bye"
+        ])
         XCTAssertTrue(initiator.waitFor({ $0.contains { $0["handshake"] != nil } }, seconds: 30))
         initiator.stop()
         XCTAssertNotNil(s.waitForStderr("said goodbye", seconds: 5), s.stderrSoFar)
@@ -187,13 +209,20 @@ final class RTPMIDICLITests: XCTestCase {
             p.waitUntilExit()
             return String(decoding: d, as: UTF8.self)
         }
-        XCTAssertNoThrow(try waitUntil("the goodbye (AppleMIDI BY) in tshark's capture", timeout: 10, poll: 0.2,
-                                       observe: { try tsharkRun(["-Y", "applemidi.command == 0x4259"]) }) { !$0.isEmpty })
+        XCTAssertNoThrow(
+            try waitUntil(
+                "the goodbye (AppleMIDI BY) in tshark's capture", timeout: 10, poll: 0.2,
+                observe: { try tsharkRun(["-Y", "applemidi.command == 0x4259"]) }
+            ) { !$0.isEmpty })
         tshark.signal(SIGINT)
         tshark.wait(timeout: 10)
-        guard let result = initiator.lines.first(where: { $0["handshake"] != nil }) else { return XCTFail("no result from the initiator") }
+        guard let result = initiator.lines.first(where: { $0["handshake"] != nil }) else {
+            return XCTFail("no result from the initiator")
+        }
         // docs/outputs.md quotes these (loopback; a packet dropped on purpose is repaired by the next)
-        print("RTP-MIDI on loopback: event to receiver \(result["latency_ms"]!) ms; state stale after a loss \(result["stale_after_loss_ms"]!) ms; CK round trip \((result["ck"] as! [String: Any])["round_trip_ms"]!) ms")
+        print(
+            "RTP-MIDI on loopback: event to receiver \(result["latency_ms"]!) ms; state stale after a loss \(result["stale_after_loss_ms"]!) ms; CK round trip \((result["ck"] as! [String: Any])["round_trip_ms"]!) ms"
+        )
 
         // the handshake: OK on the control port then the data port, our token, the session's name
         let hs = result["handshake"] as! [[String: Any]]
@@ -210,14 +239,18 @@ final class RTPMIDICLITests: XCTestCase {
         let events = (result["events"] as! [[Int]]).map { Array($0.dropFirst()) }
         let expected = Self.midiBytes(r.stdout)
         XCTAssertGreaterThan(events.count, 1000)
-        XCTAssertEqual(events, Array(expected.prefix(events.count)), "the initiator decoded another stream than --midi stdout printed")
+        XCTAssertEqual(
+            events, Array(expected.prefix(events.count)),
+            "the initiator decoded another stream than --midi stdout printed")
         let times = (result["events"] as! [[Int]]).map { $0[0] }
         XCTAssertEqual(times, times.sorted(), "timestamps plus delta times go backwards")
 
         // loss repaired from the journal: after each packet that arrived, the receiver's state equals the sender's
         let dropped = result["dropped"] as! Int, repaired = result["repaired"] as! Int
         XCTAssertGreaterThan(dropped, 50)
-        XCTAssertGreaterThanOrEqual(repaired, dropped - 1, "every loss (but a last packet dropped) should be followed by a repair from the journal")
+        XCTAssertGreaterThanOrEqual(
+            repaired, dropped - 1,
+            "every loss (but a last packet dropped) should be followed by a repair from the journal")
         XCTAssertEqual((result["mismatches"] as! [Any]).count, 0, "\(result["mismatches"]!)")
         XCTAssertEqual(result["checks"] as! Int, (result["packets"] as! Int) - dropped)
 
@@ -225,21 +258,25 @@ final class RTPMIDICLITests: XCTestCase {
         let pairs = (result["checkpoints_after_rs"] as! [[Int]])
         XCTAssertGreaterThan(pairs.count, 50)
         let moved = pairs.filter { $0[1] == ($0[0] + 1) & 0xFFFF }.count
-        XCTAssertGreaterThan(Double(moved) / Double(pairs.count), 0.8, "the checkpoint does not follow RS feedback: \(pairs.prefix(20))")
-        XCTAssertTrue(pairs.allSatisfy { (($0[0] + 1 - $0[1]) & 0xFFFF) < 0x8000 }, "a checkpoint after the confirmed packet + 1")
+        XCTAssertGreaterThan(
+            Double(moved) / Double(pairs.count), 0.8, "the checkpoint does not follow RS feedback: \(pairs.prefix(20))")
+        XCTAssertTrue(
+            pairs.allSatisfy { (($0[0] + 1 - $0[1]) & 0xFFFF) < 0x8000 }, "a checkpoint after the confirmed packet + 1")
 
         // tshark: every packet decoded as AppleMIDI or RTP-MIDI, none malformed, none with a warning
         let bad = try tsharkRun(["-Y", "_ws.malformed || _ws.expert.severity >= warning"])
         XCTAssertEqual(bad, "", "tshark finds malformed packets:\n\(bad.prefix(2000))")
         let commands = try tsharkRun(["-Y", "applemidi", "-T", "fields", "-e", "applemidi.command"])
         let codes = Set(CLI.lines(commands).map { $0.trimmingCharacters(in: .whitespaces) })
-        for c in ["0x494e", "0x4f4b", "0x434b", "0x5253", "0x4259"] {   // IN OK CK RS BY
+        for c in ["0x494e", "0x4f4b", "0x434b", "0x5253", "0x4259"] {  // IN OK CK RS BY
             XCTAssertTrue(codes.contains(c), "tshark saw no \(c) command: \(codes)")
         }
-        let fields = try tsharkRun(["-Y", "rtpmidi", "-T", "fields", "-E", "separator=|", "-e", "rtp.seq", "-e", "rtpmidi.check_Seq_num",
-                                    "-e", "rtpmidi.cj_chapter_c_number", "-e", "rtpmidi.cj_chapter_c_value",
-                                    "-e", "rtpmidi.cj_chapter_w_first", "-e", "rtpmidi.cj_chapter_w_second",
-                                    "-e", "rtpmidi.cj_chapter_n_log_note", "-e", "rtpmidi.cj_chapter_n_log_velocity"])
+        let fields = try tsharkRun([
+            "-Y", "rtpmidi", "-T", "fields", "-E", "separator=|", "-e", "rtp.seq", "-e", "rtpmidi.check_Seq_num",
+            "-e", "rtpmidi.cj_chapter_c_number", "-e", "rtpmidi.cj_chapter_c_value",
+            "-e", "rtpmidi.cj_chapter_w_first", "-e", "rtpmidi.cj_chapter_w_second",
+            "-e", "rtpmidi.cj_chapter_n_log_note", "-e", "rtpmidi.cj_chapter_n_log_velocity"
+        ])
         let journals = result["journals"] as! [String: [String: Any]]
         var compared = 0, withNotes = 0, withWheel = 0
         func ints(_ s: Substring) -> [Int] {
@@ -269,17 +306,22 @@ final class RTPMIDICLITests: XCTestCase {
 
     /// The live view lists the session and its participants.
     func testLiveViewShowsTheParticipants() throws {
-        guard MonitorCLITests.tmux != nil else { throw XCTSkip("tmux is not installed (tools/install-deps installs it)") }
+        guard MonitorCLITests.tmux != nil else {
+            throw XCTSkip("tmux is not installed (tools/install-deps installs it)")
+        }
         let ours = Loopback.freeUDPPortPair(), theirs = Loopback.freeUDPPortPair()
-        let cmd = "'\(CLI.binary.path)' replay '\(CLI.recording("wrist-wah-phone.csv"))' --loop --monitor --midi rtp --no-rtp-announce"
+        let cmd =
+            "'\(CLI.binary.path)' replay '\(CLI.recording("wrist-wah-phone.csv"))' --loop --monitor --midi rtp --no-rtp-announce"
             + " --rtp-port \(ours) --rtp-name 'view test'; sleep 30"
         let t = MonitorCLITests.Tmux()
         defer { t.run(["kill-server"]) }
         t.run(["new-session", "-d", "-s", "view", "-x", "120", "-y", "40", "-c", CLI.repo.path, cmd])
         let empty = t.waitFor("no participants yet")
         XCTAssertTrue(empty.contains("RTP-MIDI 'view test' on UDP \(ours)"), empty)
-        let initiator = try Peer(["initiate", "--target", "127.0.0.1:\(ours)", "--port", "\(theirs)", "--name", "stage iPad",
-                                  "--seconds", "4", "--bye"])
+        let initiator = try Peer([
+            "initiate", "--target", "127.0.0.1:\(ours)", "--port", "\(theirs)", "--name", "stage iPad",
+            "--seconds", "4", "--bye"
+        ])
         defer { initiator.stop() }
         let joined = t.waitFor("'stage iPad' 127.0.0.1 (joined us")
         XCTAssertTrue(joined.contains("1 participant"), joined)
@@ -305,19 +347,30 @@ final class RTPMIDICLITests: XCTestCase {
         // the session writes its file on its loop after saying it listens: `ports` reads that file
         let file = runtime + "/sensorwah/rtp-\(ours)"
         func published(_ text: String) {
-            XCTAssertNoThrow(try waitUntil("\(file) to name \(text)", observe: { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }) {
-                $0.contains(text)
-            })
+            XCTAssertNoThrow(
+                try waitUntil(
+                    "\(file) to name \(text)", observe: { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
+                ) {
+                    $0.contains(text)
+                })
         }
-        let s = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--midi", "rtp", "--no-rtp-announce",
-                                 "--rtp-port", "\(ours)", "--rtp-name", "ports test"], env: env)
+        let s = try CLI.Running(
+            [
+                "replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--midi", "rtp", "--no-rtp-announce",
+                "--rtp-port", "\(ours)", "--rtp-name", "ports test"
+            ], env: env)
         XCTAssertNotNil(s.waitForStderr("session 'ports test' on UDP", seconds: 10), s.stderrSoFar)
         published("'ports test'")
         var r = try ports()
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stdout.contains("RTP-MIDI 'ports test' on UDP \(ours): no participants yet (sensorwah, pid \(s.process.processIdentifier))"), r.stdout)
+        XCTAssertTrue(
+            r.stdout.contains(
+                "RTP-MIDI 'ports test' on UDP \(ours): no participants yet (sensorwah, pid \(s.process.processIdentifier))"
+            ), r.stdout)
         if noSequencer { XCTAssertTrue(r.stderr.hasPrefix("sensorwah: no ALSA sequencer"), r.stderr) }
-        let initiator = try Peer(["initiate", "--target", "127.0.0.1:\(ours)", "--port", "\(theirs)", "--name", "stage iPad", "--seconds", "6"])
+        let initiator = try Peer([
+            "initiate", "--target", "127.0.0.1:\(ours)", "--port", "\(theirs)", "--name", "stage iPad", "--seconds", "6"
+        ])
         defer { initiator.stop() }
         XCTAssertNotNil(s.waitForStderr("'stage iPad' joined", seconds: 10), s.stderrSoFar)
         published("'stage iPad'")
@@ -331,8 +384,11 @@ final class RTPMIDICLITests: XCTestCase {
         if noSequencer { XCTAssertEqual(r.status, 1) }
 
         // killed: its file stays behind, but its process is gone, so it is not listed
-        let k = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--midi", "rtp", "--no-rtp-announce",
-                                 "--rtp-port", "\(ours)", "--rtp-name", "killed"], env: env)
+        let k = try CLI.Running(
+            [
+                "replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--midi", "rtp", "--no-rtp-announce",
+                "--rtp-port", "\(ours)", "--rtp-name", "killed"
+            ], env: env)
         XCTAssertNotNil(k.waitForStderr("session 'killed' on UDP", seconds: 10), k.stderrSoFar)
         published("'killed'")
         XCTAssertTrue(try ports().stdout.contains("'killed'"))
@@ -360,21 +416,28 @@ final class RTPMIDICLITests: XCTestCase {
         _ = ip(["netns", "del", ns])
         XCTAssertEqual(ip(["netns", "add", ns]), 0)
         defer { _ = ip(["netns", "del", ns]) }
-        for cmd in [["link", "set", "lo", "up"], ["link", "add", "v0", "type", "veth", "peer", "name", "v1"],
-                    ["addr", "add", "10.77.0.1/24", "dev", "v0"], ["link", "set", "v0", "up"], ["link", "set", "v1", "up"]] {
+        for cmd in [
+            ["link", "set", "lo", "up"], ["link", "add", "v0", "type", "veth", "peer", "name", "v1"],
+            ["addr", "add", "10.77.0.1/24", "dev", "v0"], ["link", "set", "v0", "up"], ["link", "set", "v1", "up"]
+        ] {
             XCTAssertEqual(ip(["-n", ns] + cmd), 0, cmd.joined(separator: " "))
         }
         let pa = Loopback.freeUDPPortPair(), ours = Loopback.freeUDPPortPair()
-        let a = try Peer(program: "/usr/sbin/ip", ["netns", "exec", ns, Self.python, Self.peerScript, "pymidi", "--port", "\(pa)"])
+        let a = try Peer(
+            program: "/usr/sbin/ip", ["netns", "exec", ns, Self.python, Self.peerScript, "pymidi", "--port", "\(pa)"])
         defer { a.stop() }
         XCTAssertTrue(a.waitFor({ $0.contains { $0["event"] as? String == "listening" } }, seconds: 10))
-        let s = try CLI.Running(["replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--midi", "rtp", "--no-rtp-announce",
-                                 "--rtp-port", "\(ours)", "--rtp-connect", "127.0.0.1:\(pa)", "--rtp-connect", "10.77.0.2:5004",
-                                 "--rtp-wait", "2"],
-                                launcher: ["/usr/sbin/ip", "netns", "exec", ns])
+        let s = try CLI.Running(
+            [
+                "replay", CLI.recording("wrist-wah-phone.csv"), "--loop", "--midi", "rtp", "--no-rtp-announce",
+                "--rtp-port", "\(ours)", "--rtp-connect", "127.0.0.1:\(pa)", "--rtp-connect", "10.77.0.2:5004",
+                "--rtp-wait", "2"
+            ],
+            launcher: ["/usr/sbin/ip", "netns", "exec", ns])
         defer { if s.process.isRunning { s.signal(SIGKILL) } }
         XCTAssertNotNil(s.waitForStderr("'pymidi' joined", seconds: 15), s.stderrSoFar)
-        XCTAssertNotNil(s.waitForStderr("1 of 2 participants joined in .*; starting anyway", seconds: 10), s.stderrSoFar)
+        XCTAssertNotNil(
+            s.waitForStderr("1 of 2 participants joined in .*; starting anyway", seconds: 10), s.stderrSoFar)
         // the address resolution fails after about 3 s and every invitation after that brings
         // an ICMP host unreachable back; MIDI goes on past several of them
         for _ in 0..<4 {
@@ -385,10 +448,14 @@ final class RTPMIDICLITests: XCTestCase {
             XCTAssertGreaterThan(a.midi().count, before + 10, "MIDI stopped: " + s.stderrSoFar)
         }
         XCTAssertTrue(s.process.isRunning, s.stderrSoFar)
-        XCTAssertFalse(s.stderrSoFar.contains("'pymidi' (127.0.0.1:\(pa)) no answer"), "pymidi was dropped: " + s.stderrSoFar)
-        XCTAssertEqual(s.stderrSoFar.components(separatedBy: "'pymidi' joined").count, 2, "pymidi joined once: " + s.stderrSoFar)
+        XCTAssertFalse(
+            s.stderrSoFar.contains("'pymidi' (127.0.0.1:\(pa)) no answer"), "pymidi was dropped: " + s.stderrSoFar)
+        XCTAssertEqual(
+            s.stderrSoFar.components(separatedBy: "'pymidi' joined").count, 2, "pymidi joined once: " + s.stderrSoFar)
         s.interrupt()
         XCTAssertEqual(s.wait(timeout: 20).status, 0)
-        XCTAssertTrue(a.waitFor({ $0.contains { $0["event"] as? String == "disconnected" } }, seconds: 5), "no goodbye over the control socket")
+        XCTAssertTrue(
+            a.waitFor({ $0.contains { $0["event"] as? String == "disconnected" } }, seconds: 5),
+            "no goodbye over the control socket")
     }
 }

@@ -9,7 +9,8 @@ final class ReplayCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("mapping: zero.x -> CC 11 on channel 1"), r.stderr)
         let values = CLI.lines(r.stdout).compactMap { l -> Int? in
-            guard let d = l.data(using: .utf8), let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any] else { return nil }
+            guard let d = l.data(using: .utf8), let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any]
+            else { return nil }
             return o["value"] as? Int
         }
         XCTAssertGreaterThan(values.count, 100)
@@ -19,7 +20,9 @@ final class ReplayCLITests: XCTestCase {
     }
 
     func testReplayPrintsOneJSONObjectPerMessageAndASummary() throws {
-        let r = try CLI.run(["replay", CLI.recording("wrist-wah-phone.csv"), "--fast", "--midi", "stdout", "--map", "accel.x cc=11"])
+        let r = try CLI.run([
+            "replay", CLI.recording("wrist-wah-phone.csv"), "--fast", "--midi", "stdout", "--map", "accel.x cc=11"
+        ])
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = CLI.lines(r.stdout)
         XCTAssertGreaterThan(lines.count, 300)
@@ -33,7 +36,8 @@ final class ReplayCLITests: XCTestCase {
         // the demo sweeps heel to toe: the full range is used, and it ends at rest
         XCTAssertEqual(values.min(), 0); XCTAssertEqual(values.max(), 127); XCTAssertEqual(values.last, 64)
         XCTAssertTrue(r.stderr.contains("rows read 1256, frames used 1256"), r.stderr)
-        XCTAssertTrue(r.stderr.contains("4 beyond the hard bound"), "the four knocks of the demo are dropped:\n\(r.stderr)")
+        XCTAssertTrue(
+            r.stderr.contains("4 beyond the hard bound"), "the four knocks of the demo are dropped:\n\(r.stderr)")
         XCTAssertTrue(r.stderr.contains("messages sent \(lines.count)"), r.stderr)
     }
 
@@ -52,8 +56,10 @@ final class ReplayCLITests: XCTestCase {
         let slow = try CLI.run(["replay", CLI.recording("accel-only-30hz.csv"), "--fast"])
         func series(_ s: String) -> [(Double, Int)] {
             CLI.lines(s).compactMap { l in
-                guard let d = l.data(using: .utf8), let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any],
-                      let t = o["t"] as? Double, let v = o["value"] as? Int else { return nil }
+                guard let d = l.data(using: .utf8),
+                    let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any],
+                    let t = o["t"] as? Double, let v = o["value"] as? Int
+                else { return nil }
                 return (t, v)
             }
         }
@@ -69,7 +75,8 @@ final class ReplayCLITests: XCTestCase {
         let r = try CLI.run(["replay", CLI.recording("phone-quirks.csv"), "--fast"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("rows read 701"), r.stderr)
-        XCTAssertTrue(r.stderr.contains("rows with a field too many or too few, used (motion columns intact): 6"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.contains("rows with a field too many or too few, used (motion columns intact): 6"), r.stderr)
         XCTAssertTrue(r.stderr.contains("late samples dropped (timestamp went backwards): 1"), r.stderr)
         XCTAssertFalse(r.stdout.isEmpty)
     }
@@ -83,8 +90,11 @@ final class ReplayCLITests: XCTestCase {
         }
         for f in files {
             // a file without a header is named with --columns (FieldRecordingTests checks the refusal)
-            let columns = f.contains("headerless") ? ["--columns", f.contains("rotation") ? "time,gx,gy,gz" : "time,ax,ay,az"] : []
-            let r = try CLI.run(["replay", f, "--fast", "--map", "gyro.y cc=20 range=-3..3", "--map", "accel.x cc14=1"] + columns)
+            let columns =
+                f.contains("headerless")
+                ? ["--columns", f.contains("rotation") ? "time,gx,gy,gz" : "time,ax,ay,az"] : []
+            let r = try CLI.run(
+                ["replay", f, "--fast", "--map", "gyro.y cc=20 range=-3..3", "--map", "accel.x cc14=1"] + columns)
             XCTAssertEqual(r.status, 0, "\(f): \(r.stderr)")
             XCTAssertFalse(r.stdout.isEmpty, f)
         }
@@ -92,7 +102,9 @@ final class ReplayCLITests: XCTestCase {
 
     func testHostileInputFileNeverCrashes() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(getpid()).csv").path
-        var data = Data("loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)\n".utf8)
+        var data = Data(
+            "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)\n"
+                .utf8)
         var rng = SystemRandomNumberGenerator()
         for i in 0..<2000 {
             switch i % 5 {

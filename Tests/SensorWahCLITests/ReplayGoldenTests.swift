@@ -13,9 +13,14 @@ final class ReplayGoldenTests: XCTestCase {
         ("quirks-default", ["phone-quirks.csv"]),
         ("accel-only-default", ["accel-only-30hz.csv"]),
         ("two-files-merged", ["accel-only-30hz.csv", "watch-sweeps.csv"]),
-        ("wrist-motion", ["wrist-wah-phone.csv", "--map", "tilt.y zero cc=12 smooth=40", "--map", "flick note=60",
-                          "--map", "shake cc=20", "--map", "gyro.z cc=21 range=-5..5", "--map", "tap note=62"]),
-        ("watch-attitude", ["watch-sweeps.csv", "--map", "quat.w cc=30", "--map", "accel.y cc=31 range=-1..1 bipolar"]),
+        (
+            "wrist-motion",
+            [
+                "wrist-wah-phone.csv", "--map", "tilt.y zero cc=12 smooth=40", "--map", "flick note=60",
+                "--map", "shake cc=20", "--map", "gyro.z cc=21 range=-5..5", "--map", "tap note=62"
+            ]
+        ),
+        ("watch-attitude", ["watch-sweeps.csv", "--map", "quat.w cc=30", "--map", "accel.y cc=31 range=-1..1 bipolar"])
     ]
 
     static var goldenURL: URL { CLI.repo.appendingPathComponent("Tests/SensorWahCLITests/Golden/replay-streams.txt") }
@@ -39,8 +44,10 @@ final class ReplayGoldenTests: XCTestCase {
         }
         if ProcessInfo.processInfo.environment["SENSORWAH_REGENERATE_GOLDEN"] == "1" {
             let header = "# replay's controller streams: case, lines, FNV-1a 64 of stdout (ReplayGoldenTests)\n"
-            try FileManager.default.createDirectory(at: Self.goldenURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try (header + measured.joined(separator: "\n") + "\n").write(to: Self.goldenURL, atomically: true, encoding: .utf8)
+            try FileManager.default.createDirectory(
+                at: Self.goldenURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try (header + measured.joined(separator: "\n") + "\n").write(
+                to: Self.goldenURL, atomically: true, encoding: .utf8)
             print("SENSORWAH_REGENERATE_GOLDEN=1: wrote \(Self.goldenURL.path)")
             return
         }

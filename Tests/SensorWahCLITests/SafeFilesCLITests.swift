@@ -9,14 +9,18 @@ import XCTest
 final class SafeFilesCLITests: XCTestCase {
     var dir: String!
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-safe-\(getpid())-\(name.hashValue & 0xffff)").path
+        dir =
+            FileManager.default.temporaryDirectory.appendingPathComponent(
+                "sw-safe-\(getpid())-\(name.hashValue & 0xffff)"
+            ).path
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     }
     override func tearDownWithError() throws { if let d = dir { try? FileManager.default.removeItem(atPath: d) } }
 
     func config(_ ccs: [Int]) -> String {
-        "listen:\n  bind: 127.0.0.1\n  port: 0\nmappings:\n" + ccs.map { "  - accel.x cc=\($0 % 120) ch=\($0 / 120 % 16 + 1)\n" }.joined()
+        "listen:\n  bind: 127.0.0.1\n  port: 0\nmappings:\n"
+            + ccs.map { "  - accel.x cc=\($0 % 120) ch=\($0 / 120 % 16 + 1)\n" }.joined()
     }
 
     /// Whether `condition` comes true within `seconds`.
@@ -50,9 +54,12 @@ final class SafeFilesCLITests: XCTestCase {
         XCTAssertNotNil(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#, seconds: 20), l.stderrSoFar)
         try FileManager.default.removeItem(atPath: path)
         XCTAssertEqual(mkfifo(path, 0o600), 0)
-        XCTAssertNotNil(l.waitForStderr("rig.yaml is a FIFO \\(named pipe\\), not a regular file.*kept", seconds: 5), l.stderrSoFar)
+        XCTAssertNotNil(
+            l.waitForStderr("rig.yaml is a FIFO \\(named pipe\\), not a regular file.*kept", seconds: 5), l.stderrSoFar)
         XCTAssertEqual(mkfifo(moves, 0o600), 0)
-        XCTAssertNotNil(l.waitForStderr("moves.yaml is a FIFO \\(named pipe\\), not a regular file.*kept", seconds: 5), l.stderrSoFar)
+        XCTAssertNotNil(
+            l.waitForStderr("moves.yaml is a FIFO \\(named pipe\\), not a regular file.*kept", seconds: 5),
+            l.stderrSoFar)
         // SIGHUP asks for a reload of the FIFO again: still no block
         l.signal(SIGHUP)
         XCTAssertTrue(eventually(5) { self.count(l.stderrSoFar, "rig.yaml is a FIFO") >= 2 }, l.stderrSoFar)
@@ -60,12 +67,16 @@ final class SafeFilesCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("stopping on SIGTERM"), r.stderr)
 
-        for (what, make) in [("a FIFO (named pipe)", { (p: String) in _ = mkfifo(p, 0o600) }),
-                             ("a directory", { (p: String) in _ = mkdir(p, 0o700) })] {
+        for (what, make) in [
+            ("a FIFO (named pipe)", { (p: String) in _ = mkfifo(p, 0o600) }),
+            ("a directory", { (p: String) in _ = mkdir(p, 0o700) })
+        ] {
             let p = dir + "/start.yaml"
             try? FileManager.default.removeItem(atPath: p)
             make(p)
-            for args in [["listen", "--config", p], ["replay", CLI.recording("accel-only-30hz.csv"), "--fast", "--config", p]] {
+            for args in [
+                ["listen", "--config", p], ["replay", CLI.recording("accel-only-30hz.csv"), "--fast", "--config", p]
+            ] {
                 let r = try CLI.run(args, timeout: 10)
                 XCTAssertNotEqual(r.status, 0)
                 XCTAssertTrue(r.stderr.contains("start.yaml is \(what), not a regular file"), "\(args): \(r.stderr)")
@@ -100,11 +111,14 @@ final class SafeFilesCLITests: XCTestCase {
 
         // over the mapping cap: refused, naming the count and the cap
         try config(Array(0..<300)).write(toFile: path, atomically: true, encoding: .utf8)
-        XCTAssertNotNil(l.waitForStderr("rig.yaml:4: mappings: 300 mappings; a list holds at most 256.*kept", seconds: 5), l.stderrSoFar)
+        XCTAssertNotNil(
+            l.waitForStderr("rig.yaml:4: mappings: 300 mappings; a list holds at most 256.*kept", seconds: 5),
+            l.stderrSoFar)
         // over the size cap
         let big = config([11]) + String(repeating: "# " + String(repeating: "x", count: 1000) + "\n", count: 4200)
         try big.write(toFile: path, atomically: true, encoding: .utf8)
-        XCTAssertNotNil(l.waitForStderr("rig.yaml is [0-9]+ bytes, over the 4194304 bytes.*kept", seconds: 5), l.stderrSoFar)
+        XCTAssertNotNil(
+            l.waitForStderr("rig.yaml is [0-9]+ bytes, over the 4194304 bytes.*kept", seconds: 5), l.stderrSoFar)
         XCTAssertEqual(count(l.stderrSoFar, "reloaded"), 1, l.stderrSoFar)
 
         // a writer that never stops: the reload waits, SIGTERM does not

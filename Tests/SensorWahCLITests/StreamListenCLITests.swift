@@ -22,7 +22,7 @@ final class StreamListenCLITests: XCTestCase {
         let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
         let s = try CLI.run(["stream", recording, "--to", "127.0.0.1:\(port)", "--speed", "8"])
         XCTAssertEqual(s.status, 0, s.stderr)
-        try l.awaitStderr("sender disconnected")   // listen has read the whole take
+        try l.awaitStderr("sender disconnected")  // listen has read the whole take
         l.interrupt()
         let r = l.wait()
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -51,7 +51,9 @@ final class StreamListenCLITests: XCTestCase {
         XCTAssertEqual(s.status, 0, s.stderr)
         // datagrams end no connection: listen has played the take when its stdout holds the
         // replay's stream (the rest values at the end come at the exit)
-        _ = try? l.awaitStdout("the replay's stream", seconds: 5) { want.starts(with: CLI.lines($0)) && CLI.lines($0).count >= want.count - 1 }
+        _ = try? l.awaitStdout("the replay's stream", seconds: 5) {
+            want.starts(with: CLI.lines($0)) && CLI.lines($0).count >= want.count - 1
+        }
         l.interrupt()
         let r = l.wait()
         XCTAssertEqual(CLI.lines(r.stdout), want)
@@ -64,7 +66,9 @@ final class StreamListenCLITests: XCTestCase {
         let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
         // the hostile sender: binary garbage, an endless line, while the phone streams
         let hostile = Thread {
-            guard let c = try? Loopback.Client(.tcp, to: Int(port)!) else { return XCTFail("the hostile sender could not connect") }
+            guard let c = try? Loopback.Client(.tcp, to: Int(port)!) else {
+                return XCTFail("the hostile sender could not connect")
+            }
             var rng = SystemRandomNumberGenerator()
             for _ in 0..<300 {
                 c.send((0..<4096).map { _ in UInt8.random(in: 0...255, using: &rng) })
@@ -86,8 +90,11 @@ final class StreamListenCLITests: XCTestCase {
         // the phone's recording replays to the same stream
         let files = try FileManager.default.contentsOfDirectory(atPath: dir).map { "\(dir)/\($0)" }
         XCTAssertEqual(files.count, 2, "one file per connection")
-        let phoneFile = try XCTUnwrap(files.first { (try? String(contentsOfFile: $0, encoding: .utf8))?.hasPrefix("loggingTime") == true })
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: phoneFile)), try Data(contentsOf: URL(fileURLWithPath: recording)))
+        let phoneFile = try XCTUnwrap(
+            files.first { (try? String(contentsOfFile: $0, encoding: .utf8))?.hasPrefix("loggingTime") == true })
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: phoneFile)), try Data(contentsOf: URL(fileURLWithPath: recording))
+        )
         XCTAssertEqual(try replayStream(phoneFile), want)
     }
 
@@ -100,7 +107,8 @@ final class StreamListenCLITests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // three seconds of the phone at its own pace
         let file = "\(dir)/phone-3s.csv"
-        let lines = try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = try String(contentsOfFile: recording, encoding: .utf8).split(
+            separator: "\n", omittingEmptySubsequences: false)
         try (lines.prefix(301).joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
         let config = "\(dir)/rig.yaml"
         try "listen:\n  no-anticipate: true\n".write(toFile: config, atomically: true, encoding: .utf8)
@@ -110,13 +118,15 @@ final class StreamListenCLITests: XCTestCase {
             let port = try XCTUnwrap(l.waitForStderr(#"listening on tcp://127\.0\.0\.1:(\d+)"#))
             let s = try CLI.run(["stream", file, "--to", "127.0.0.1:\(port)"])
             XCTAssertEqual(s.status, 0, s.stderr)
-            try l.awaitStderr("sender disconnected")   // listen has read the whole take
+            try l.awaitStderr("sender disconnected")  // listen has read the whole take
             l.interrupt()
             let r = l.wait()
             XCTAssertEqual(r.status, 0, r.stderr)
             XCTAssertEqual(CLI.lines(r.stdout), want, "\(extra)")
-            let awake = r.stderr.range(of: #"output thread awake before a due line: (\d+) times, (\d+) us in all"#, options: .regularExpression)
-                .map { String(r.stderr[$0]) }
+            let awake = r.stderr.range(
+                of: #"output thread awake before a due line: (\d+) times, (\d+) us in all"#, options: .regularExpression
+            )
+            .map { String(r.stderr[$0]) }
             if extra.isEmpty {
                 let text = try XCTUnwrap(awake, r.stderr)
                 let numbers = text.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }

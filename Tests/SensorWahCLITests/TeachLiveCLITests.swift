@@ -36,16 +36,21 @@ extension ControlCLITests {
         // a mark with nothing being taught, a bad name: told, nothing written
         XCTAssertEqual(try api(rig, "POST", "teach", ["name": "two words"]).code, 400)
         XCTAssertEqual(try api(rig, "POST", "teach/mark").code, 202)
-        XCTAssertTrue(Self.message(try waitForState(rig) { Self.message($0).contains("nothing is being taught") }).contains("nothing is being taught"))
+        XCTAssertTrue(
+            Self.message(try waitForState(rig) { Self.message($0).contains("nothing is being taught") }).contains(
+                "nothing is being taught"))
         // gesture:swing cannot be mapped before it is taught
         let early = try api(rig, "POST", "mappings", ["text": "gesture:swing note=60"])
         XCTAssertEqual(early.code, 400)
-        XCTAssertTrue((early.json["error"] as? String ?? "").contains("gesture:swing: no gesture 'swing' (it has none)"), "\(early.json)")
+        XCTAssertTrue(
+            (early.json["error"] as? String ?? "").contains("gesture:swing: no gesture 'swing' (it has none)"),
+            "\(early.json)")
 
         XCTAssertEqual(try api(rig, "POST", "teach", ["name": "swing"]).code, 202)
         let teaching = try waitForState(rig) { $0["teach"] as? String == "swing" }
         XCTAssertEqual(teaching["teach"] as? String, "swing", "\(teaching)")
-        XCTAssertTrue(Self.message(teaching).contains("press space during or just after each one"), Self.message(teaching))
+        XCTAssertTrue(
+            Self.message(teaching).contains("press space during or just after each one"), Self.message(teaching))
 
         let teach = TeachCLITests.take(hz: 100, seed: 42)
         let csv = teach.csv.split(separator: "\n")
@@ -70,7 +75,10 @@ extension ControlCLITests {
         XCTAssertEqual(try api(rig, "POST", "teach/finish").code, 202)
         let done = try waitForState(rig) { Self.message($0).contains("written to") }
         phone.close()
-        XCTAssertTrue(Self.message(done).contains("teach swing: 3 of 3 taught, written to \(model); gesture:swing now has 3 examples"), Self.message(done))
+        XCTAssertTrue(
+            Self.message(done).contains(
+                "teach swing: 3 of 3 taught, written to \(model); gesture:swing now has 3 examples"), Self.message(done)
+        )
         XCTAssertTrue(done["teach"] is NSNull, "\(done)")
         XCTAssertEqual((done["taught"] as? [String: Any])?["gestures"] as? [String], ["swing"], "\(done)")
         let file = try String(contentsOfFile: model, encoding: .utf8)
@@ -89,7 +97,8 @@ extension ControlCLITests {
         XCTAssertEqual(s.status, 0, s.stderr)
         // the page's Gestures counts it under its name (once listen has read the whole take)
         let counted = try waitForState(rig) { ($0["gestures"] as? [String: Any])?["gesture:swing"] as? Int ?? 0 >= 6 }
-        XCTAssertEqual((counted["gestures"] as? [String: Any])?["gesture:swing"] as? Int, 6, "\(counted["gestures"] ?? "")")
+        XCTAssertEqual(
+            (counted["gestures"] as? [String: Any])?["gesture:swing"] as? Int, 6, "\(counted["gestures"] ?? "")")
         rig.listen.interrupt()
         let r = rig.listen.wait(timeout: 20)
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -111,17 +120,22 @@ extension ControlCLITests {
         try take.csv.write(toFile: takePath, atomically: true, encoding: .utf8)
         func marks(_ kind: String) throws -> String {
             let p = data + "/\(kind).txt"
-            try take.events.filter { $0.kind == kind }.prefix(3).map { String(format: "%.2f \(kind)\n", $0.start + $0.duration / 2) }.joined()
+            try take.events.filter { $0.kind == kind }.prefix(3).map {
+                String(format: "%.2f \(kind)\n", $0.start + $0.duration / 2)
+            }.joined()
                 .write(toFile: p, atomically: true, encoding: .utf8)
             return p
         }
         let model = data + "/moves.yaml"
         XCTAssertEqual(try CLI.run(["teach", model, takePath, "--marks", try marks("swing")]).status, 0)
         let rig = try start(["--gestures", model, "--map", "gesture:swing note=60"])
-        XCTAssertEqual((try api(rig, "GET", "state").json["taught"] as? [String: Any])?["gestures"] as? [String], ["swing"])
+        XCTAssertEqual(
+            (try api(rig, "GET", "state").json["taught"] as? [String: Any])?["gestures"] as? [String], ["swing"])
         XCTAssertEqual(try api(rig, "POST", "mappings", ["text": "gesture:chop note=62"]).code, 400)
         XCTAssertEqual(try CLI.run(["teach", model, takePath, "--marks", try marks("chop")]).status, 0)
-        let after = try waitForState(rig) { ($0["taught"] as? [String: Any])?["gestures"] as? [String] == ["swing", "chop"] }
+        let after = try waitForState(rig) {
+            ($0["taught"] as? [String: Any])?["gestures"] as? [String] == ["swing", "chop"]
+        }
         XCTAssertEqual((after["taught"] as? [String: Any])?["gestures"] as? [String], ["swing", "chop"], "\(after)")
         XCTAssertTrue(Self.message(after).contains("moves.yaml: reloaded, 2 gestures, 0 poses"), Self.message(after))
         XCTAssertEqual(try api(rig, "POST", "mappings", ["text": "gesture:chop note=62"]).code, 201)
@@ -146,25 +160,30 @@ final class TeachKeysCLITests: XCTestCase {
     /// file then holds pose:wah with the two values at the two orientations; a bad name is
     /// refused on the screen; Esc drops a teach with nothing written.
     func testTeachPosesWithTheLiveViewsKeys() throws {
-        guard MonitorCLITests.tmux != nil else { throw XCTSkip("tmux is not installed (tools/install-deps installs it)") }
+        guard MonitorCLITests.tmux != nil else {
+            throw XCTSkip("tmux is not installed (tools/install-deps installs it)")
+        }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-teachkeys-\(getpid())").path
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let model = dir + "/poses.yaml", status = dir + "/status"
         let port = Loopback.freePort()
-        let cmd = "'\(CLI.binary.path)' listen --bind 127.0.0.1 --port \(port) --gestures '\(model)' --monitor -q --midi stdout > /dev/null; echo $? > '\(status)'; sleep 30"
+        let cmd =
+            "'\(CLI.binary.path)' listen --bind 127.0.0.1 --port \(port) --gestures '\(model)' --monitor -q --midi stdout > /dev/null; echo $? > '\(status)'; sleep 30"
         let t = MonitorCLITests.Tmux()
         defer { t.run(["kill-server"]) }
         t.run(["new-session", "-d", "-s", "view", "-x", "160", "-y", "40", "-c", CLI.repo.path, cmd])
         XCTAssertTrue(t.waitFor("t teach").contains("t teach"), t.screen())
 
         // the phone: held rolled 40 degrees right for 3 s, turned, held 40 degrees left (100 Hz)
-        var lines = ["loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G),gyroTimestamp_sinceReboot(s),gyroRotationX(rad/s),gyroRotationY(rad/s),gyroRotationZ(rad/s)"]
+        var lines = [
+            "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G),gyroTimestamp_sinceReboot(s),gyroRotationX(rad/s),gyroRotationY(rad/s),gyroRotationZ(rad/s)"
+        ]
         let roll = 40.0 * .pi / 180
         for i in 0..<700 {
             let s = Double(i) / 100
-            let u = min(max(s - 3, 0), 1)                  // 3-4 s: from right to left
+            let u = min(max(s - 3, 0), 1)  // 3-4 s: from right to left
             let a = roll * (1 - 2 * (u * u * (3 - 2 * u)))
             let rate = s > 3 && s < 4 ? -2 * roll * 6 * u * (1 - u) : 0
             let ts = String(format: "%.6f", 5000 + s)
@@ -172,7 +191,7 @@ final class TeachKeysCLITests: XCTestCase {
         }
         let phone = try Loopback.Client(.tcp, to: port, from: "127.0.0.1")
         defer { phone.close() }
-        XCTAssertTrue(phone.send(lines[0...250].joined(separator: "\n") + "\n"))   // to 2.5 s
+        XCTAssertTrue(phone.send(lines[0...250].joined(separator: "\n") + "\n"))  // to 2.5 s
 
         // a name that is not one
         t.run(["send-keys", "-t", "view", "t"])
@@ -181,14 +200,16 @@ final class TeachKeysCLITests: XCTestCase {
         t.run(["send-keys", "-t", "view", "Enter"])
         XCTAssertTrue(t.waitFor("teach: '=5' is not a name", seconds: 3).contains("press t to try again"), t.screen())
         // Esc drops a teach
-        t.run(["send-keys", "-t", "view", "t"]); t.run(["send-keys", "-t", "view", "-l", "wah=5"]); t.run(["send-keys", "-t", "view", "Enter"])
+        t.run(["send-keys", "-t", "view", "t"]); t.run(["send-keys", "-t", "view", "-l", "wah=5"]);
+        t.run(["send-keys", "-t", "view", "Enter"])
         XCTAssertTrue(t.waitFor("hold the pose still", seconds: 3).contains("teach pose wah = 5"), t.screen())
         t.run(["send-keys", "-t", "view", "Escape"])
         XCTAssertTrue(t.waitFor("dropped, nothing written", seconds: 3).contains("dropped"), t.screen())
         XCTAssertFalse(FileManager.default.fileExists(atPath: model))
 
         // wah=1 rolled right
-        t.run(["send-keys", "-t", "view", "t"]); t.run(["send-keys", "-t", "view", "-l", "wah=1"]); t.run(["send-keys", "-t", "view", "Enter"])
+        t.run(["send-keys", "-t", "view", "t"]); t.run(["send-keys", "-t", "view", "-l", "wah=1"]);
+        t.run(["send-keys", "-t", "view", "Enter"])
         XCTAssertTrue(t.waitFor("teach pose wah = 1", seconds: 3).contains("teach pose wah = 1"), t.screen())
         XCTAssertTrue(phone.send(lines[251...260].joined(separator: "\n") + "\n"))
         try phone.awaitReadByPeer()
@@ -198,8 +219,9 @@ final class TeachKeysCLITests: XCTestCase {
         XCTAssertTrue(t.waitFor("written to", seconds: 5).contains("pose:wah now has 1 pose"), t.screen())
 
         // wah=0 rolled left
-        XCTAssertTrue(phone.send(lines[261...650].joined(separator: "\n") + "\n"))   // to 6.5 s
-        t.run(["send-keys", "-t", "view", "t"]); t.run(["send-keys", "-t", "view", "-l", "wah=0"]); t.run(["send-keys", "-t", "view", "Enter"])
+        XCTAssertTrue(phone.send(lines[261...650].joined(separator: "\n") + "\n"))  // to 6.5 s
+        t.run(["send-keys", "-t", "view", "t"]); t.run(["send-keys", "-t", "view", "-l", "wah=0"]);
+        t.run(["send-keys", "-t", "view", "Enter"])
         XCTAssertTrue(t.waitFor("teach pose wah = 0", seconds: 3).contains("teach pose wah = 0"), t.screen())
         XCTAssertTrue(phone.send(lines[651...660].joined(separator: "\n") + "\n"))
         try phone.awaitReadByPeer()
@@ -216,7 +238,8 @@ final class TeachKeysCLITests: XCTestCase {
         XCTAssertEqual(points.count, 2, report.stdout)
         let xs = points.compactMap { l -> (Double, Double)? in
             guard let v = Double(l.trimmingCharacters(in: .whitespaces).split(separator: " ")[0]),
-                  let r = l.range(of: "gravity (") else { return nil }
+                let r = l.range(of: "gravity (")
+            else { return nil }
             return (v, Double(l[r.upperBound...].split(separator: ",")[0]) ?? .nan)
         }
         XCTAssertEqual(xs.count, 2)
@@ -226,7 +249,8 @@ final class TeachKeysCLITests: XCTestCase {
             XCTAssertEqual(abs(xs[1].1), sin(roll), accuracy: 0.1, report.stdout)
             XCTAssertLessThan(xs[0].1 * xs[1].1, 0, "the two poses are on either side: \(report.stdout)")
         }
-        XCTAssertTrue(report.stdout.contains("from one before") || report.stdout.contains("° from the one before"), report.stdout)
+        XCTAssertTrue(
+            report.stdout.contains("from one before") || report.stdout.contains("° from the one before"), report.stdout)
         t.run(["send-keys", "-t", "view", "q"])
         XCTAssertEqual(try MonitorCLITests.awaitWritten(status), "0")
     }

@@ -15,7 +15,10 @@ final class WebCLITests: XCTestCase {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
             throw XCTSkip("chromium is not installed (tools/install-deps installs it)")
         }
-        data = FileManager.default.temporaryDirectory.appendingPathComponent("sw-web-\(getpid())-\(name.hashValue & 0xffff)").path
+        data =
+            FileManager.default.temporaryDirectory.appendingPathComponent(
+                "sw-web-\(getpid())-\(name.hashValue & 0xffff)"
+            ).path
         try? FileManager.default.removeItem(atPath: data)
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
     }
@@ -23,14 +26,15 @@ final class WebCLITests: XCTestCase {
 
     /// `listen --web` on a free port, its certificates in the test's own data folder.
     func listen(_ extra: [String], port: Int = 0) throws -> (CLI.Running, Int) {
-        let l = try CLI.Running(["listen", "--web", "--web-port", "\(port)", "--no-tcp", "--midi", "stdout", "--rest-after", "0"] + extra,
-                                env: ["XDG_DATA_HOME": data])
+        let l = try CLI.Running(
+            ["listen", "--web", "--web-port", "\(port)", "--no-tcp", "--midi", "stdout", "--rest-after", "0"] + extra,
+            env: ["XDG_DATA_HOME": data])
         guard let p = l.waitForStderr(#"listening on https://[0-9.]+:(\d+)"#, seconds: 20).flatMap({ Int($0) }) else {
             l.interrupt(); _ = l.wait(timeout: 10)
             XCTFail("listen --web did not start: \(l.stderrSoFar)")
             throw XCTSkip("no server")
         }
-        addTeardownBlock { l.stopIfRunning() }   // on every path, a failed one too
+        addTeardownBlock { l.stopIfRunning() }  // on every path, a failed one too
         return (l, p)
     }
 
@@ -49,7 +53,8 @@ final class WebCLITests: XCTestCase {
 
     /// Runs the browser; its JSON lines.
     func phone(_ port: Int, _ args: [String]) throws -> [[String: Any]] {
-        let peer = try RTPMIDICLITests.Peer.custom(RTPMIDICLITests.python, [Self.driver, "--url", "https://127.0.0.1:\(port)/"] + args)
+        let peer = try RTPMIDICLITests.Peer.custom(
+            RTPMIDICLITests.python, [Self.driver, "--url", "https://127.0.0.1:\(port)/"] + args)
         peer.process.waitUntilExit()
         peer.stop()
         XCTAssertEqual(peer.process.terminationStatus, 0, peer.text)
@@ -60,7 +65,9 @@ final class WebCLITests: XCTestCase {
     static func ccs(_ stdout: String, cc: Int = 11) -> [(t: Double, v: Int)] {
         CLI.lines(stdout).compactMap { l in
             guard let o = try? JSONSerialization.jsonObject(with: Data(l.utf8)) as? [String: Any],
-                  o["type"] as? String == "cc", o["cc"] as? Int == cc, let t = o["t"] as? Double, let v = o["value"] as? Int else { return nil }
+                o["type"] as? String == "cc", o["cc"] as? Int == cc, let t = o["t"] as? Double,
+                let v = o["value"] as? Int
+            else { return nil }
             return (t, v)
         }
     }
@@ -69,13 +76,15 @@ final class WebCLITests: XCTestCase {
     /// timed by the browser's timestamps (the span of the sweep, not of arrival).
     func assertSweep(_ c: [(t: Double, v: Int)], seconds: Double, file: StaticString = #filePath, line: UInt = #line) {
         guard c.count > 20 else { return XCTFail("only \(c.count) CC messages", file: file, line: line) }
-        let sweep = c.filter { $0.v != 64 || $0.t < 0.5 }   // the rest value at the end, if any
+        let sweep = c.filter { $0.v != 64 || $0.t < 0.5 }  // the rest value at the end, if any
         XCTAssertLessThanOrEqual(sweep.first!.v, 40, "\(sweep.prefix(5))", file: file, line: line)
         XCTAssertGreaterThanOrEqual(sweep.map(\.v).max()!, 88, file: file, line: line)
         let rising = zip(sweep, sweep.dropFirst()).filter { $1.v >= $0.v }.count
-        XCTAssertGreaterThanOrEqual(Double(rising), 0.95 * Double(sweep.count - 1), "the CC follows the tilt", file: file, line: line)
+        XCTAssertGreaterThanOrEqual(
+            Double(rising), 0.95 * Double(sweep.count - 1), "the CC follows the tilt", file: file, line: line)
         let top = sweep.first { $0.v >= 88 }!.t - sweep.first!.t
-        XCTAssertEqual(top, seconds * 0.9, accuracy: seconds * 0.25, "timed by the browser's clock", file: file, line: line)
+        XCTAssertEqual(
+            top, seconds * 0.9, accuracy: seconds * 0.25, "timed by the browser's clock", file: file, line: line)
     }
 
     /// Scan, tap Start, play: the page loads over HTTPS (a secure context), the wah's CC follows
@@ -124,9 +133,15 @@ final class WebCLITests: XCTestCase {
 
     /// Two browsers at once are two senders, each driving its own mapping (sender=).
     func testTwoBrowsersAreTwoSenders() throws {
-        let (l, port) = try listen(["--map", "accel.x cc=11 smooth=0 sender=left", "--map", "accel.x cc=12 smooth=0 sender=right"])
-        let a = try RTPMIDICLITests.Peer.custom(RTPMIDICLITests.python, [Self.driver, "--url", "https://127.0.0.1:\(port)/", "--sweep", "3", "--name", "left"])
-        let b = try RTPMIDICLITests.Peer.custom(RTPMIDICLITests.python, [Self.driver, "--url", "https://127.0.0.1:\(port)/", "--sweep", "3", "--name", "right"])
+        let (l, port) = try listen([
+            "--map", "accel.x cc=11 smooth=0 sender=left", "--map", "accel.x cc=12 smooth=0 sender=right"
+        ])
+        let a = try RTPMIDICLITests.Peer.custom(
+            RTPMIDICLITests.python,
+            [Self.driver, "--url", "https://127.0.0.1:\(port)/", "--sweep", "3", "--name", "left"])
+        let b = try RTPMIDICLITests.Peer.custom(
+            RTPMIDICLITests.python,
+            [Self.driver, "--url", "https://127.0.0.1:\(port)/", "--sweep", "3", "--name", "right"])
         a.process.waitUntilExit(); b.process.waitUntilExit()
         a.stop(); b.stop()
         l.interrupt()
@@ -147,7 +162,9 @@ final class WebCLITests: XCTestCase {
         let r = l.wait(timeout: 20)
         let page = try XCTUnwrap(lines.first { $0["event"] as? String == "page" })
         XCTAssertEqual(page["state"] as? String, "no permission", "\(page)")
-        XCTAssertTrue((page["problem"] as? String ?? "").hasPrefix("Motion access was refused, so nothing can be sent. Allow it and reload"), "\(page)")
+        XCTAssertTrue(
+            (page["problem"] as? String ?? "").hasPrefix(
+                "Motion access was refused, so nothing can be sent. Allow it and reload"), "\(page)")
         XCTAssertTrue(r.stderr.contains("senders accepted 0"), r.stderr)
     }
 
@@ -165,14 +182,18 @@ final class WebCLITests: XCTestCase {
     /// readings arrive at the new listen.
     func testThePageReconnectsWhenListenRestarts() throws {
         let (first, port) = try listen(["--map", "accel.x cc=11 smooth=0"])
-        let p = try RTPMIDICLITests.Peer.custom(RTPMIDICLITests.python, [Self.driver, "--url", "https://127.0.0.1:\(port)/", "--sweep", "1", "--hold", "40"])
-        defer { p.stop() }   // the page sends for 41 s: the restart and the page's backed-off retries fit on a busy machine
+        let p = try RTPMIDICLITests.Peer.custom(
+            RTPMIDICLITests.python, [Self.driver, "--url", "https://127.0.0.1:\(port)/", "--sweep", "1", "--hold", "40"]
+        )
+        // the page sends for 41 s: the restart and the page's backed-off retries fit on a busy machine
+        defer { p.stop() }
         XCTAssertNotNil(first.waitForStderr("sender: web@", seconds: 20), first.stderrSoFar)
         try first.awaitStdout("the page's readings as CC 11") { !Self.ccs($0).isEmpty }
         first.interrupt()
         XCTAssertEqual(first.wait(timeout: 20).status, 0)
         let (second, _) = try listen(["--map", "accel.x cc=11 smooth=0"], port: port)
-        XCTAssertNotNil(second.waitForStderr("sender: web@", seconds: 15), "the page did not come back: \(second.stderrSoFar)")
+        XCTAssertNotNil(
+            second.waitForStderr("sender: web@", seconds: 15), "the page did not come back: \(second.stderrSoFar)")
         _ = try? second.awaitStdout("the page's readings as CC 11", seconds: 10) { !Self.ccs($0).isEmpty }
         second.interrupt()
         let r = second.wait(timeout: 20)
@@ -190,7 +211,9 @@ final class WebCLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".csv") }
         XCTAssertEqual(files.count, 1, "\(files)")
-        let rp = try CLI.run(["replay", dir + "/" + files[0], "--fast", "--midi", "stdout", "--map", "accel.x cc=11 smooth=0"])
+        let rp = try CLI.run([
+            "replay", dir + "/" + files[0], "--fast", "--midi", "stdout", "--map", "accel.x cc=11 smooth=0"
+        ])
         XCTAssertEqual(rp.status, 0, rp.stderr)
         XCTAssertEqual(Self.ccs(rp.stdout).map(\.v), Self.ccs(r.stdout).map(\.v))
     }
@@ -200,7 +223,8 @@ final class WebCLITests: XCTestCase {
     /// next start.
     func testCertificateAndAuthority() throws {
         let (l, port) = try listen([])
-        let c = try Self.shell("""
+        let c = try Self.shell(
+            """
             curl -sk https://127.0.0.1:\(port)/ca.crt -o \(data!)/ca.der && openssl x509 -inform der -in \(data!)/ca.der -out \(data!)/ca.pem \
             && echo | openssl s_client -connect 127.0.0.1:\(port) -CAfile \(data!)/ca.pem -verify_return_error -verify_ip 127.0.0.1 2>&1 | grep -E 'Verify return code'
             """)
@@ -226,7 +250,9 @@ final class WebCLITests: XCTestCase {
     func testThePortServesNothingElse() throws {
         let (l, port) = try listen(["--http-max-body", "4096"])
         let base = "https://127.0.0.1:\(port)"
-        func code(_ args: String) throws -> String { try Self.shell("curl -sk -o /dev/null -w '%{http_code}' \(args)").stdout }
+        func code(_ args: String) throws -> String {
+            try Self.shell("curl -sk -o /dev/null -w '%{http_code}' \(args)").stdout
+        }
         XCTAssertEqual(try code("\(base)/"), "200")
         XCTAssertEqual(try code("\(base)/etc/passwd"), "404")
         XCTAssertEqual(try code("\(base)/../ca.crt"), "200", "curl folds the path")
@@ -235,25 +261,31 @@ final class WebCLITests: XCTestCase {
         let why = try Self.shell("curl -sk -X POST --data-binary 'hello' \(base)/batch").stdout
         XCTAssertTrue(why.hasPrefix("not a SensorWah web batch: the first line is 'hello'"), why)
         let big = data + "/big.txt"
-        try ("SWW1 -\n" + String(repeating: "1 0 9.8 0 - - - - - -\n", count: 400)).write(toFile: big, atomically: true, encoding: .utf8)
+        try ("SWW1 -\n" + String(repeating: "1 0 9.8 0 - - - - - -\n", count: 400)).write(
+            toFile: big, atomically: true, encoding: .utf8)
         XCTAssertEqual(try code("-X POST --data-binary @\(big) \(base)/batch"), "413")
         // a page of another site, in a browser that trusts the authority, may not send readings
         let ok = data + "/ok.txt"
         try "SWW1 -\n1 0 9.8 0 - - - - - -\n".write(toFile: ok, atomically: true, encoding: .utf8)
         XCTAssertEqual(try code("-X POST -H 'Origin: https://example.com' --data-binary @\(ok) \(base)/batch"), "403")
-        XCTAssertEqual(try code("-X POST -H 'Origin: https://127.0.0.1:\(port)' --data-binary @\(ok) \(base)/batch"), "200")
+        XCTAssertEqual(
+            try code("-X POST -H 'Origin: https://127.0.0.1:\(port)' --data-binary @\(ok) \(base)/batch"), "200")
         l.interrupt()
         let r = l.wait(timeout: 20)
-        XCTAssertTrue(r.stderr.contains("refused 4"), r.stderr)   // two batches that were not, one too large, one from another site
+        // two batches that were not, one too large, one from another site
+        XCTAssertTrue(r.stderr.contains("refused 4"), r.stderr)
     }
 
     /// On a terminal, the page's address is drawn as a QR code: a square of block characters
     /// (libqrencode's modules, two rows a line) in black on white, beside the address.
     func testTheTerminalShowsTheQRCode() throws {
-        guard MonitorCLITests.tmux != nil else { throw XCTSkip("tmux is not installed (tools/install-deps installs it)") }
+        guard MonitorCLITests.tmux != nil else {
+            throw XCTSkip("tmux is not installed (tools/install-deps installs it)")
+        }
         let t = MonitorCLITests.Tmux()
         defer { t.run(["kill-server"]) }
-        let cmd = "XDG_DATA_HOME='\(data!)' '\(CLI.binary.path)' listen --web --web-port 0 --no-tcp --no-monitor --midi stdout; sleep 30"
+        let cmd =
+            "XDG_DATA_HOME='\(data!)' '\(CLI.binary.path)' listen --web --web-port 0 --no-tcp --no-monitor --midi stdout; sleep 30"
         t.run(["new-session", "-d", "-s", "view", "-x", "120", "-y", "60", "-c", CLI.repo.path, cmd])
         let screen = t.waitFor("scan: https://")
         XCTAssertTrue(screen.contains("scan: https://"), screen)

@@ -28,14 +28,14 @@ final class LiveViewTeachKeysTests: XCTestCase {
         let v = view()
         v.keys(Array("t".utf8))
         XCTAssertTrue(v.snapshot.message.hasPrefix("teach: type"))
-        v.keys(Array("sw".utf8)); v.keys([0xC3, 0xA9]); v.keys(Array("ing\r".utf8))   // an é typed in the middle
+        v.keys(Array("sw".utf8)); v.keys([0xC3, 0xA9]); v.keys(Array("ing\r".utf8))  // an é typed in the middle
         XCTAssertEqual(taken(), [.start(name: "swing", value: nil)])
-        control.teachingLabel = "swing"   // as listen's rig says once it started
-        v.keys([32])                                  // space
-        v.keys([27, 91, 66])                          // Down
-        v.keys([27, 91, 67])                          // Right
-        v.keys([27, 91, 54, 126])                     // Page Down
-        v.keys([27, 79, 67])                          // Right in application mode
+        control.teachingLabel = "swing"  // as listen's rig says once it started
+        v.keys([32])  // space
+        v.keys([27, 91, 66])  // Down
+        v.keys([27, 91, 67])  // Right
+        v.keys([27, 91, 54, 126])  // Page Down
+        v.keys([27, 79, 67])  // Right in application mode
         let marks = taken()
         XCTAssertEqual(marks.count, 5, "\(marks)")
         XCTAssertTrue(marks.allSatisfy { if case .mark = $0 { return true } else { return false } })
@@ -45,7 +45,7 @@ final class LiveViewTeachKeysTests: XCTestCase {
         XCTAssertEqual(taken(), [])
         XCTAssertEqual(control.solo.load(ordering: .relaxed), 0, "the A of Up's sequence changed the solo")
         v.keys([13])
-        v.keys([27])                                  // a lone Esc
+        v.keys([27])  // a lone Esc
         XCTAssertEqual(taken(), [.finish, .cancel])
     }
 

@@ -5,7 +5,8 @@ import XCTest
 final class TerminalTextTests: XCTestCase {
     func testControlCharactersAreEscaped() {
         XCTAssertEqual(TerminalText.escaped("phone\u{1B}[2J\u{1B}]0;x\u{07}\nfake"), "phone\\e[2J\\e]0;x\\x07\\nfake")
-        XCTAssertEqual(TerminalText.escaped("a\r\tb\u{7F}\u{9B}\u{2028}\u{202E}"), "a\\r\\tb\\x7f\\x9b\\u{2028}\\u{202e}")
+        XCTAssertEqual(
+            TerminalText.escaped("a\r\tb\u{7F}\u{9B}\u{2028}\u{202E}"), "a\\r\\tb\\x7f\\x9b\\u{2028}\\u{202e}")
         XCTAssertEqual(TerminalText.escaped("Gitarre – Ünïcödé 手"), "Gitarre – Ünïcödé 手")
         XCTAssertTrue(TerminalText.isPlain("tilt.x cc=11"))
         XCTAssertEqual(TerminalText.escaped(String(repeating: "x", count: 20), limit: 5), "xxxxx...(15 more)")

@@ -21,7 +21,8 @@ final class AutoWahTests: XCTestCase {
     }
 
     /// The pedal, read after every 48-sample block, and the output.
-    static func pedalTrace(_ settings: WahSettings, sensor: Float, input: [Float]) -> (pedal: [Double], output: [Float]) {
+    static func pedalTrace(_ settings: WahSettings, sensor: Float, input: [Float]) -> (pedal: [Double], output: [Float])
+    {
         var wah = S.settled(settings, pedal: sensor)
         var pedal: [Double] = []
         var out = [Float](repeating: 0, count: input.count)
@@ -29,7 +30,8 @@ final class AutoWahTests: XCTestCase {
         while i < input.count {
             let n = min(48, input.count - i)
             input.withUnsafeBufferPointer { b in
-                out.withUnsafeMutableBufferPointer { o in wah.process(b.baseAddress! + i, o.baseAddress! + i, count: n) }
+                out.withUnsafeMutableBufferPointer { o in wah.process(b.baseAddress! + i, o.baseAddress! + i, count: n)
+                }
             }
             pedal.append(Double(wah.pedal))
             i += n
@@ -41,7 +43,8 @@ final class AutoWahTests: XCTestCase {
     /// closes it again, every pluck; the sensor's pedal is ignored.
     func testPedalFollowsPluckedEnvelope() {
         for voice in WahVoice.allCases {
-            let settings = WahSettings(voice: voice, mode: .envelope, attackTime: 0.005, releaseTime: 0.1, sensitivity: 4)
+            let settings = WahSettings(
+                voice: voice, mode: .envelope, attackTime: 0.005, releaseTime: 0.1, sensitivity: 4)
             let trace = Self.pedalTrace(settings, sensor: 0.9, input: Self.plucks()).pedal
             let perSecond = S.sampleRate / 48
             for pluck in 0..<4 {
@@ -66,12 +69,18 @@ final class AutoWahTests: XCTestCase {
         let input = Self.plucks(seconds: 1).map { $0 * 0.5 }
         let sensor: Float = 0.3
         for voice in WahVoice.allCases {
-            let envelope = Self.pedalTrace(WahSettings(voice: voice, mode: .envelope, sensitivity: 4), sensor: 0, input: input).pedal
-            let both = Self.pedalTrace(WahSettings(voice: voice, mode: .both, sensitivity: 4), sensor: sensor, input: input).pedal
+            let envelope = Self.pedalTrace(
+                WahSettings(voice: voice, mode: .envelope, sensitivity: 4), sensor: 0, input: input
+            ).pedal
+            let both = Self.pedalTrace(
+                WahSettings(voice: voice, mode: .both, sensitivity: 4), sensor: sensor, input: input
+            ).pedal
             XCTAssertLessThan(both.max()!, 0.99)
             for (e, b) in zip(envelope, both) { XCTAssertEqual(b, e + Double(sensor), accuracy: 1e-6) }
             XCTAssertGreaterThan(envelope.max()!, 0.3, "the envelope moved the pedal")
-            let hot = Self.pedalTrace(WahSettings(voice: voice, mode: .both, sensitivity: 30), sensor: sensor, input: input).pedal
+            let hot = Self.pedalTrace(
+                WahSettings(voice: voice, mode: .both, sensitivity: 30), sensor: sensor, input: input
+            ).pedal
             XCTAssertEqual(hot.max()!, 1, accuracy: 1e-6, "clamped at the toe")
         }
     }
@@ -88,7 +97,9 @@ final class AutoWahTests: XCTestCase {
             let one = S.render(settings, input, events: events, split: .oneBlock)
             XCTAssert(one.allSatisfy { $0.isFinite })
             for split in [S.Split.perSample, .random(seed: 3)] {
-                XCTAssertNil(S.firstDifference(one, S.render(settings, input, events: events, split: split)), "\(voice) \(split)")
+                XCTAssertNil(
+                    S.firstDifference(one, S.render(settings, input, events: events, split: split)), "\(voice) \(split)"
+                )
             }
         }
     }

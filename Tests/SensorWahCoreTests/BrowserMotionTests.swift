@@ -20,20 +20,24 @@ final class BrowserMotionTests: XCTestCase {
     /// beta, gamma (about z, x, y, in degrees a second) become gyro x, y, z in rad/s.
     func testSpecificationSignAndUnits() throws {
         // the first readings vote on the sign: half a second of the phone held facing the player
-        let rest = (1...BrowserMotion.signVotes).map { "\(990 - $0 * 10) 0 6.9345 6.9345 - - - - - -" }.reversed().joined(separator: "\n")
-        let (all, m) = try frames(["SWW1 my%20phone\n" + rest + "\n1000.5 0 6.9345 6.9345 0.5 0 0 90 180 -45\n1020.5 1.0 6.9 6.9 - - - - - -\n"])
+        let rest = (1...BrowserMotion.signVotes).map { "\(990 - $0 * 10) 0 6.9345 6.9345 - - - - - -" }.reversed()
+            .joined(separator: "\n")
+        let (all, m) = try frames([
+            "SWW1 my%20phone\n" + rest + "\n1000.5 0 6.9345 6.9345 0.5 0 0 90 180 -45\n1020.5 1.0 6.9 6.9 - - - - - -\n"
+        ])
         XCTAssertEqual(m.convention, .specification)
         XCTAssertEqual(all.count, BrowserMotion.signVotes + 2)
         let f = Array(all.suffix(2))
         XCTAssertEqual(f[0][.accelY], -6.9345 / 9.80665, accuracy: 1e-12)
         XCTAssertEqual(f[0][.accelZ], -6.9345 / 9.80665, accuracy: 1e-12)
         XCTAssertEqual(f[0][.userX], -0.5 / 9.80665, accuracy: 1e-12)
-        XCTAssertEqual(f[0][.gyroX], .pi, accuracy: 1e-12)        // beta
-        XCTAssertEqual(f[0][.gyroY], -.pi / 4, accuracy: 1e-12)   // gamma
-        XCTAssertEqual(f[0][.gyroZ], .pi / 2, accuracy: 1e-12)    // alpha
+        XCTAssertEqual(f[0][.gyroX], .pi, accuracy: 1e-12)  // beta
+        XCTAssertEqual(f[0][.gyroY], -.pi / 4, accuracy: 1e-12)  // gamma
+        XCTAssertEqual(f[0][.gyroZ], .pi / 2, accuracy: 1e-12)  // alpha
         XCTAssertTrue(f[0].has(.accelerometer) && f[0].has(.gyro) && f[0].has(.motion))
         XCTAssertTrue(f[1].has(.accelerometer) && !f[1].has(.gyro) && !f[1].has(.motion), "absent values are absent")
-        XCTAssertEqual(f[1].time(.accelerometer) - f[0].time(.accelerometer), 0.020, accuracy: 1e-9, "the browser's clock")
+        XCTAssertEqual(
+            f[1].time(.accelerometer) - f[0].time(.accelerometer), 0.020, accuracy: 1e-9, "the browser's clock")
         XCTAssertEqual(all[0].time(.accelerometer), 0, "from the first sample")
         XCTAssertEqual(try decode("SWW1 my%20phone\n").name, "my phone")
     }
@@ -42,17 +46,20 @@ final class BrowserMotionTests: XCTestCase {
     /// frames come out the same as from the specification's browser.
     func testInvertedSignGivesTheSameFrames() throws {
         func take(_ sign: Double) -> String {
-            "SWW1 -\n" + (0..<40).map { i in
-                let x = 0.3 * Double(i % 5)
-                return "\(i * 10) \(sign * x) \(sign * 6.9) \(sign * 6.9) \(sign * 0.1) 0 0 10 20 30"
-            }.joined(separator: "\n") + "\n"
+            "SWW1 -\n"
+                + (0..<40).map { i in
+                    let x = 0.3 * Double(i % 5)
+                    return "\(i * 10) \(sign * x) \(sign * 6.9) \(sign * 6.9) \(sign * 0.1) 0 0 10 20 30"
+                }.joined(separator: "\n") + "\n"
         }
         let spec = try frames([take(1)]).frames
         let ios = try frames([take(-1)])
         XCTAssertEqual(ios.motion.convention, .inverted)
         XCTAssertEqual(spec.count, 40); XCTAssertEqual(ios.frames.count, 40)
         for (a, b) in zip(spec, ios.frames) {
-            for q in [Quantity.accelX, .accelY, .accelZ, .userX, .gyroX, .gyroY, .gyroZ] { XCTAssertEqual(a[q], b[q], accuracy: 1e-12) }
+            for q in [Quantity.accelX, .accelY, .accelZ, .userX, .gyroX, .gyroY, .gyroZ] {
+                XCTAssertEqual(a[q], b[q], accuracy: 1e-12)
+            }
         }
         XCTAssertEqual(spec[2][.accelX], -0.6 / 9.80665, accuracy: 1e-12)
     }
@@ -61,7 +68,7 @@ final class BrowserMotionTests: XCTestCase {
     /// readings near 1 G vote.
     func testTheSignIsAVote() throws {
         var lines = ["SWW1 -"]
-        for i in 0..<5 { lines.append("\(i * 10) 0 -6.9 -6.9 - - - - - -") }         // face down for 50 ms
+        for i in 0..<5 { lines.append("\(i * 10) 0 -6.9 -6.9 - - - - - -") }  // face down for 50 ms
         for i in 5..<40 { lines.append("\(i * 10) 0 6.9 6.9 - - - - - -") }
         XCTAssertEqual(try frames([lines.joined(separator: "\n") + "\n"]).motion.convention, .specification)
     }
@@ -74,7 +81,8 @@ final class BrowserMotionTests: XCTestCase {
         m.add(try decode("SWW1 -\n0 0 25 0 - - - - - -\n10 0 24 0 - - - - - -\n")) { out.append(copy $0) }
         XCTAssertTrue(out.isEmpty)
         XCTAssertNil(m.convention)
-        let rest = (2..<(2 + BrowserMotion.signVotes)).map { "\($0 * 10) 0 9.8 0.2 - - - - - -" }.joined(separator: "\n")
+        let rest = (2..<(2 + BrowserMotion.signVotes)).map { "\($0 * 10) 0 9.8 0.2 - - - - - -" }.joined(
+            separator: "\n")
         m.add(try decode("SWW1 -\n" + rest + "\n")) { out.append(copy $0) }
         XCTAssertEqual(m.convention, .specification)
         XCTAssertEqual(out.count, 2 + BrowserMotion.signVotes)
@@ -104,7 +112,9 @@ final class BrowserMotionTests: XCTestCase {
     /// A batch sent again, or late, loses nothing new: samples older than the last frame are dropped.
     func testLateSamplesAreDropped() throws {
         let first = (0..<30).map { "\($0 * 10) 0 9.8 0 - - - - - -" }.joined(separator: "\n")
-        let (f, m) = try frames(["SWW1 -\n" + first + "\n", "SWW1 -\n290 0 9.8 0 - - - - - -\n300 0 9.8 0 - - - - - -\n"])
+        let (f, m) = try frames([
+            "SWW1 -\n" + first + "\n", "SWW1 -\n290 0 9.8 0 - - - - - -\n300 0 9.8 0 - - - - - -\n"
+        ])
         XCTAssertEqual(f.count, 31)
         XCTAssertEqual(m.late, 1)
         XCTAssertEqual(m.restarts, 0)
@@ -115,13 +125,15 @@ final class BrowserMotionTests: XCTestCase {
             do { _ = try decode(t); return "" } catch { return (error as? BrowserMotion.Refusal)?.reason ?? "\(error)" }
         }
         XCTAssertEqual(reason(""), "an empty batch (expected a first line SWW1 NAME)")
-        XCTAssertTrue(reason("{\"messageId\":1}\n").hasPrefix("not a SensorWah web batch: the first line is '{\"messageId\":1}'"))
+        XCTAssertTrue(
+            reason("{\"messageId\":1}\n").hasPrefix("not a SensorWah web batch: the first line is '{\"messageId\":1}'"))
         XCTAssertEqual(reason("SWW1 -\n1 2 3\n"), "line 2 has 3 fields, expected 10: T AX AY AZ UX UY UZ RA RB RG")
         XCTAssertEqual(reason("SWW1 -\n1 2 3 4 5 6 7 8 9 x\n"), "line 2, field 10: 'x' is not a number")
         XCTAssertEqual(reason("SWW1 -\n- 2 3 4 5 6 7 8 9 1\n"), "line 2 has no time")
         XCTAssertEqual(reason("SWW1 %zz\n"), "the sender's name is not percent-encoded UTF-8 of at most 64 bytes")
         XCTAssertEqual(reason("SWW1 a%0Ab\n"), "the sender's name is not percent-encoded UTF-8 of at most 64 bytes")
-        XCTAssertEqual(reason("SWW1 -\n" + String(repeating: "1 ", count: 200) + "\n"), "line 2 is longer than 256 bytes")
+        XCTAssertEqual(
+            reason("SWW1 -\n" + String(repeating: "1 ", count: 200) + "\n"), "line 2 is longer than 256 bytes")
         XCTAssertEqual(reason("SWW1 -\n" + String(repeating: "a\n", count: 5000)), "more than 2000 lines in one batch")
     }
 }

@@ -8,7 +8,7 @@ import XCTest
 @testable import SensorWahCore
 
 #if canImport(CWahReference)
-import CWahReference
+    import CWahReference
 #endif
 
 enum CrybabyReference {
@@ -178,7 +178,9 @@ final class CrybabyTests: XCTestCase {
         let count = 48_000
         let input = [Float](repeating: 0.2, count: count)
         var events: [(at: Int, event: S.Event)] = []
-        for (i, n) in stride(from: 0, to: count, by: 512).enumerated() { events.append((n, .pedal(i % 2 == 0 ? 1 : 0))) }
+        for (i, n) in stride(from: 0, to: count, by: 512).enumerated() {
+            events.append((n, .pedal(i % 2 == 0 ? 1 : 0)))
+        }
         let y = S.render(crybaby, input, events: events, split: .oneBlock)
         let range = Double(y.max()! - y.min()!)
         XCTAssertLessThan(S.maxJump(y, from: 2_000) / max(range, 1e-9), 0.05)
@@ -202,50 +204,50 @@ final class CrybabyTests: XCTestCase {
     /// The pot law: audio taper over the pedal's travel, heel at the top of the pot.
     func testPotLaw() {
         XCTAssertEqual(CrybabyModel.potResistance(pedal: 0), 100_000, accuracy: 1)
-        XCTAssertEqual(CrybabyModel.potResistance(pedal: 0.625), 10_000, accuracy: 5)   // mid rotation: 10 %
+        XCTAssertEqual(CrybabyModel.potResistance(pedal: 0.625), 10_000, accuracy: 5)  // mid rotation: 10 %
         XCTAssertEqual(CrybabyModel.resonance(pedal: 0).frequency, 407.4, accuracy: 1)
         XCTAssertEqual(CrybabyModel.resonance(pedal: 1).frequency, 1747.7, accuracy: 2)
         XCTAssertGreaterThan(CrybabyModel.resonance(pedal: 0).q, CrybabyModel.resonance(pedal: 1).q)
     }
 
     #if canImport(CWahReference)
-    /// The Swift voice and its plain C reference (Sources/CWahReference/crybaby_ref.c, the
-    /// benchmark's comparison) compute the same thing: random blocks, pedal jumps, bypass.
-    func testMatchesCReference() {
-        let count = 40_000
-        let input = S.noise(count: count, seed: 91, amplitude: 0.8)
-        var rng = WahTestRNG(seed: 92)
-        var wah = WahProcessor(settings: crybaby)
-        wah.prepare(sampleRate: S.sampleRate)
-        var c = crybaby_ref_state()
-        crybaby_ref_prepare(&c, S.sampleRate, 1, 1, WahSettings().smoothingTime)
-        var swiftOut = [Float](repeating: 0, count: count), cOut = swiftOut
-        var position = 0
-        var bypass = false
-        while position < count {
-            let length = min(rng.int(1, 512), count - position)
-            let pedal = Float(rng.unit() * 1.2 - 0.1)
-            wah.setPedal(pedal)
-            crybaby_ref_set_pedal(&c, pedal)
-            if rng.int(0, 20) == 0 {
-                bypass.toggle()
-                wah.settings.bypass = bypass
-                crybaby_ref_set_bypass(&c, bypass ? 1 : 0)
-            }
-            input.withUnsafeBufferPointer { i in
-                swiftOut.withUnsafeMutableBufferPointer { o in
-                    wah.process(i.baseAddress! + position, o.baseAddress! + position, count: length)
+        /// The Swift voice and its plain C reference (Sources/CWahReference/crybaby_ref.c, the
+        /// benchmark's comparison) compute the same thing: random blocks, pedal jumps, bypass.
+        func testMatchesCReference() {
+            let count = 40_000
+            let input = S.noise(count: count, seed: 91, amplitude: 0.8)
+            var rng = WahTestRNG(seed: 92)
+            var wah = WahProcessor(settings: crybaby)
+            wah.prepare(sampleRate: S.sampleRate)
+            var c = crybaby_ref_state()
+            crybaby_ref_prepare(&c, S.sampleRate, 1, 1, WahSettings().smoothingTime)
+            var swiftOut = [Float](repeating: 0, count: count), cOut = swiftOut
+            var position = 0
+            var bypass = false
+            while position < count {
+                let length = min(rng.int(1, 512), count - position)
+                let pedal = Float(rng.unit() * 1.2 - 0.1)
+                wah.setPedal(pedal)
+                crybaby_ref_set_pedal(&c, pedal)
+                if rng.int(0, 20) == 0 {
+                    bypass.toggle()
+                    wah.settings.bypass = bypass
+                    crybaby_ref_set_bypass(&c, bypass ? 1 : 0)
                 }
-                cOut.withUnsafeMutableBufferPointer { o in
-                    crybaby_ref_process(&c, i.baseAddress! + position, o.baseAddress! + position, Int32(length))
+                input.withUnsafeBufferPointer { i in
+                    swiftOut.withUnsafeMutableBufferPointer { o in
+                        wah.process(i.baseAddress! + position, o.baseAddress! + position, count: length)
+                    }
+                    cOut.withUnsafeMutableBufferPointer { o in
+                        crybaby_ref_process(&c, i.baseAddress! + position, o.baseAddress! + position, Int32(length))
+                    }
                 }
+                position += length
             }
-            position += length
+            var worst: Float = 0
+            for n in 0..<count { worst = max(worst, abs(swiftOut[n] - cOut[n]) / max(1, abs(cOut[n]))) }
+            XCTAssertLessThanOrEqual(worst, 1e-6)
+            XCTAssertGreaterThan(swiftOut.map { abs($0) }.max()!, 0.1)
         }
-        var worst: Float = 0
-        for n in 0..<count { worst = max(worst, abs(swiftOut[n] - cOut[n]) / max(1, abs(cOut[n]))) }
-        XCTAssertLessThanOrEqual(worst, 1e-6)
-        XCTAssertGreaterThan(swiftOut.map { abs($0) }.max()!, 0.1)
-    }
     #endif
 }

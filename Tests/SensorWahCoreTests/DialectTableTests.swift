@@ -5,20 +5,38 @@ import XCTest
 final class DialectTableTests: XCTestCase {
     /// Headers (or rows, for header-less dialects) each app writes, by table entry name.
     let samples: [(entry: String, line: String)] = [
-        ("SensorLog", "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)"),
-        ("SensorLog", "loggingTime(txt);motionUserAccelerationX(G);motionUserAccelerationY(G);motionUserAccelerationZ(G)"),
+        (
+            "SensorLog",
+            "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)"
+        ),
+        (
+            "SensorLog",
+            "loggingTime(txt);motionUserAccelerationX(G);motionUserAccelerationY(G);motionUserAccelerationZ(G)"
+        ),
         ("SensorLog", SensorLogColumns.iPhone82.joined(separator: ",")),
-        ("SensorLog", "accelerometerTimestamp_sinceReboot(s)|accelerometerAccelerationY(G)|accelerometerAccelerationX(G)"),
+        (
+            "SensorLog",
+            "accelerometerTimestamp_sinceReboot(s)|accelerometerAccelerationY(G)|accelerometerAccelerationX(G)"
+        ),
         ("SensorLog JSON", "{\"loggingTime\":\"2024-04-09T12:44:46.093+02:00\",\"motionUserAccelerationX\":\"0.01\"}"),
         ("Sensor Logger", "time,seconds_elapsed,z,y,x"),
         ("Sensor Logger", "time,seconds_elapsed,qz,qy,qx,qw,roll,pitch,yaw"),
         ("phyphox", "\"Time (s)\",\"X (m/s^2)\",\"Y (m/s^2)\",\"Z (m/s^2)\""),
-        ("phyphox", "\"Time (s)\";\"Acceleration x (m/s^2)\";\"Acceleration y (m/s^2)\";\"Acceleration z (m/s^2)\";\"Absolute acceleration (m/s^2)\""),
-        ("phyphox", "\"Time (s)\"\t\"Gyroscope x (rad/s)\"\t\"Gyroscope y (rad/s)\"\t\"Gyroscope z (rad/s)\"\t\"Absolute (rad/s)\""),
+        (
+            "phyphox",
+            "\"Time (s)\";\"Acceleration x (m/s^2)\";\"Acceleration y (m/s^2)\";\"Acceleration z (m/s^2)\";\"Absolute acceleration (m/s^2)\""
+        ),
+        (
+            "phyphox",
+            "\"Time (s)\"\t\"Gyroscope x (rad/s)\"\t\"Gyroscope y (rad/s)\"\t\"Gyroscope z (rad/s)\"\t\"Absolute (rad/s)\""
+        ),
         ("Physics Toolbox Sensor Suite", "time,gFx,gFy,gFz,TgF"),
         ("Physics Toolbox Sensor Suite", "time,ax,ay,az,aT"),
         ("Physics Toolbox Sensor Suite", "time,ax,ay,az,"),
-        ("HyperIMU", "timestamp,ST_LIS3DHTR.x,ST_LIS3DHTR.y,ST_LIS3DHTR.z,GRAVITY.x,GRAVITY.y,GRAVITY.z,GPS.lat,GPS.lon,NMEA"),
+        (
+            "HyperIMU",
+            "timestamp,ST_LIS3DHTR.x,ST_LIS3DHTR.y,ST_LIS3DHTR.z,GRAVITY.x,GRAVITY.y,GRAVITY.z,GPS.lat,GPS.lon,NMEA"
+        ),
         ("HyperIMU", "MPL_Accelerometer.x,MPL_Accelerometer.y,MPL_Accelerometer.z"),
         ("Sensorstream IMU+GPS", "1712345678, 3, 0.1, NaN, 9.80665, 4, NaN, NaN, NaN"),
         ("Generic (time + axes)", "Milliseconds,X,Y,Z"),
@@ -28,7 +46,7 @@ final class DialectTableTests: XCTestCase {
         ("Generic (time + axes)", "Timestamp;AccX;AccY;AccZ"),
         ("Generic (time + axes)", "date,time,x,y,z"),
         ("Generic (time + axes)", "t,accel_x_g,accel_y_g,accel_z_g,gyro_x_dps,gyro_y_dps,gyro_z_dps"),
-        ("Generic (time + axes)", ",Unnamed: 0,time,ax,ay,az,label"),
+        ("Generic (time + axes)", ",Unnamed: 0,time,ax,ay,az,label")
     ]
 
     let unknown = [
@@ -41,7 +59,7 @@ final class DialectTableTests: XCTestCase {
         "time,magX,magY,magZ",
         "{\"sensor\":\"Accelerometer\",\"time\":\"1698501144401773000\",\"x\":\"0.06\"}",
         "1,2,3",
-        "890.7, 9, 0, 0, 9.8",
+        "890.7, 9, 0, 0, 9.8"
     ]
 
     /// Each app's header is won by its own entry; the only other entry that may also recognise
@@ -49,7 +67,9 @@ final class DialectTableTests: XCTestCase {
     func testEveryEntryRecognisesItsOwnSampleAndNoOther() {
         let generic = "Generic (time + axes)"
         for d in SensorParser.dialects {
-            XCTAssertEqual(SensorParser.recognizers(of: d.sample).map(\.name).filter { $0 != generic || d.name == generic }, [d.name], "table sample of \(d.name)")
+            XCTAssertEqual(
+                SensorParser.recognizers(of: d.sample).map(\.name).filter { $0 != generic || d.name == generic },
+                [d.name], "table sample of \(d.name)")
             XCTAssertEqual(SensorParser.recognizers(of: d.sample).first?.name, d.name)
             XCTAssertFalse(d.expects.isEmpty)
             XCTAssertFalse(d.rule.isEmpty)
@@ -72,7 +92,8 @@ final class DialectTableTests: XCTestCase {
     func testUnknownHeaderIsRefusedWithItsColumnsAndNoRowIsReadPositionally() {
         // `1500989996591,9.80665,0,0` would be HyperIMU (timestamp + accelerometer) with no header
         let p = parseLines(["Zeit;Wert1;Wert2;Wert3", "1500989996591;9.80665;0;0", "1500989996591,9.80665,0,0"])
-        XCTAssertEqual(p.results, [.skipped(.unknownHeader), .skipped(.underUnknownHeader), .skipped(.underUnknownHeader)])
+        XCTAssertEqual(
+            p.results, [.skipped(.unknownHeader), .skipped(.underUnknownHeader), .skipped(.underUnknownHeader)])
         let m = p.parser.refusal ?? ""
         XCTAssertTrue(m.contains("4 columns \"Zeit\", \"Wert1\", \"Wert2\", \"Wert3\""), m)
         for d in SensorParser.dialects { XCTAssertTrue(m.contains(d.name), "names \(d.name): \(m)") }
@@ -80,9 +101,11 @@ final class DialectTableTests: XCTestCase {
     }
 
     func testUnknownHeaderMidStreamDropsTheOldLayout() {
-        let h = "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)"
+        let h =
+            "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)"
         let p = parseLines([h, "t,1.0,0.1,0,1", "foo,bar,baz,qux,quux", "t,1.01,0.2,0,1", h, "t,1.02,0.3,0,1"])
-        XCTAssertEqual(p.results, [.header, .frame, .skipped(.unknownHeader), .skipped(.underUnknownHeader), .header, .frame])
+        XCTAssertEqual(
+            p.results, [.header, .frame, .skipped(.unknownHeader), .skipped(.underUnknownHeader), .header, .frame])
         // a data row that merely starts with a letter is still a data row
         let q = parseLines([h, "t,1.0,0.1,0,1", "abc,1.01,0.2,0,1"])
         XCTAssertEqual(q.results, [.header, .frame, .frame])
@@ -111,7 +134,9 @@ final class DialectTableTests: XCTestCase {
     }
 
     func testDecimalCommaNumberParsing() {
-        func v(_ s: String, _ dc: Bool) -> FieldValue { var s = s; return s.withUTF8 { parseField($0.baseAddress!, $0.count, decimalComma: dc) } }
+        func v(_ s: String, _ dc: Bool) -> FieldValue {
+            var s = s; return s.withUTF8 { parseField($0.baseAddress!, $0.count, decimalComma: dc) }
+        }
         XCTAssertEqual(v("1,015325254E0", true), .number(1.015325254))
         XCTAssertEqual(v("-0,5", true), .number(-0.5))
         XCTAssertEqual(v("0,12345678901234567890123", true), .number(0.12345678901234567890123))
@@ -122,7 +147,8 @@ final class DialectTableTests: XCTestCase {
     // MARK: implausible rates
 
     func accelLog(count: Int, step: Double) -> [String] {
-        ["accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G)"] + (0..<count).map { "\(1000 + Double($0) * step),0.1" }
+        ["accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G)"]
+            + (0..<count).map { "\(1000 + Double($0) * step),0.1" }
     }
 
     func testPlausibleRateGivesNoWarning() {

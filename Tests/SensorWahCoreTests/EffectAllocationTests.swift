@@ -8,45 +8,50 @@ final class EffectAllocationTests: XCTestCase {
     /// and reset: no allocation once running. Optimised builds only (tools/test's release step).
     func testChainProcessAndSetParameterAllocatesNothing() throws {
         #if DEBUG
-        throw XCTSkip("allocation-freedom is a property of optimised builds: tools/test runs this in release")
+            throw XCTSkip("allocation-freedom is a property of optimised builds: tools/test runs this in release")
         #else
-        let spec = try EffectChainSpec(parsing: "fuzz drive=0.8 > wah > tremolo sync=1/8 > phaser feedback=0.5 > delay sync=1/4 > wah voice=crybaby mode=both")
-        let chain = EffectChain(spec: spec, sampleRate: 48_000, maximumBlock: 64)
-        defer { chain.destroy() }
-        var buffer = EffectSignals.noise(count: 64 * 200)
-        let slots = spec.slotCount
-        var sink = 0.0
-        func round() {
-            buffer.withUnsafeMutableBufferPointer { b in
-                for k in 0..<200 {
-                    let slot = k % slots
-                    chain.setParameter(slot: slot, value: Double(k % 7) / 6 * 20)   // clamped to each range
-                    chain.setParameter(slot: (slot + 3) % slots, value: 0)
-                    chain.setTempo(bpm: 90 + Double(k % 5))
-                    chain.process(b.baseAddress! + k * 64, count: 64)
-                    sink += chain.value(slot: slot)
+            let spec = try EffectChainSpec(
+                parsing:
+                    "fuzz drive=0.8 > wah > tremolo sync=1/8 > phaser feedback=0.5 > delay sync=1/4 > wah voice=crybaby mode=both"
+            )
+            let chain = EffectChain(spec: spec, sampleRate: 48_000, maximumBlock: 64)
+            defer { chain.destroy() }
+            var buffer = EffectSignals.noise(count: 64 * 200)
+            let slots = spec.slotCount
+            var sink = 0.0
+            func round() {
+                buffer.withUnsafeMutableBufferPointer { b in
+                    for k in 0..<200 {
+                        let slot = k % slots
+                        chain.setParameter(slot: slot, value: Double(k % 7) / 6 * 20)  // clamped to each range
+                        chain.setParameter(slot: (slot + 3) % slots, value: 0)
+                        chain.setTempo(bpm: 90 + Double(k % 5))
+                        chain.process(b.baseAddress! + k * 64, count: 64)
+                        sink += chain.value(slot: slot)
+                    }
+                    chain.reset()
+                    chain.process(b.baseAddress!, count: 64)
                 }
-                chain.reset()
-                chain.process(b.baseAddress!, count: 64)
             }
-        }
-        // The counter counts every thread's allocations, and a test process that has just
-        // started has its own threads allocating now and then (in a process of its own, as
-        // tools/test runs each class, one round in a few counted 2). The chain's work is the
-        // same in every round, so an allocation of its own would show in each: three rounds
-        // after an unmeasured one, and the least must be 0.
-        round()
-        MallocInterposerSwift.initialize()
-        var counts: [Int] = []
-        for _ in 0..<3 {
-            MallocInterposerSwift.reset()
-            MallocInterposerSwift.hook()
+            // The counter counts every thread's allocations, and a test process that has just
+            // started has its own threads allocating now and then (in a process of its own, as
+            // tools/test runs each class, one round in a few counted 2). The chain's work is the
+            // same in every round, so an allocation of its own would show in each: three rounds
+            // after an unmeasured one, and the least must be 0.
             round()
-            MallocInterposerSwift.unhook()
-            counts.append(MallocInterposerSwift.getStatistics().mallocCount)
-        }
-        XCTAssertTrue(sink.isFinite)
-        XCTAssertEqual(counts.min(), 0, "allocations in the chain's process / setParameter / value / setTempo / reset, by round: \(counts)")
+            MallocInterposerSwift.initialize()
+            var counts: [Int] = []
+            for _ in 0..<3 {
+                MallocInterposerSwift.reset()
+                MallocInterposerSwift.hook()
+                round()
+                MallocInterposerSwift.unhook()
+                counts.append(MallocInterposerSwift.getStatistics().mallocCount)
+            }
+            XCTAssertTrue(sink.isFinite)
+            XCTAssertEqual(
+                counts.min(), 0,
+                "allocations in the chain's process / setParameter / value / setTempo / reset, by round: \(counts)")
         #endif
     }
 }

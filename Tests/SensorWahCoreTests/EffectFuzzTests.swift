@@ -52,9 +52,9 @@ final class EffectFuzzTests: XCTestCase {
     static var frequency: Double { Double(bin) * 48_000 / Double(n) }
 
     struct Figures {
-        var aliasDB: Double        // all alias power below 15 kHz against the output's power
-        var worstAliasDB: Double   // the largest single alias bin
-        var thd: Double            // sqrt(sum of harmonics 2...4 below Nyquist) / fundamental
+        var aliasDB: Double  // all alias power below 15 kHz against the output's power
+        var worstAliasDB: Double  // the largest single alias bin
+        var thd: Double  // sqrt(sum of harmonics 2...4 below Nyquist) / fundamental
     }
 
     /// Analyses one steady period of `y` (n samples): harmonics at bin k*3413 (k = 1...4, below
@@ -71,13 +71,14 @@ final class EffectFuzzTests: XCTestCase {
         }
         let fundamental = p[bin]
         let harmonics = (2...4).map { p[$0 * bin] }.reduce(0, +)
-        return Figures(aliasDB: 10 * log10(alias / total), worstAliasDB: 10 * log10(worst / total),
-                       thd: (harmonics / fundamental).squareRoot())
+        return Figures(
+            aliasDB: 10 * log10(alias / total), worstAliasDB: 10 * log10(worst / total),
+            thd: (harmonics / fundamental).squareRoot())
     }
 
     func testFullDriveAliasingAndDistortion() throws {
         let n = Self.n
-        let settle = 24_000   // the 10 Hz DC blocker's tail (the bias makes DC) decays by e^-31
+        let settle = 24_000  // the 10 Hz DC blocker's tail (the bias makes DC) decays by e^-31
         let input = EffectSignals.sine(Self.frequency, amplitude: 0.5, count: settle + n)
         let spec = try EffectChainSpec(parsing: "fuzz drive=1 tone=1 level=1")
         let chain = EffectChain(spec: spec, sampleRate: 48_000, maximumBlock: 512)
@@ -87,10 +88,14 @@ final class EffectFuzzTests: XCTestCase {
 
         // the same shaper at 48 kHz, no oversampling
         let g = FuzzEffect.maximumGain, b = FuzzEffect.bias
-        let plain = Self.analyse(input.suffix(n).map { Float(Foundation.tanh(g * Double($0) + b) - Foundation.tanh(b)) })
+        let plain = Self.analyse(
+            input.suffix(n).map { Float(Foundation.tanh(g * Double($0) + b) - Foundation.tanh(b)) })
 
-        print(String(format: "fuzz, full drive, 5 kHz sine at 0.5, 48 kHz: aliases below 15 kHz %.1f dB (worst single %.1f dB), THD %.1f %%; plain 48 kHz shaper: aliases %.1f dB (worst %.1f dB), THD %.1f %%",
-                     fuzz.aliasDB, fuzz.worstAliasDB, fuzz.thd * 100, plain.aliasDB, plain.worstAliasDB, plain.thd * 100))
+        print(
+            String(
+                format:
+                    "fuzz, full drive, 5 kHz sine at 0.5, 48 kHz: aliases below 15 kHz %.1f dB (worst single %.1f dB), THD %.1f %%; plain 48 kHz shaper: aliases %.1f dB (worst %.1f dB), THD %.1f %%",
+                fuzz.aliasDB, fuzz.worstAliasDB, fuzz.thd * 100, plain.aliasDB, plain.worstAliasDB, plain.thd * 100))
         XCTAssertLessThanOrEqual(fuzz.aliasDB, -70, "aliases below 15 kHz")
         XCTAssertGreaterThanOrEqual(fuzz.thd, 0.10, "harmonic distortion")
         XCTAssertGreaterThan(plain.aliasDB, -40, "the plain shaper should alias badly (contrast)")
@@ -101,7 +106,7 @@ final class EffectFuzzTests: XCTestCase {
         let h = FuzzEffect.design()
         XCTAssertEqual(h.count, FuzzEffect.taps)
         XCTAssertEqual(h.reduce(0, +), 1, accuracy: 1e-12)
-        func gainDB(_ f: Double) -> Double {   // f in Hz at the 8x rate of 384 kHz
+        func gainDB(_ f: Double) -> Double {  // f in Hz at the 8x rate of 384 kHz
             var re = 0.0, im = 0.0
             for (i, c) in h.enumerated() {
                 let w = 2 * Double.pi * f / 384_000 * Double(i)
@@ -109,7 +114,9 @@ final class EffectFuzzTests: XCTestCase {
             }
             return 10 * log10(re * re + im * im)
         }
-        for f in stride(from: 0.0, through: 20_000, by: 1_000) { XCTAssertEqual(gainDB(f), 0, accuracy: 0.01, "\(f) Hz") }
+        for f in stride(from: 0.0, through: 20_000, by: 1_000) {
+            XCTAssertEqual(gainDB(f), 0, accuracy: 0.01, "\(f) Hz")
+        }
         for f in stride(from: 28_000.0, through: 192_000, by: 250) { XCTAssertLessThan(gainDB(f), -80, "\(f) Hz") }
     }
 

@@ -10,12 +10,15 @@ final class EffectReferenceTests: XCTestCase {
     let input = EffectSignals.noise(count: 24_000, amplitude: 0.4)
     /// Parameter changes at the start of these blocks of 256: (index, where in its range 0...1).
     let moves: [Int: [(Int, Double)]] = [
-        10: [(1, 0.9)], 20: [(2, 0.2)], 30: [(0, 1)], 40: [(0, 0)], 50: [(3, 1)], 60: [(1, 0.3), (2, 0.8)], 70: [(4, 0.3)],
+        10: [(1, 0.9)], 20: [(2, 0.2)], 30: [(0, 1)], 40: [(0, 0)], 50: [(3, 1)], 60: [(1, 0.3), (2, 0.8)],
+        70: [(4, 0.3)]
     ]
 
-    func compare(_ name: String, table: [EffectParameter], swift: (UnsafeMutablePointer<Float>, Int) -> Void,
-                 setSwift: (Int, Double) -> Void, c: (UnsafeMutablePointer<Float>, Int32) -> Void,
-                 setC: (Int32, Double) -> Void) {
+    func compare(
+        _ name: String, table: [EffectParameter], swift: (UnsafeMutablePointer<Float>, Int) -> Void,
+        setSwift: (Int, Double) -> Void, c: (UnsafeMutablePointer<Float>, Int32) -> Void,
+        setC: (Int32, Double) -> Void
+    ) {
         var a = input, b = input
         a.withUnsafeMutableBufferPointer { x in
             b.withUnsafeMutableBufferPointer { y in
@@ -45,16 +48,19 @@ final class EffectReferenceTests: XCTestCase {
         defer { s.deallocate() }
         var c = fuzz_ref_state()
         fuzz_ref_init(&c, rate, 0.5, 0.5, 0.5)
-        compare("fuzz", table: EffectKind.fuzz.parameters, swift: { s.process($0, count: $1) }, setSwift: { s.set($0, $1) },
-                c: { fuzz_ref_process(&c, $0, $1) }, setC: { fuzz_ref_set(&c, $0, $1) })
+        compare(
+            "fuzz", table: EffectKind.fuzz.parameters, swift: { s.process($0, count: $1) }, setSwift: { s.set($0, $1) },
+            c: { fuzz_ref_process(&c, $0, $1) }, setC: { fuzz_ref_set(&c, $0, $1) })
     }
 
     func testTremoloMatchesC() {
         var s = TremoloEffect(sampleRate: rate)
         var c = tremolo_ref_state()
         tremolo_ref_init(&c, rate, 5, 0.5, 0)
-        compare("tremolo", table: EffectKind.tremolo.parameters, swift: { s.process($0, count: $1) }, setSwift: { s.set($0, $1) },
-                c: { tremolo_ref_process(&c, $0, $1) }, setC: { tremolo_ref_set(&c, $0, $1) })
+        compare(
+            "tremolo", table: EffectKind.tremolo.parameters, swift: { s.process($0, count: $1) },
+            setSwift: { s.set($0, $1) },
+            c: { tremolo_ref_process(&c, $0, $1) }, setC: { tremolo_ref_set(&c, $0, $1) })
     }
 
     func testPhaserMatchesC() {
@@ -62,8 +68,10 @@ final class EffectReferenceTests: XCTestCase {
         defer { s.deallocate() }
         var c = phaser_ref_state()
         phaser_ref_init(&c, rate, 0.5, 0.7, 4, 0)
-        compare("phaser", table: EffectKind.phaser.parameters, swift: { s.process($0, count: $1) }, setSwift: { s.set($0, $1) },
-                c: { phaser_ref_process(&c, $0, $1) }, setC: { phaser_ref_set(&c, $0, $1) })
+        compare(
+            "phaser", table: EffectKind.phaser.parameters, swift: { s.process($0, count: $1) },
+            setSwift: { s.set($0, $1) },
+            c: { phaser_ref_process(&c, $0, $1) }, setC: { phaser_ref_set(&c, $0, $1) })
     }
 
     func testDelayMatchesC() {
@@ -72,7 +80,9 @@ final class EffectReferenceTests: XCTestCase {
         var c = delay_ref_state()
         delay_ref_init(&c, rate, 0.05, 0.6, 0.3, 1)
         defer { delay_ref_free(&c) }
-        compare("delay", table: EffectKind.delay.parameters, swift: { s.process($0, count: $1) }, setSwift: { s.set($0, $1) },
-                c: { delay_ref_process(&c, $0, $1) }, setC: { delay_ref_set(&c, $0, $1) })
+        compare(
+            "delay", table: EffectKind.delay.parameters, swift: { s.process($0, count: $1) },
+            setSwift: { s.set($0, $1) },
+            c: { delay_ref_process(&c, $0, $1) }, setC: { delay_ref_set(&c, $0, $1) })
     }
 }

@@ -33,7 +33,8 @@ final class EffectTremoloTests: XCTestCase {
     func testSyncedRateFollowsTheTempo() throws {
         // 1/8 notes at 120 BPM: 4 Hz; dotted 1/8 at 100 BPM: 0.45 s
         XCTAssertEqual(period(try envelope("tremolo sync=1/8 depth=1", tempo: 120)), 12_000, accuracy: 0.01)
-        XCTAssertEqual(period(try envelope("tremolo sync=1/8d depth=1", seconds: 3, tempo: 100)), 0.45 * 48_000, accuracy: 0.02)
+        XCTAssertEqual(
+            period(try envelope("tremolo sync=1/8d depth=1", seconds: 3, tempo: 100)), 0.45 * 48_000, accuracy: 0.02)
     }
 
     func testDepthFromTheEnvelope() throws {
@@ -48,13 +49,14 @@ final class EffectTremoloTests: XCTestCase {
         let c = EffectChain(spec: try EffectChainSpec(parsing: "tremolo rate=2 depth=0.6"), sampleRate: 48_000)
         defer { c.destroy() }
         let y = EffectSignals.run(c, EffectSignals.sine(1_000, amplitude: 0.5, count: 96_000))
-        let peaks = stride(from: 0, to: y.count - 48, by: 48).map { i in y[i..<(i + 48)].map { abs(Double($0)) }.max()! }
+        let peaks = stride(from: 0, to: y.count - 48, by: 48).map { i in y[i..<(i + 48)].map { abs(Double($0)) }.max()!
+        }
         XCTAssertEqual(peaks.max()!, 0.5, accuracy: 0.001)
         XCTAssertEqual(peaks.min()!, 0.5 * 0.4, accuracy: 0.001)
     }
 
     func testShapes() throws {
-        let period = 12_000   // 4 Hz
+        let period = 12_000  // 4 Hz
         // sine: 1 - d (1 - (1 + cos)/2)
         let sine = try envelope("tremolo rate=4 depth=1 shape=sine")
         for i in stride(from: 24_000, to: 36_000, by: 37) {
@@ -69,9 +71,12 @@ final class EffectTremoloTests: XCTestCase {
         }
         // square: at 1 or 1 - depth but for the edges' 1 ms one-pole (99 % within 5 ms)
         let sq = try envelope("tremolo rate=4 depth=0.8 shape=square")
-        let settled = sq.enumerated().filter { i, _ in let p = i % period; return (p > 240 && p < 6_000) || p > 6_240 }
+        let settled = sq.enumerated().filter { i, _ in
+            let p = i % period; return (p > 240 && p < 6_000) || p > 6_240
+        }
         XCTAssertTrue(settled.allSatisfy { _, v in abs(v - 1) < 0.01 || abs(v - 0.2) < 0.01 })
-        XCTAssertLessThan(EffectSignals.largestStep(sq.map(Float.init)), 0.8 * 0.021)   // no jump: 1 - e^(-1/48) of the swing
+        // no jump: 1 - e^(-1/48) of the swing
+        XCTAssertLessThan(EffectSignals.largestStep(sq.map(Float.init)), 0.8 * 0.021)
     }
 }
 
@@ -79,8 +84,12 @@ final class EffectTremoloTests: XCTestCase {
 /// (odd multiples), the whole response equal to the formula with and without feedback.
 final class EffectPhaserTests: XCTestCase {
     /// Impulse response with the sweep held at LFO `phase` (rate 0).
-    func impulseResponse(stages: Int, depth: Double, phase: Double, feedback: Double = 0, count: Int = 16_384) throws -> (ir: [Double], corner: Double) {
-        let c = EffectChain(spec: try EffectChainSpec(parsing: "phaser rate=0 depth=\(depth) stages=\(stages) feedback=\(feedback)"), sampleRate: 48_000)
+    func impulseResponse(stages: Int, depth: Double, phase: Double, feedback: Double = 0, count: Int = 16_384) throws
+        -> (ir: [Double], corner: Double)
+    {
+        let c = EffectChain(
+            spec: try EffectChainSpec(parsing: "phaser rate=0 depth=\(depth) stages=\(stages) feedback=\(feedback)"),
+            sampleRate: 48_000)
         defer { c.destroy() }
         let corner = c.withPhaser { p -> Double in
             p.setPhase(phase)
@@ -124,8 +133,10 @@ final class EffectPhaserTests: XCTestCase {
         for (stages, phase) in [(4, 0.0), (4, 0.25), (4, 0.75), (2, 0.1), (8, 0.6), (12, 0.25)] {
             let (ir, corner) = try impulseResponse(stages: stages, depth: 0.8, phase: phase)
             for f in theoreticalNotches(corner: corner, stages: stages) where f < 20_000 {
-                XCTAssertLessThan(20 * log10(magnitude(ir, f)), -60, "\(stages) stages, corner \(corner) Hz: notch at \(f) Hz")
-                XCTAssertEqual(measuredNotch(ir, near: f), f, accuracy: f * 1e-4, "\(stages) stages, corner \(corner) Hz")
+                XCTAssertLessThan(
+                    20 * log10(magnitude(ir, f)), -60, "\(stages) stages, corner \(corner) Hz: notch at \(f) Hz")
+                XCTAssertEqual(
+                    measuredNotch(ir, near: f), f, accuracy: f * 1e-4, "\(stages) stages, corner \(corner) Hz")
             }
         }
         // the sweep's ends: 630 Hz * 2^(+-2.5 depth)
@@ -154,7 +165,8 @@ final class EffectPhaserTests: XCTestCase {
                 let den = dr * dr + di * di
                 let wr = (ar * dr + ai * di) / den, wi = (ai * dr - ar * di) / den
                 let expected = 0.5 * ((1 + wr) * (1 + wr) + wi * wi).squareRoot()
-                XCTAssertEqual(magnitude(ir, f), expected, accuracy: 1e-6 + expected * 1e-6, "feedback \(feedback), \(f) Hz")
+                XCTAssertEqual(
+                    magnitude(ir, f), expected, accuracy: 1e-6 + expected * 1e-6, "feedback \(feedback), \(f) Hz")
             }
         }
     }
@@ -165,7 +177,9 @@ final class EffectPhaserTests: XCTestCase {
 final class EffectDelayTests: XCTestCase {
     func testEchoTimesToTheSampleAndDecayPerRepeat() throws {
         for (time, feedback, mix) in [(0.3, 0.5, 0.5), (0.0125, 0.95, 1.0), (2.0, 0.2, 0.3), (0.1, 0.0, 0.4)] {
-            let c = EffectChain(spec: try EffectChainSpec(parsing: "delay time=\(time) feedback=\(feedback) mix=\(mix) tone=1"), sampleRate: 48_000)
+            let c = EffectChain(
+                spec: try EffectChainSpec(parsing: "delay time=\(time) feedback=\(feedback) mix=\(mix) tone=1"),
+                sampleRate: 48_000)
             defer { c.destroy() }
             let d = Int((time * 48_000).rounded())
             var x = [Float](repeating: 0, count: min(3 * d + 100, 200_000))
@@ -175,7 +189,10 @@ final class EffectDelayTests: XCTestCase {
             var expected = mix
             for k in 1...3 where 7 + k * d < y.count {
                 XCTAssertEqual(Double(y[7 + k * d]), expected, accuracy: 1e-6, "echo \(k) of time \(time)")
-                if k > 1, feedback > 0 { XCTAssertEqual(Double(y[7 + k * d] / y[7 + (k - 1) * d]), feedback, accuracy: 1e-5, "decay per repeat") }
+                if k > 1, feedback > 0 {
+                    XCTAssertEqual(
+                        Double(y[7 + k * d] / y[7 + (k - 1) * d]), feedback, accuracy: 1e-5, "decay per repeat")
+                }
                 expected *= feedback
             }
             // nothing but the dry impulse and the echoes
@@ -186,14 +203,15 @@ final class EffectDelayTests: XCTestCase {
 
     func testToneDampsEachRepeat() throws {
         // tone 0: the loop's one-pole at 500 Hz; a repeat of a 5 kHz burst loses most of its level
-        let c = EffectChain(spec: try EffectChainSpec(parsing: "delay time=0.05 feedback=0.9 mix=1 tone=0"), sampleRate: 48_000)
+        let c = EffectChain(
+            spec: try EffectChainSpec(parsing: "delay time=0.05 feedback=0.9 mix=1 tone=0"), sampleRate: 48_000)
         defer { c.destroy() }
         var x = EffectSignals.sine(5_000, amplitude: 0.5, count: 1_200)
         x += [Float](repeating: 0, count: 6_000)
         let y = EffectSignals.run(c, x)
         // the level of each repeat once the one-pole's start transient is over
         func peak(_ k: Int) -> Float { y[(k * 2_400 + 300)..<(k * 2_400 + 1_200)].map(abs).max()! }
-        XCTAssertEqual(Double(peak(1)), 0.5, accuracy: 0.01)    // the first echo is not filtered
+        XCTAssertEqual(Double(peak(1)), 0.5, accuracy: 0.01)  // the first echo is not filtered
         // one-pole y += a (x - y) at 5 kHz: |H| = a / |1 - (1 - a) e^(-jw)|
         let a = 1 - exp(-2 * Double.pi * 500 / 48_000), w = 2 * Double.pi * 5_000 / 48_000
         let h = a / ((1 - (1 - a) * cos(w)) * (1 - (1 - a) * cos(w)) + pow((1 - a) * sin(w), 2)).squareRoot()
@@ -211,7 +229,7 @@ final class EffectDelayTests: XCTestCase {
             c.process(b.baseAddress!, count: 24_000)
             c.setParameter(slot: slot, value: 0.05)
             c.process(b.baseAddress! + 24_000, count: 12_000)
-            XCTAssertEqual(c.value(slot: slot), 0.3 - 0.5 * 0.25, accuracy: 1e-9)   // 0.5 s per second at most
+            XCTAssertEqual(c.value(slot: slot), 0.3 - 0.5 * 0.25, accuracy: 1e-9)  // 0.5 s per second at most
             c.process(b.baseAddress! + 36_000, count: 12_000)
             c.setParameter(slot: slot, value: 1.2)
             c.process(b.baseAddress! + 48_000, count: b.count - 48_000)
@@ -232,7 +250,7 @@ final class EffectDelayTests: XCTestCase {
         var x = [Float](repeating: 0, count: 40_000)
         x[0] = 1
         let y = EffectSignals.run(c, x)
-        XCTAssertEqual(y[32_000], 1, accuracy: 1e-6)    // a quarter note at 90 BPM: 2/3 s
+        XCTAssertEqual(y[32_000], 1, accuracy: 1e-6)  // a quarter note at 90 BPM: 2/3 s
     }
 }
 
@@ -270,7 +288,9 @@ final class EffectCommonTests: XCTestCase {
         let inputStep = EffectSignals.largestStep(x)
         for kind in Self.kinds {
             for (index, p) in kind.parameters.enumerated() where index > 0 {
-                let values: [(Double, Double)] = [(p.range.lowerBound, p.range.upperBound), (p.range.upperBound, p.range.lowerBound)]
+                let values: [(Double, Double)] = [
+                    (p.range.lowerBound, p.range.upperBound), (p.range.upperBound, p.range.lowerBound)
+                ]
                 for (from, to) in values {
                     var stage = EffectChainSpec.Stage(kind)
                     stage.settings[index] = p.clamp(from)
@@ -288,8 +308,9 @@ final class EffectCommonTests: XCTestCase {
                     let after = EffectSignals.largestStep(Array(y[(y.count - 24_000)...]))
                     let transition = EffectSignals.largestStep(Array(y[change..<(change + 4_800)]))
                     let sweep = kind == .wah ? inputStep * 1.42 * Float(WahSettings().voice.makeUpGain) : 0
-                    XCTAssertLessThanOrEqual(transition, 1.3 * max(before, after, sweep) + 1e-3,
-                                             "\(kind).\(p.name) \(from) -> \(to): step \(transition) vs \(before) before, \(after) after")
+                    XCTAssertLessThanOrEqual(
+                        transition, 1.3 * max(before, after, sweep) + 1e-3,
+                        "\(kind).\(p.name) \(from) -> \(to): step \(transition) vs \(before) before, \(after) after")
                 }
             }
         }

@@ -25,7 +25,9 @@ final class FourClassGestureTests: XCTestCase {
                 let s = Self.score(set, teach: 3, recognise: [4, 5], hz: hz, marks: .peak)
                 print("four classes \(set.map(\.rawValue).joined(separator: ",")) at \(Int(hz)) Hz: \(s)")
                 XCTAssertGreaterThanOrEqual(s.f1.reduce(0, +) / Double(s.f1.count), 0.8, "\(s)")
-                for (k, f) in s.f1.enumerated() { XCTAssertGreaterThanOrEqual(f, 0.65, "\(set[k]) at \(Int(hz)) Hz: \(s)") }
+                for (k, f) in s.f1.enumerated() {
+                    XCTAssertGreaterThanOrEqual(f, 0.65, "\(set[k]) at \(Int(hz)) Hz: \(s)")
+                }
                 XCTAssertGreaterThanOrEqual(s.rightClass, 0.75, "\(s)")
                 XCTAssertEqual(s.distractors, 0, "\(s)")
             }
@@ -39,14 +41,19 @@ final class FourClassGestureTests: XCTestCase {
         var alone: [Int]
         var f1: [Double] {
             hits.indices.map { k in
-                let p = Double(hits[k]) / Double(max(1, hits[k] + falseAlarms[k])), r = Double(hits[k]) / Double(max(1, hits[k] + misses[k]))
+                let p = Double(hits[k]) / Double(max(1, hits[k] + falseAlarms[k])),
+                    r = Double(hits[k]) / Double(max(1, hits[k] + misses[k]))
                 return p + r == 0 ? 0 : 2 * p * r / (p + r)
             }
         }
         var rightClass: Double { Double(hits.reduce(0, +)) / Double(max(1, labels)) }
         var description: String {
-            let per = hits.indices.map { String(format: "%.2f (h%d f%d m%d)", f1[$0], hits[$0], falseAlarms[$0], misses[$0]) }
-            return "F1 " + per.joined(separator: " ") + String(format: ", right class %.2f, distractors %d; alone ", rightClass, distractors) + alone.map(String.init).joined(separator: " ")
+            let per = hits.indices.map {
+                String(format: "%.2f (h%d f%d m%d)", f1[$0], hits[$0], falseAlarms[$0], misses[$0])
+            }
+            return "F1 " + per.joined(separator: " ")
+                + String(format: ", right class %.2f, distractors %d; alone ", rightClass, distractors)
+                + alone.map(String.init).joined(separator: " ")
         }
     }
 
@@ -55,7 +62,9 @@ final class FourClassGestureTests: XCTestCase {
 
     /// Teaches `set` from the first `per` movements of each class of take `teach`, recognises
     /// takes `recognise` (seeds), all at `hz`, accelerometer only; and the distractor take.
-    static func score(_ set: [SimTake.Movement], teach: UInt64, per: Int = 3, recognise: [UInt64], hz: Double, marks: Marks) -> Result {
+    static func score(
+        _ set: [SimTake.Movement], teach: UInt64, per: Int = 3, recognise: [UInt64], hz: Double, marks: Marks
+    ) -> Result {
         let lesson = SimTake.mixed(set, perClass: per + 1, seed: teach)
         let t = LearnedGestureTests.take(lesson.take.frames(rate: hz, gyro: false, seed: teach + 1000))
         var rng = SeededRandom(seed: teach &* 31 &+ 7)
@@ -75,7 +84,8 @@ final class FourClassGestureTests: XCTestCase {
         // the model's classes are in the order first taught; fires are counted by the set's order
         let order = set.map { model.index(of: $0.rawValue) ?? -1 }
         guard !order.contains(-1) else {
-            XCTFail("teach \(teach): a class taught nothing (\(set.map(\.rawValue)) against \(model.classes.map(\.name)))")
+            XCTFail(
+                "teach \(teach): a class taught nothing (\(set.map(\.rawValue)) against \(model.classes.map(\.name)))")
             let zeros = [Int](repeating: 0, count: set.count)
             return Result(hits: zeros, falseAlarms: zeros, misses: zeros, alone: zeros)
         }
@@ -104,7 +114,10 @@ final class FourClassGestureTests: XCTestCase {
             r.labels += take.take.labels.count
         }
         let n = SimTake.make(.negatives, seed: teach + 77)
-        r.distractors = LearnedGestureTests.recognise(model, LearnedGestureTests.take(n.frames(rate: hz, gyro: false, seed: teach + 78))).fires.count
+        r.distractors =
+            LearnedGestureTests.recognise(
+                model, LearnedGestureTests.take(n.frames(rate: hz, gyro: false, seed: teach + 78))
+            ).fires.count
         return r
     }
 
@@ -123,8 +136,12 @@ final class FourClassGestureTests: XCTestCase {
                     print("score4 \(set[0].rawValue)… marks \(marks) teach \(teach): \(s)")
                     f1 += s.f1; right.append(s.rightClass); distractors += s.distractors
                 }
-                print(String(format: "score4 \(set[0].rawValue)… marks \(marks): mean per-class F1 %.3f min %.2f, right class mean %.2f min %.2f, distractor firings %d",
-                             f1.reduce(0, +) / Double(f1.count), f1.min()!, right.reduce(0, +) / Double(right.count), right.min()!, distractors))
+                print(
+                    String(
+                        format:
+                            "score4 \(set[0].rawValue)… marks \(marks): mean per-class F1 %.3f min %.2f, right class mean %.2f min %.2f, distractor firings %d",
+                        f1.reduce(0, +) / Double(f1.count), f1.min()!, right.reduce(0, +) / Double(right.count),
+                        right.min()!, distractors))
             }
         }
     }
@@ -139,7 +156,9 @@ extension SimTake {
 
     /// A take of `perClass` movements of each of `set`, in random order, with pauses between;
     /// per label its class (index into `set`) and the span of the movement (seconds).
-    static func mixed(_ set: [Movement], perClass: Int, seed: UInt64) -> (take: SimTake, classes: [Int], spans: [ClosedRange<Double>]) {
+    static func mixed(_ set: [Movement], perClass: Int, seed: UInt64) -> (
+        take: SimTake, classes: [Int], spans: [ClosedRange<Double>]
+    ) {
         var rng = SeededRandom(seed: seed &* 6364136223846793005 &+ 1442695040888963407)
         func u(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(rng.next() % 1_000_000) / 1_000_000 }
         func dir(_ x: Double, _ y: Double, _ z: Double, _ spread: Double) -> Vector3 {
@@ -164,7 +183,9 @@ extension SimTake {
 
     /// Adds one movement starting at `t`; returns its labelled moment (peak hand speed) and
     /// the span of the movement proper (without the return to rest).
-    mutating func add(_ m: Movement, at t: Double, u: (Double, Double) -> Double, dir: (Double, Double, Double, Double) -> Vector3) -> (Double, ClosedRange<Double>) {
+    mutating func add(
+        _ m: Movement, at t: Double, u: (Double, Double) -> Double, dir: (Double, Double, Double, Double) -> Vector3
+    ) -> (Double, ClosedRange<Double>) {
         switch m {
         case .forehand, .backhand:
             // a swing on a circle in the horizontal plane, the wrist turning with it (the
@@ -217,10 +238,15 @@ extension SimTake {
         case .wave:
             // waving: two swings side to side, the wrist rolling with them
             let f = u(1.5, 2.2), A = u(25, 40) * .pi / 180, x = u(0.06, 0.12), t1 = t + 2 / f
-            wobbles.append((Vector3(1, 0, 0), { s in s < t || s > t1 ? 0 : A * sin(2 * .pi * f * (s - t)) * sin(.pi * (s - t) / (t1 - t)) }))
+            wobbles.append(
+                (
+                    Vector3(1, 0, 0),
+                    { s in s < t || s > t1 ? 0 : A * sin(2 * .pi * f * (s - t)) * sin(.pi * (s - t) / (t1 - t)) }
+                ))
             accelTerms.append { s in
                 guard s >= t && s <= t1 else { return .zero }
-                return Vector3(0, 1, 0) * (-x * pow(2 * .pi * f, 2) / 9.81 * sin(2 * .pi * f * (s - t)) * sin(.pi * (s - t) / (t1 - t)))
+                return Vector3(0, 1, 0)
+                    * (-x * pow(2 * .pi * f, 2) / 9.81 * sin(2 * .pi * f * (s - t)) * sin(.pi * (s - t) / (t1 - t)))
             }
             return (t + 1 / f, t...t1)
         case .raise:

@@ -72,14 +72,21 @@ enum FuzzEntries {
             framer.finish(line)
             let s = parser.stats
             if s.frames != frames { problems.append("\(format): \(s.frames) frames counted, \(frames) returned") }
-            if s.lines != lines + tooLong { problems.append("\(format): \(s.lines) lines counted, \(lines) parsed + \(tooLong) too long") }
+            if s.lines != lines + tooLong {
+                problems.append("\(format): \(s.lines) lines counted, \(lines) parsed + \(tooLong) too long")
+            }
             if s.lines != s.rows + s.headers + s.comments + s.blank {
-                problems.append("\(format): lines \(s.lines) != rows \(s.rows) + headers \(s.headers) + comments \(s.comments) + blank \(s.blank)")
+                problems.append(
+                    "\(format): lines \(s.lines) != rows \(s.rows) + headers \(s.headers) + comments \(s.comments) + blank \(s.blank)"
+                )
             }
             if s.rows != s.frames + s.held + s.totalSkipped {
-                problems.append("\(format): rows \(s.rows) != frames \(s.frames) + held \(s.held) + skipped \(s.totalSkipped)")
+                problems.append(
+                    "\(format): rows \(s.rows) != frames \(s.frames) + held \(s.held) + skipped \(s.totalSkipped)")
             }
-            if s.skipped(.tooLong) != tooLong { problems.append("\(format): \(s.skipped(.tooLong)) too long counted, \(tooLong) seen") }
+            if s.skipped(.tooLong) != tooLong {
+                problems.append("\(format): \(s.skipped(.tooLong)) too long counted, \(tooLong) seen")
+            }
             if frames > 0 && !(s.firstTime.isFinite && s.lastTime.isFinite) {
                 problems.append("\(format): frames but first/last time \(s.firstTime)/\(s.lastTime)")
             }
@@ -100,14 +107,18 @@ enum FuzzEntries {
             _ = m.addressString; _ = m.typeTagString
             for i in 0..<min(m.argumentCount, OSCMessage.storedArguments) { _ = m.value(i) }
         }
-        if case .success(let n) = decoded, n != messages { problems.append("decode says \(n) messages, visited \(messages)") }
+        if case .success(let n) = decoded, n != messages {
+            problems.append("decode says \(n) messages, visited \(messages)")
+        }
         var builder = OSCFrameBuilder()
         var frames = 0
         func packet(_ p: UnsafeRawBufferPointer) {
-            builder.packet(p, arrival: 1_000_000_000, emit: { f in
-                frames += 1
-                check(f, "osc frame \(frames)", &problems)
-            })
+            builder.packet(
+                p, arrival: 1_000_000_000,
+                emit: { f in
+                    frames += 1
+                    check(f, "osc frame \(frames)", &problems)
+                })
         }
         packet(data)
         var slip = SLIPDecoder(maxPacket: 4096)
@@ -119,7 +130,9 @@ enum FuzzEntries {
         }
         if slip.pending > 4096 { problems.append("SLIP holds \(slip.pending) bytes over its limit") }
         _ = slip.discardPartial()
-        if builder.stats.packets != 1 + slipPackets { problems.append("builder counted \(builder.stats.packets) packets of \(1 + slipPackets)") }
+        if builder.stats.packets != 1 + slipPackets {
+            problems.append("builder counted \(builder.stats.packets) packets of \(1 + slipPackets)")
+        }
         return problems
     }
 
@@ -128,38 +141,47 @@ enum FuzzEntries {
     static func push(_ data: UnsafeRawBufferPointer) -> [String] {
         var problems: [String] = []
         let batch: SensorLoggerBatch
-        do { batch = try SensorLoggerBatch.decode(data) } catch { return error.reason.isEmpty ? ["an empty refusal"] : [] }
+        do { batch = try SensorLoggerBatch.decode(data) } catch {
+            return error.reason.isEmpty ? ["an empty refusal"] : []
+        }
         for s in batch.samples {
             for (_, v) in s.values where v.isInfinite { problems.append("sample value \(v)") }
         }
         var merge = SensorLoggerFrames()
         var frames = 0
-        for _ in 0..<2 {   // twice: the second batch repeats the first (late samples)
+        for _ in 0..<2 {  // twice: the second batch repeats the first (late samples)
             merge.add(batch) { f in
                 frames += 1
                 check(f, "push frame \(frames)", &problems)
             }
         }
         merge.restart()
-        merge.add(batch) { f in frames += 1; check(f, "push frame \(frames) after restart", &problems) }
+        merge.add(batch) { f in
+            frames += 1; check(f, "push frame \(frames) after restart", &problems)
+        }
         if merge.frames != frames { problems.append("\(merge.frames) frames counted, \(frames) emitted") }
         return problems
     }
 
     // MARK: phyphox /config and /get
 
-    static let phyphoxConfig = #"{"title":"Acceleration with g","buffers":[{"name":"accX"},{"name":"accY"},{"name":"accZ"},{"name":"acc_time"},{"name":"gyrX"},{"name":"gyrY"},{"name":"gyrZ"},{"name":"gyr_time"}]}"#
+    static let phyphoxConfig =
+        #"{"title":"Acceleration with g","buffers":[{"name":"accX"},{"name":"accY"},{"name":"accZ"},{"name":"acc_time"},{"name":"gyrX"},{"name":"gyrY"},{"name":"gyrZ"},{"name":"gyr_time"}]}"#
 
     /// The input as a /config answer, then as two /get answers to a known layout.
     static func phyphox(_ data: UnsafeRawBufferPointer) -> [String] {
         var problems: [String] = []
         if let layout = try? PhyphoxLayout.parse(data) {
             if layout.sensors.isEmpty { problems.append("a layout without sensors") }
-            for s in layout.sensors where !s.scale.isFinite || s.scale == 0 { problems.append("sensor scale \(s.scale)") }
+            for s in layout.sensors where !s.scale.isFinite || s.scale == 0 {
+                problems.append("sensor scale \(s.scale)")
+            }
             _ = PhyphoxPoll(layout: layout).query
         }
         let config = Array(phyphoxConfig.utf8)
-        guard let layout = config.withUnsafeBytes({ try? PhyphoxLayout.parse($0) }) else { return ["the fixed /config no longer parses"] }
+        guard let layout = config.withUnsafeBytes({ try? PhyphoxLayout.parse($0) }) else {
+            return ["the fixed /config no longer parses"]
+        }
         var poll = PhyphoxPoll(layout: layout)
         var merge = SensorLoggerFrames()
         var frames = 0
@@ -169,7 +191,9 @@ enum FuzzEntries {
                 for (_, v) in s.values where v.isInfinite { problems.append("sample value \(v)") }
             }
             if r.restarted { merge.restart() }
-            merge.add(r.batch) { f in frames += 1; check(f, "phyphox frame \(frames)", &problems) }
+            merge.add(r.batch) { f in
+                frames += 1; check(f, "phyphox frame \(frames)", &problems)
+            }
             _ = poll.query
         }
         return problems
@@ -191,14 +215,21 @@ enum FuzzEntries {
             let end = k + 1 < starts.count ? starts[k + 1] : bytes.count
             let d = Array(bytes[start..<end])
             if let c = AppleMIDICommand.decode(d) {
-                if case .other = c {} else if AppleMIDICommand.decode(c.encoded()) != c { problems.append("\(c) does not survive encoding") }
+                if case .other = c {
+                } else if AppleMIDICommand.decode(c.encoded()) != c {
+                    problems.append("\(c) does not survive encoding")
+                }
             }
             let from = RTPEndpoint(host: "10.0.0.\(k % 3)", port: 5004 + k % 2)
             for a in session.receive(d, from: from, via: k % 2 == 0 ? .control : .data, now: Double(k)) {
-                if case .send(let b, _, _) = a, AppleMIDICommand.decode(b) == nil { problems.append("the session sent an unreadable command") }
+                if case .send(let b, _, _) = a, AppleMIDICommand.decode(b) == nil {
+                    problems.append("the session sent an unreadable command")
+                }
             }
             _ = session.tick(now: Double(k) + 0.5)
-            if session.participants.count > AppleMIDISession.maxParticipants { problems.append("\(session.participants.count) participants") }
+            if session.participants.count > AppleMIDISession.maxParticipants {
+                problems.append("\(session.participants.count) participants")
+            }
         }
         return problems
     }
@@ -231,7 +262,9 @@ enum FuzzEntries {
                     problems.append("\(l): written as \(syntax), which does not parse: \(error)")
                 }
             } catch let e as MappingSyntaxError {
-                if e.message.isEmpty || e.message.contains("\n") { problems.append("\(l): error \(e.message.debugDescription)") }
+                if e.message.isEmpty || e.message.contains("\n") {
+                    problems.append("\(l): error \(e.message.debugDescription)")
+                }
             } catch {
                 problems.append("\(l): unexpected error \(error)")
             }

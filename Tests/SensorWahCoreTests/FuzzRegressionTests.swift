@@ -39,7 +39,9 @@ final class FuzzRegressionTests: XCTestCase {
         for url in files("Corpus", "parser") where url.pathExtension != "txt" {
             // Sensor Logger writes one CSV per sensor: the file's name says which
             let name = url.lastPathComponent
-            let sensor: LoggedSensor? = !name.hasPrefix("sensorlogger-") ? nil : name.contains("orientation") ? .orientation : .totalAcceleration
+            let sensor: LoggedSensor? =
+                !name.hasPrefix("sensorlogger-")
+                ? nil : name.contains("orientation") ? .orientation : .totalAcceleration
             var p = SensorParser(options: .init(sensor: sensor))
             let text = try String(contentsOf: url, encoding: .utf8)
             var frames = 0

@@ -33,7 +33,9 @@ final class GestureTakeTests: XCTestCase {
         var description: String {
             let l = latencies.sorted()
             let med = l.isEmpty ? 0 : l[l.count / 2] * 1000
-            return String(format: "hits %3d false %2d missed %2d F1 %.3f latency median %+.0f ms", hits, falseAlarms, misses, f1, med)
+            return String(
+                format: "hits %3d false %2d missed %2d F1 %.3f latency median %+.0f ms", hits, falseAlarms, misses, f1,
+                med)
         }
         static func += (a: inout Score, b: Score) {
             a.hits += b.hits; a.falseAlarms += b.falseAlarms; a.misses += b.misses; a.latencies += b.latencies
@@ -62,14 +64,17 @@ final class GestureTakeTests: XCTestCase {
         for hz in Self.rates {
             for gyro in [false, true] {
                 for kind in SimTake.Kind.allCases {
-                    let take = SimTake.make(kind, seed: UInt64(hz) * 31 + (gyro ? 7 : 0) + UInt64(SimTake.Kind.allCases.firstIndex(of: kind)!))
+                    let take = SimTake.make(
+                        kind,
+                        seed: UInt64(hz) * 31 + (gyro ? 7 : 0) + UInt64(SimTake.Kind.allCases.firstIndex(of: kind)!))
                     let frames = take.frames(rate: hz, gyro: gyro, seed: UInt64(hz) + (gyro ? 1000 : 0))
                     let r = Self.flicks(frames)
                     let s = Self.score(labels: take.labels, notes: r.flicks)
                     total += s
                     byKind[kind.rawValue, default: Score()] += s
                     byRate[hz, default: Score()] += s
-                    let name = "\(kind.rawValue) at \(Int(hz)) Hz, \(gyro ? "accelerometer + gyro" : "accelerometer only")"
+                    let name =
+                        "\(kind.rawValue) at \(Int(hz)) Hz, \(gyro ? "accelerometer + gyro" : "accelerometer only")"
                     if kind == .negatives {
                         XCTAssertEqual(r.flicks.count, 0, "\(name): flicks at \(r.flicks)")
                         XCTAssertEqual(r.shakes, 0, "\(name): shakes")
@@ -77,12 +82,16 @@ final class GestureTakeTests: XCTestCase {
                     } else {
                         // never two notes for one stroke
                         for l in take.labels {
-                            XCTAssertLessThanOrEqual(r.flicks.filter { abs($0 - l) <= 0.5 }.count, 1, "\(name): two notes for the stroke at \(l)")
+                            XCTAssertLessThanOrEqual(
+                                r.flicks.filter { abs($0 - l) <= 0.5 }.count, 1,
+                                "\(name): two notes for the stroke at \(l)")
                         }
                         XCTAssertEqual(r.shakes, 0, "\(name): a stroke is not shaking")
                         // (at 17 Hz, without a gyro, a table-tennis stroke's acceleration phase is one
                         // reading from quiet, falling back on the next: a knock until more readings come)
-                        if hz >= 30 || gyro || kind != .tt { XCTAssertEqual(r.taps, 0, "\(name): a stroke is not a knock") }
+                        if hz >= 30 || gyro || kind != .tt {
+                            XCTAssertEqual(r.taps, 0, "\(name): a stroke is not a knock")
+                        }
                     }
                     print("gesture take \(name): \(s)")
                 }
@@ -106,7 +115,9 @@ final class GestureTakeTests: XCTestCase {
                     take.duration = 4
                     let r = Self.flicks(take.frames(rate: hz, gyro: gyro, seed: 9))
                     XCTAssertEqual(r.flicks.count, 1, "\(kind) at \(hz) Hz, gyro \(gyro): \(r.flicks)")
-                    if let t = r.flicks.first, let l = take.labels.first { XCTAssertEqual(t, l, accuracy: 0.35, "\(kind) at \(hz) Hz") }
+                    if let t = r.flicks.first, let l = take.labels.first {
+                        XCTAssertEqual(t, l, accuracy: 0.35, "\(kind) at \(hz) Hz")
+                    }
                 }
             }
         }
@@ -129,20 +140,30 @@ final class GestureTakeTests: XCTestCase {
     /// repository): seven forehands at 800 Hz, accelerometer only, with 47 G ball impacts; six
     /// shots at 200 Hz, rotation rate only. Exactly 7 and 6 flicks.
     func testFieldTennisTakes() throws {
-        let accel = fieldRecordings.appendingPathComponent("applewatch-tennis-forehand-7-shots-accel-800hz-headerless.csv")
+        let accel = fieldRecordings.appendingPathComponent(
+            "applewatch-tennis-forehand-7-shots-accel-800hz-headerless.csv")
         let rot = fieldRecordings.appendingPathComponent("applewatch-tennis-6-shots-rotation-200hz-headerless.csv")
-        guard FileManager.default.fileExists(atPath: accel.path), FileManager.default.fileExists(atPath: rot.path) else {
-            print("GestureTakeTests.testFieldTennisTakes: SKIPPED, ../shared/field-recordings/ with the Apple Watch tennis takes is not present")
+        guard FileManager.default.fileExists(atPath: accel.path), FileManager.default.fileExists(atPath: rot.path)
+        else {
+            print(
+                "GestureTakeTests.testFieldTennisTakes: SKIPPED, ../shared/field-recordings/ with the Apple Watch tennis takes is not present"
+            )
             throw XCTSkip("field recordings not present")
         }
         for (url, columns, expected) in [
-            (accel, "accelerometerTimestamp_sinceReboot,accelerometerAccelerationX,accelerometerAccelerationY,accelerometerAccelerationZ", 7),
-            (rot, "gyroTimestamp_sinceReboot,gyroRotationX,gyroRotationY,gyroRotationZ", 6),
+            (
+                accel,
+                "accelerometerTimestamp_sinceReboot,accelerometerAccelerationX,accelerometerAccelerationY,accelerometerAccelerationZ",
+                7
+            ),
+            (rot, "gyroTimestamp_sinceReboot,gyroRotationX,gyroRotationY,gyroRotationZ", 6)
         ] {
             let options = ParserOptions(fallbackColumns: columns.split(separator: ",").map(String.init))
             let (_, frames) = parseBytes(try [UInt8](Data(contentsOf: url)), chunks: [], options: options)
             let r = Self.flicks(frames)
-            print("field take \(url.lastPathComponent) (ran): \(r.flicks.count) flicks at \(r.flicks.map { String(format: "%.2f", $0) }.joined(separator: " ")); shakes \(r.shakes), taps \(r.taps)")
+            print(
+                "field take \(url.lastPathComponent) (ran): \(r.flicks.count) flicks at \(r.flicks.map { String(format: "%.2f", $0) }.joined(separator: " ")); shakes \(r.shakes), taps \(r.taps)"
+            )
             XCTAssertEqual(r.flicks.count, expected, url.lastPathComponent)
             XCTAssertEqual(r.shakes, 0, url.lastPathComponent)
         }
@@ -170,7 +191,9 @@ struct SimTake {
     static func window(_ t: Double, _ t0: Double, _ t1: Double) -> Double {
         minJerk((t - t0) / 0.4) - minJerk((t - t1 + 0.4) / 0.4)
     }
-    static func minJerk(_ u: Double) -> Double { let x = min(max(u, 0), 1); return x * x * x * (10 + x * (-15 + 6 * x)) }
+    static func minJerk(_ u: Double) -> Double {
+        let x = min(max(u, 0), 1); return x * x * x * (10 + x * (-15 + 6 * x))
+    }
     static func minJerkAcc(_ u: Double) -> Double { u < 0 || u > 1 ? 0 : 60 * u - 180 * u * u + 120 * u * u * u }
 
     mutating func move(_ t0: Double, _ T: Double, _ D: Double, _ dir: Vector3) {
@@ -189,7 +212,8 @@ struct SimTake {
             guard x >= 0 && x <= 1 else { return .zero }
             let th = ang * Self.minJerk(x), w = ang / T * 30 * x * x * (1 - x) * (1 - x)
             let alpha = ang / (T * T) * Self.minJerkAcc(x)
-            return (e1 * -sin(th) + e2 * cos(th)) * (alpha * r / 9.81) + (e1 * -cos(th) + e2 * -sin(th)) * (w * w * r / 9.81)
+            return (e1 * -sin(th) + e2 * cos(th)) * (alpha * r / 9.81) + (e1 * -cos(th) + e2 * -sin(th))
+                * (w * w * r / 9.81)
         }
     }
     mutating func pulse(_ t0: Double, _ T: Double, _ peak: Double, _ dir: Vector3) {
@@ -200,7 +224,9 @@ struct SimTake {
     func attitude(_ t: Double) -> Quaternion {
         var q = start
         for w in wobbles { q = q * Quaternion.rotation(axis: w.axis, angle: w.angle(t)) }
-        for r in turns where t > r.t0 { q = q * Quaternion.rotation(axis: r.axis, angle: r.angle * Self.minJerk((t - r.t0) / r.T)) }
+        for r in turns where t > r.t0 {
+            q = q * Quaternion.rotation(axis: r.axis, angle: r.angle * Self.minJerk((t - r.t0) / r.T))
+        }
         return q
     }
     func worldAccel(_ t: Double) -> Vector3 { accelTerms.reduce(Vector3.zero) { $0 + $1(t) } }
@@ -217,7 +243,8 @@ struct SimTake {
     func frames(rate hz: Double, gyro: Bool, seed: UInt64) -> [SensorFrame] {
         var rng = SeededRandom(seed: seed)
         func gauss() -> Double {
-            let u1 = max(Double(rng.next() % 1_000_000) / 1_000_000, 1e-9), u2 = Double(rng.next() % 1_000_000) / 1_000_000
+            let u1 = max(Double(rng.next() % 1_000_000) / 1_000_000, 1e-9),
+                u2 = Double(rng.next() % 1_000_000) / 1_000_000
             return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
         }
         let period = 1 / hz
@@ -305,7 +332,9 @@ struct SimTake {
             for _ in 0..<(strokes ?? 8) { times.append(t); t += u(0.8, 1.8) }
             var take = SimTake(duration: t + 1)
             let p1 = u(0, 6), p2 = u(0, 6)
-            take.accelTerms.append { t in Vector3(0.15 * sin(2 * .pi * 0.9 * t + p2), 0, 0.25 * sin(2 * .pi * 1.4 * t + p1)) }
+            take.accelTerms.append { t in
+                Vector3(0.15 * sin(2 * .pi * 0.9 * t + p2), 0, 0.25 * sin(2 * .pi * 1.4 * t + p1))
+            }
             take.wobbles.append((Vector3(0, 1, 0), { t in 0.5 / (2 * .pi * 1.1) * sin(2 * .pi * 1.1 * t) }))
             for t0 in times {
                 let fwd = dir(1, 0, 0.1, 0.3)
@@ -325,11 +354,13 @@ struct SimTake {
             let step = 2 + u(-0.2, 0.2)
             take.accelTerms.append { t in
                 let ph = 2 * .pi * step * t, heel = pow(max(0, sin(ph)), 6)
-                return Vector3(0.2 * sin(ph / 2 + 0.5), 0.12 * sin(ph / 2), 0.25 * sin(ph) + 0.35 * heel) * window(t, 0.5, 9)
+                return Vector3(0.2 * sin(ph / 2 + 0.5), 0.12 * sin(ph / 2), 0.25 * sin(ph) + 0.35 * heel)
+                    * window(t, 0.5, 9)
             }
-            take.wobbles.append((Vector3(0, 1, 0), { t in window(t, 0.5, 9) * 1.6 / (.pi * step) * sin(.pi * step * t) }))
+            take.wobbles.append(
+                (Vector3(0, 1, 0), { t in window(t, 0.5, 9) * 1.6 / (.pi * step) * sin(.pi * step * t) }))
             // turning the wrist and back: 60-150° in 0.5-1 s, the device 2.5 cm from the axis
-            for (k, t0) in [10.0, 12.7, 15.4, 18.1].enumerated() {   // one turn and its return at a time
+            for (k, t0) in [10.0, 12.7, 15.4, 18.1].enumerated() {  // one turn and its return at a time
                 let ang = u(60, 150) * .pi / 180 * (k % 2 == 0 ? 1 : -1), T = u(0.5, 1.0)
                 take.turn(t0, T, ang, Vector3(1, 0.1, 0))
                 take.turn(t0 + T + 0.4, T * 1.2, -ang, Vector3(1, 0.1, 0))
@@ -351,7 +382,9 @@ struct SimTake {
                 take.turn(t0 + 2, 0.7, -40 * .pi / 180, Vector3(0, 1, 0))
             }
             // slow tilts
-            for (t0, deg, T) in [(30.0, 60.0, 2.0), (32.2, -110, 1.0), (33.5, 80, 0.6), (34.4, -45, 0.4), (35.0, 120, 1.4)] {
+            for (t0, deg, T) in [
+                (30.0, 60.0, 2.0), (32.2, -110, 1.0), (33.5, 80, 0.6), (34.4, -45, 0.4), (35.0, 120, 1.4)
+            ] {
                 take.turn(t0, T, deg * .pi / 180, dir(1, 1, 0, 0.2))
             }
             // strumming: 1.5 Hz ±30° 1.2 G ... 3.3 Hz ±18° 2.2 G
@@ -360,7 +393,11 @@ struct SimTake {
                 let p = 2 * .pi * hz * t
                 return Vector3(amp * cos(p), 0.3 * amp * sin(2 * p), 0) * window(t, 37, 42)
             }
-            take.wobbles.append((Vector3(0, 1, 0), { t in window(t, 37, 42) * deg * (sin(2 * .pi * hz * t) + 0.15 * sin(4 * .pi * hz * t)) }))
+            take.wobbles.append(
+                (
+                    Vector3(0, 1, 0),
+                    { t in window(t, 37, 42) * deg * (sin(2 * .pi * hz * t) + 0.15 * sin(4 * .pi * hz * t)) }
+                ))
             return take
         }
     }

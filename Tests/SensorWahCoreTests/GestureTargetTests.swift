@@ -34,7 +34,7 @@ final class GestureTargetTests: XCTestCase {
         // a flick just over its threshold is still heard
         let soft = try run("flick note=60", [frame(0, flick: 10.5), frame(0.5)])
         XCTAssertEqual(soft.first?.value, 42)
-        XCTAssertEqual(e[1].time, 0.3, accuracy: 1e-9)   // 0.2 + 100 ms, stamped when due
+        XCTAssertEqual(e[1].time, 0.3, accuracy: 1e-9)  // 0.2 + 100 ms, stamped when due
         XCTAssertEqual(e[3].time, 1.3, accuracy: 1e-9)
     }
 
@@ -64,16 +64,20 @@ final class GestureTargetTests: XCTestCase {
         XCTAssertEqual(Array(buf[0..<3]), [0x89, 38, 0])
         XCTAssertEqual(JSONLine.string(on), #"{"t":1.500,"type":"note_on","ch":1,"note":60,"velocity":97}"#)
         XCTAssertEqual(JSONLine.string(off), #"{"t":1.650,"type":"note_off","ch":10,"note":38,"velocity":0}"#)
-        XCTAssertEqual(JSONLine.string(MIDIEvent(time: 2, kind: .wahSwitch, channel: 0, value: 1)), #"{"t":2.000,"type":"wah_switch","engaged":true}"#)
+        XCTAssertEqual(
+            JSONLine.string(MIDIEvent(time: 2, kind: .wahSwitch, channel: 0, value: 1)),
+            #"{"t":2.000,"type":"wah_switch","engaged":true}"#)
     }
 
     func testSyntaxOfGestureTargets() throws {
         let m = try Mapping(parsing: "flick note=60 length=250ms ch=10")
         XCTAssertEqual(m.target, .note(channel: 9, note: 60, length: 0.25))
         XCTAssertEqual(try Mapping(parsing: "shake toggle=64").target, .toggle(channel: 0, controller: 64))
-        for (text, message) in [("accel.x note=60", "gesture source"), ("flick note=128", "note needs a whole number 0-127"),
-                                ("flick note=60 length=0", "length needs a time"), ("flick toggle=1 note=2", "one target per mapping"),
-                                ("flick cc=1 length=100", "only a note= mapping has a length"), ("tilt.x toggle=3", "gesture source")] {
+        for (text, message) in [
+            ("accel.x note=60", "gesture source"), ("flick note=128", "note needs a whole number 0-127"),
+            ("flick note=60 length=0", "length needs a time"), ("flick toggle=1 note=2", "one target per mapping"),
+            ("flick cc=1 length=100", "only a note= mapping has a length"), ("tilt.x toggle=3", "gesture source")
+        ] {
             XCTAssertThrowsError(try Mapping(parsing: text), text) { e in
                 XCTAssertTrue("\(e)".contains(message), "\(text): \(e)")
             }

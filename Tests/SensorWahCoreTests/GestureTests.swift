@@ -24,7 +24,9 @@ final class GestureTests: XCTestCase {
         return (c, flickStrengths)
     }
 
-    static func minJerk(_ u: Double) -> Double { let x = min(max(u, 0), 1); return x * x * x * (10 + x * (-15 + 6 * x)) }
+    static func minJerk(_ u: Double) -> Double {
+        let x = min(max(u, 0), 1); return x * x * x * (10 + x * (-15 + 6 * x))
+    }
 
     /// A wrist flick: `degrees` about the device's Y axis in `duration` s, back in 0.3 s,
     /// every 1.2 s from t = 1, `n` times; with the tangential and centripetal acceleration of a
@@ -39,32 +41,38 @@ final class GestureTests: XCTestCase {
             }
             return a
         }
-        return MotionScript(attitude: { t in Quaternion.attitude(pitch: 0.2, roll: angle(t), yaw: 0) },
-                            worldAccel: { t in
-                                let h = 1e-3
-                                let acc = (angle(t + h) - 2 * angle(t) + angle(t - h)) / (h * h) * 0.08 / 9.81
-                                let w = (angle(t + h) - angle(t - h)) / (2 * h)
-                                return Vector3(acc, 0, w * w * 0.08 / 9.81)
-                            })
+        return MotionScript(
+            attitude: { t in Quaternion.attitude(pitch: 0.2, roll: angle(t), yaw: 0) },
+            worldAccel: { t in
+                let h = 1e-3
+                let acc = (angle(t + h) - 2 * angle(t) + angle(t - h)) / (h * h) * 0.08 / 9.81
+                let w = (angle(t + h) - angle(t - h)) / (2 * h)
+                return Vector3(acc, 0, w * w * 0.08 / 9.81)
+            })
     }
 
     /// Strumming: forearm rotation ±`degrees` at `hz` strokes pairs per second (with a second
     /// harmonic, strokes are not sines) and the hand's swing, peak `accel` G, for 8 s.
     static func strumming(hz: Double, degrees: Double, accel: Double) -> MotionScript {
-        MotionScript(attitude: { t in
-            let p = 2 * .pi * hz * t
-            return Quaternion.attitude(pitch: 0.3, roll: degrees * .pi / 180 * (sin(p) + 0.15 * sin(2 * p)), yaw: 0.4)
-        }, worldAccel: { t in
-            let p = 2 * .pi * hz * t
-            return Vector3(accel * cos(p), 0.3 * accel * sin(2 * p), 0.2 * accel * sin(p))
-        })
+        MotionScript(
+            attitude: { t in
+                let p = 2 * .pi * hz * t
+                return Quaternion.attitude(
+                    pitch: 0.3, roll: degrees * .pi / 180 * (sin(p) + 0.15 * sin(2 * p)), yaw: 0.4)
+            },
+            worldAccel: { t in
+                let p = 2 * .pi * hz * t
+                return Vector3(accel * cos(p), 0.3 * accel * sin(2 * p), 0.2 * accel * sin(p))
+            })
     }
 
     func testOneEventPerFlickAtEveryRate() {
         for hz in [17.0, 25.0, 50.0, 100.0] {
             // (a flick shorter than about 1.5 sample periods can fall between samples: 80 ms at 17 Hz)
             for (deg, dur) in [(70.0, 0.12), (90.0, 0.15), (50.0, 0.08)] where dur * hz >= 2 {
-                let (c, strengths) = count(Self.flicks(n: 5, degrees: deg, duration: dur).frames(rate: hz, duration: 7.5, gyroNoise: 0.01, accelNoise: 0.01))
+                let (c, strengths) = count(
+                    Self.flicks(n: 5, degrees: deg, duration: dur).frames(
+                        rate: hz, duration: 7.5, gyroNoise: 0.01, accelNoise: 0.01))
                 XCTAssertEqual(c, Count(flick: 5), "\(deg)° in \(dur) s at \(hz) Hz")
                 XCTAssertTrue(strengths.allSatisfy { $0 >= 10 }, "\(strengths)")
             }
@@ -91,7 +99,9 @@ final class GestureTests: XCTestCase {
     func testStrummingDoesNotFire() {
         for hz in [17.0, 30.0, 50.0, 100.0] {
             for (cycle, deg, accel) in [(1.5, 30.0, 1.2), (2.0, 25.0, 1.6), (2.75, 20.0, 2.0), (3.3, 18.0, 2.2)] {
-                let (c, _) = count(Self.strumming(hz: cycle, degrees: deg, accel: accel).frames(rate: hz, duration: 8, gyroNoise: 0.01, accelNoise: 0.01))
+                let (c, _) = count(
+                    Self.strumming(hz: cycle, degrees: deg, accel: accel).frames(
+                        rate: hz, duration: 8, gyroNoise: 0.01, accelNoise: 0.01))
                 XCTAssertEqual(c, Count(), "strumming \(cycle) Hz ±\(deg)°, \(accel) G, sampled at \(hz) Hz")
             }
         }
@@ -99,9 +109,12 @@ final class GestureTests: XCTestCase {
 
     func testShakingFiresOnceWhileItLasts() {
         for hz in [30.0, 50.0, 100.0] {
-            let s = MotionScript(attitude: { _ in Quaternion.attitude(pitch: 0.2, roll: 0.1, yaw: 0) }, worldAccel: { t in
-                (t > 1 && t < 3) || (t > 4.5 && t < 5.5) ? Vector3(4 * sin(2 * .pi * 6 * t), 1.5 * cos(2 * .pi * 6 * t), 0) : .zero
-            })
+            let s = MotionScript(
+                attitude: { _ in Quaternion.attitude(pitch: 0.2, roll: 0.1, yaw: 0) },
+                worldAccel: { t in
+                    (t > 1 && t < 3) || (t > 4.5 && t < 5.5)
+                        ? Vector3(4 * sin(2 * .pi * 6 * t), 1.5 * cos(2 * .pi * 6 * t), 0) : .zero
+                })
             var stage = MotionStage()
             var fired: [Double] = [], activeAt3 = false, activeAt4 = false
             for var f in s.frames(rate: hz, duration: 6, gyroNoise: 0.01, accelNoise: 0.01) {
@@ -121,10 +134,12 @@ final class GestureTests: XCTestCase {
     func testKnocksAreTaps() {
         for hz in [17.0, 50.0, 100.0] {
             let knocks = [1.0, 2.0, 2.5, 4.0]
-            let s = MotionScript(attitude: { _ in Quaternion.attitude(pitch: 0.4, roll: -0.3, yaw: 0) }, worldAccel: { t in
-                for k in knocks where t >= k && t < k + 0.99 / hz { return Vector3(0, 2.5, 2) }   // one sample
-                return .zero
-            })
+            let s = MotionScript(
+                attitude: { _ in Quaternion.attitude(pitch: 0.4, roll: -0.3, yaw: 0) },
+                worldAccel: { t in
+                    for k in knocks where t >= k && t < k + 0.99 / hz { return Vector3(0, 2.5, 2) }  // one sample
+                    return .zero
+                })
             let (c, _) = count(s.frames(rate: hz, duration: 5, gyroNoise: 0.01, accelNoise: 0.01))
             XCTAssertEqual(c, Count(tap: 4), "\(hz) Hz")
         }
@@ -135,8 +150,10 @@ final class GestureTests: XCTestCase {
     /// three knocks (one of two samples) are three taps. The watch's medium sweeps fire nothing
     /// but its knock.
     func testRecordings() throws {
-        for (name, expected) in [("wrist-wah-phone.csv", Count(flick: 2, tap: 3)), ("watch-sweeps.csv", Count(tap: 1)),
-                                 ("accel-only-30hz.csv", Count(tap: 3))] {
+        for (name, expected) in [
+            ("wrist-wah-phone.csv", Count(flick: 2, tap: 3)), ("watch-sweeps.csv", Count(tap: 1)),
+            ("accel-only-30hz.csv", Count(tap: 3))
+        ] {
             let bytes = try [UInt8](Data(contentsOf: repoRoot.appendingPathComponent("Recordings/\(name)")))
             let (_, frames) = parseBytes(bytes, chunks: [])
             var stage = MotionStage()
@@ -161,4 +178,3 @@ final class GestureTests: XCTestCase {
         print("gestures on the walking field recording (89 s, ran): \(c)")
     }
 }
-

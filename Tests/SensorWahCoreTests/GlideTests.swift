@@ -62,7 +62,7 @@ final class GlideTests: XCTestCase {
         var glide = Mapper(mappings: [try Mapping(parsing: "accel.x cc=11 smooth=0 speed=none glide=300")])
         glide.process(frame(0, 1)) { _ in }
         out.removeAll()
-        glide.rest(at: 0.1) { out.append($0) }     // exit: no clock, at once
+        glide.rest(at: 0.1) { out.append($0) }  // exit: no clock, at once
         XCTAssertEqual(out.map(\.value), [64])
         XCTAssertEqual(try Mapping(parsing: "accel.x glide=250").glide, 0.25)
         XCTAssertThrowsError(try Mapping(parsing: "accel.x glide=-1"))

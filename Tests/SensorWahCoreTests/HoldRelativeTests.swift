@@ -23,7 +23,10 @@ final class HoldRelativeTests: XCTestCase {
 
     /// up to 0.5, hold while the wrist goes back to 0.1, release, then up by 0.2
     var gesture: [(x: Double, shaking: Bool)] {
-        [(0, false), (0.25, false), (0.5, false), (0.5, true), (0.3, true), (0.1, true), (0.1, false), (0.2, false), (0.3, false)]
+        [
+            (0, false), (0.25, false), (0.5, false), (0.5, true), (0.3, true), (0.1, true), (0.1, false), (0.2, false),
+            (0.3, false)
+        ]
     }
 
     func testHoldFreezesAndAbsoluteJumpsBack() throws {
@@ -39,8 +42,9 @@ final class HoldRelativeTests: XCTestCase {
         XCTAssertEqual(Array(v[2...6]), [64, 64, 64, 64, 64], "frozen, then continues from there")
         XCTAssertEqual(v[7], 76); XCTAssertEqual(v[8], 89, "0.5 + 0.2 of movement after the hold")
         // a ratchet: pushing past the top stores nothing, coming back moves down at once
-        let up = try run("accel.x cc=1 range=0..1 unipolar smooth=0 speed=none hold=shake relative",
-                         [(0.8, false), (0.8, true), (0.2, true), (0.2, false), (0.6, false), (0.5, false)])
+        let up = try run(
+            "accel.x cc=1 range=0..1 unipolar smooth=0 speed=none hold=shake relative",
+            [(0.8, false), (0.8, true), (0.2, true), (0.2, false), (0.6, false), (0.5, false)])
         XCTAssertEqual(Array(up), [102, 102, 102, 102, 127, 114])
     }
 
@@ -67,10 +71,15 @@ final class HoldRelativeTests: XCTestCase {
     func testSyntax() throws {
         let m = try Mapping(parsing: "tilt.x hold=shake relative")
         XCTAssertEqual(m.hold, .shake); XCTAssertTrue(m.relative)
-        for (text, message) in [("tilt.x relative", "needs hold=GESTURE"), ("tilt.x hold=wave", "hold is a gesture (flick, shake, tap) or a pose"),
-                                ("tilt.x hold=", "hold needs a value"), ("flick note=1 hold=shake", "cannot be held"),
-                                ("tilt.x hold=shake relative=1", "relative takes no value")] {
-            XCTAssertThrowsError(try Mapping(parsing: text), text) { e in XCTAssertTrue("\(e)".contains(message), "\(text): \(e)") }
+        for (text, message) in [
+            ("tilt.x relative", "needs hold=GESTURE"),
+            ("tilt.x hold=wave", "hold is a gesture (flick, shake, tap) or a pose"),
+            ("tilt.x hold=", "hold needs a value"), ("flick note=1 hold=shake", "cannot be held"),
+            ("tilt.x hold=shake relative=1", "relative takes no value")
+        ] {
+            XCTAssertThrowsError(try Mapping(parsing: text), text) { e in
+                XCTAssertTrue("\(e)".contains(message), "\(text): \(e)")
+            }
         }
     }
 }

@@ -19,11 +19,14 @@ final class LayoutRecognitionTests: XCTestCase {
 
     func accelX(_ p: Parsed) -> [Double] { p.frames.map { $0[.accelX] } }
 
-    func assertTilt(_ p: Parsed, _ q: Quantity = .accelX, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+    func assertTilt(
+        _ p: Parsed, _ q: Quantity = .accelX, _ what: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(p.frames.count, 300, "\(what): \(p.parser.refusal ?? "")", file: file, line: line)
         guard p.frames.count == 300 else { return }
         for (k, t) in Self.times.enumerated() where k % 37 == 0 {
-            XCTAssertEqual(p.frames[k][q], sin(Self.angle(t)), accuracy: 1e-3, "\(what) at \(t)", file: file, line: line)
+            XCTAssertEqual(
+                p.frames[k][q], sin(Self.angle(t)), accuracy: 1e-3, "\(what) at \(t)", file: file, line: line)
         }
         XCTAssertEqual(p.parser.stats.lastTime, 5.98, accuracy: 1e-6, what, file: file, line: line)
     }
@@ -31,7 +34,11 @@ final class LayoutRecognitionTests: XCTestCase {
     // MARK: generic time + axes
 
     func testGenericMillisecondsXYZInMetresPerSecondSquared() {
-        let lines = ["Milliseconds,X,Y,Z"] + Self.times.map { t in "\(Int((t * 1000).rounded())),\(Self.f(sin(Self.angle(t)) * Self.g)),0.01,\(Self.f(-cos(Self.angle(t)) * Self.g))" }
+        let lines =
+            ["Milliseconds,X,Y,Z"]
+            + Self.times.map { t in
+                "\(Int((t * 1000).rounded())),\(Self.f(sin(Self.angle(t)) * Self.g)),0.01,\(Self.f(-cos(Self.angle(t)) * Self.g))"
+            }
         let p = parseFile("phone.csv", lines)
         XCTAssertEqual(p.parser.detectedFormat, .generic)
         assertTilt(p, .accelX, "Milliseconds,X,Y,Z")
@@ -41,18 +48,26 @@ final class LayoutRecognitionTests: XCTestCase {
 
     func testGenericTimeUnitFromTheRateWhenTheNameDoesNotSay() {
         for (unit, scale) in [("s", 1.0), ("ms", 1e3), ("µs", 1e6), ("ns", 1e9)] {
-            let lines = ["time,x,y,z"] + Self.times.map { t in "\(Self.f(t * scale, 3)),\(Self.f(sin(Self.angle(t)))),0.01,\(Self.f(-cos(Self.angle(t))))" }
+            let lines =
+                ["time,x,y,z"]
+                + Self.times.map { t in
+                    "\(Self.f(t * scale, 3)),\(Self.f(sin(Self.angle(t)))),0.01,\(Self.f(-cos(Self.angle(t))))"
+                }
             let p = parseFile("take.csv", lines)
             assertTilt(p, .accelX, "time in \(unit)")
-            XCTAssertTrue(p.parser.headerNotes.joined().contains("in \(unit) (a rate of 50.0 Hz)"), "\(unit): \(p.parser.headerNotes)")
+            XCTAssertTrue(
+                p.parser.headerNotes.joined().contains("in \(unit) (a rate of 50.0 Hz)"),
+                "\(unit): \(p.parser.headerNotes)")
             XCTAssertTrue(p.parser.headerNotes.joined().contains("in G (mean magnitude"), "\(p.parser.headerNotes)")
         }
     }
 
     func testGenericEpochMillisecondsAndSixAxes() {
-        let lines = ["timestamp,ax,ay,az,gx,gy,gz"] + Self.times.map { t in
-            "\(1_700_000_000_000 + Int((t * 1000).rounded())),\(Self.f(sin(Self.angle(t)) * Self.g)),0,\(Self.f(-cos(Self.angle(t)) * Self.g)),0,\(Self.f(120 * cos(2 * Double.pi * t / 3))),0"
-        }
+        let lines =
+            ["timestamp,ax,ay,az,gx,gy,gz"]
+            + Self.times.map { t in
+                "\(1_700_000_000_000 + Int((t * 1000).rounded())),\(Self.f(sin(Self.angle(t)) * Self.g)),0,\(Self.f(-cos(Self.angle(t)) * Self.g)),0,\(Self.f(120 * cos(2 * Double.pi * t / 3))),0"
+            }
         let p = parseFile("x.csv", lines)
         assertTilt(p, .accelX, "epoch ms")
         // deg/s by the magnitude: a peak of 120 is no rad/s rate
@@ -62,16 +77,19 @@ final class LayoutRecognitionTests: XCTestCase {
     }
 
     func testGenericUnitsFromTheNames() {
-        let lines = ["t_s,accel_x_g,accel_y_g,accel_z_g,gyro_x_dps,gyro_y_dps,gyro_z_dps"] + Self.times.map { t in
-            "\(Self.f(t)),\(Self.f(sin(Self.angle(t)))),0,\(Self.f(-cos(Self.angle(t)))),0,1,0"
-        }
+        let lines =
+            ["t_s,accel_x_g,accel_y_g,accel_z_g,gyro_x_dps,gyro_y_dps,gyro_z_dps"]
+            + Self.times.map { t in
+                "\(Self.f(t)),\(Self.f(sin(Self.angle(t)))),0,\(Self.f(-cos(Self.angle(t)))),0,1,0"
+            }
         let p = parseFile("x.csv", lines)
         assertTilt(p, .accelX, "named units")
         XCTAssertEqual(p.frames[0][.gyroY], Double.pi / 180, accuracy: 1e-9, "dps in the name wins over the magnitude")
     }
 
     func testGenericWithoutGravityGoesToUser() {
-        let lines = ["time,ax,ay,az"] + Self.times.map { t in "\(Self.f(t)),\(Self.f(0.3 * sin(Self.angle(t)) * Self.g)),0,0" }
+        let lines =
+            ["time,ax,ay,az"] + Self.times.map { t in "\(Self.f(t)),\(Self.f(0.3 * sin(Self.angle(t)) * Self.g)),0,0" }
         let p = parseFile("x.csv", lines)
         XCTAssertEqual(p.frames.count, 300)
         XCTAssertEqual(p.frames[40][.userX], 0.3 * sin(Self.angle(Self.times[40])), accuracy: 1e-4)
@@ -91,10 +109,12 @@ final class LayoutRecognitionTests: XCTestCase {
     }
 
     func sensorLoggerLines(withGravity: Bool) -> [String] {
-        ["time,seconds_elapsed,z,y,x"] + Self.times.map { t in
-            let x = sin(Self.angle(t)) * Self.g, z = withGravity ? -cos(Self.angle(t)) * Self.g : 0.02
-            return "\(1_700_000_000_000_000_000 + Int64((t * 1e9).rounded())),\(Self.f(t)),\(Self.f(z)),0.01,\(Self.f(withGravity ? x : x * 0.1))"
-        }
+        ["time,seconds_elapsed,z,y,x"]
+            + Self.times.map { t in
+                let x = sin(Self.angle(t)) * Self.g, z = withGravity ? -cos(Self.angle(t)) * Self.g : 0.02
+                return
+                    "\(1_700_000_000_000_000_000 + Int64((t * 1e9).rounded())),\(Self.f(t)),\(Self.f(z)),0.01,\(Self.f(withGravity ? x : x * 0.1))"
+            }
     }
 
     func testSensorLoggerFileWithoutASensorNameIsDecidedByItsData() {
@@ -117,26 +137,34 @@ final class LayoutRecognitionTests: XCTestCase {
         // a TotalAcceleration file saved as "walk1_Accelerometer.csv" (which means without gravity)
         let p = parseFile("walk1_Accelerometer.csv", sensorLoggerLines(withGravity: true))
         assertTilt(p, .accelX, "renamed")
-        XCTAssertTrue(p.parser.headerNotes.joined().contains("but the data includes gravity"), "\(p.parser.headerNotes)")
+        XCTAssertTrue(
+            p.parser.headerNotes.joined().contains("but the data includes gravity"), "\(p.parser.headerNotes)")
     }
 
     func testPhyphoxPlainColumnsNamedAfterTheSensor() {
         // phyphox's own export names the file after the sensor: "Accelerometer.csv", with g
-        let lines = ["\"Time (s)\",\"X (m/s^2)\",\"Y (m/s^2)\",\"Z (m/s^2)\""] + Self.times.map { t in
-            "\(String(format: "%.9E", t)),\(String(format: "%.9E", sin(Self.angle(t)) * Self.g)),1.0E-2,\(String(format: "%.9E", -cos(Self.angle(t)) * Self.g))"
-        }
+        let lines =
+            ["\"Time (s)\",\"X (m/s^2)\",\"Y (m/s^2)\",\"Z (m/s^2)\""]
+            + Self.times.map { t in
+                "\(String(format: "%.9E", t)),\(String(format: "%.9E", sin(Self.angle(t)) * Self.g)),1.0E-2,\(String(format: "%.9E", -cos(Self.angle(t)) * Self.g))"
+            }
         let p = parseFile("Accelerometer.csv", lines)
         XCTAssertEqual(p.parser.detectedFormat, .phyphox)
         assertTilt(p, .accelX, "phyphox Accelerometer.csv")
-        let linear = parseFile("Linear Accelerometer.csv", [lines[0]] + Self.times.map { t in "\(t),\(0.1 * sin(Self.angle(t))),0,0.01" })
+        let linear = parseFile(
+            "Linear Accelerometer.csv", [lines[0]] + Self.times.map { t in "\(t),\(0.1 * sin(Self.angle(t))),0,0.01" })
         XCTAssertFalse(linear.frames[10][.userX].isNaN)
     }
 
     // MARK: re-saved files
 
     func sensorLog5() -> [String] {
-        ["loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)"]
-            + Self.times.map { t in "2024-04-09T12:44:46.093+02:00,\(Self.f(1000 + t)),\(Self.f(sin(Self.angle(t)))),0,\(Self.f(-cos(Self.angle(t))))" }
+        [
+            "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)"
+        ]
+            + Self.times.map { t in
+                "2024-04-09T12:44:46.093+02:00,\(Self.f(1000 + t)),\(Self.f(sin(Self.angle(t)))),0,\(Self.f(-cos(Self.angle(t))))"
+            }
     }
 
     func testResavedSensorLogReadsLikeTheOriginal() {
@@ -146,7 +174,8 @@ final class LayoutRecognitionTests: XCTestCase {
         // pandas: an unnamed index column first, label columns added at the end
         let pandas = [",\(lines[0]),label,activity"] + lines.dropFirst().enumerated().map { "\($0),\($1),walk,1" }
         // read and re-saved twice: `Unnamed: 0`, quoted header, a BOM
-        let twice = ["\u{FEFF}\"\",\"Unnamed: 0\"," + lines[0].split(separator: ",").map { "\"\($0)\"" }.joined(separator: ",")]
+        let twice =
+            ["\u{FEFF}\"\",\"Unnamed: 0\"," + lines[0].split(separator: ",").map { "\"\($0)\"" }.joined(separator: ",")]
             + lines.dropFirst().enumerated().map { "\($0),\($0),\($1)" }
         for (what, variant) in [("pandas", pandas), ("twice", twice)] {
             let p = parseFile("log.csv", variant)
@@ -164,7 +193,9 @@ final class LayoutRecognitionTests: XCTestCase {
     // MARK: header-less files
 
     func testHeaderlessFileIsRefusedNotGuessed() {
-        let rows = (0..<20).map { i in ([String(1_500_000_000_000 + i * 20)] + Array(repeating: "0.1", count: 12)).joined(separator: ",") }
+        let rows = (0..<20).map { i in
+            ([String(1_500_000_000_000 + i * 20)] + Array(repeating: "0.1", count: 12)).joined(separator: ",")
+        }
         let p = parseFile("log.csv", rows)
         XCTAssertEqual(p.frames.count, 0)
         let m = p.parser.refusal ?? ""
@@ -175,13 +206,18 @@ final class LayoutRecognitionTests: XCTestCase {
         // a live stream (no preview) keeps HyperIMU's positional convention
         XCTAssertEqual(parseLines(rows).frames.count, 20)
         // an `@Sensors:` line says what the columns are: read
-        let commented = ["@ HyperIMU - ianovir", "@Sensors: MPLAccelerometer - MPLGyroscope", "@ SamplingTime: 20ms"]
+        let commented =
+            ["@ HyperIMU - ianovir", "@Sensors: MPLAccelerometer - MPLGyroscope", "@ SamplingTime: 20ms"]
             + (0..<20).map { _ in "0.1,0.2,9.8,0,0,0" }
         XCTAssertEqual(parseFile("h.csv", commented).frames.count, 20)
     }
 
     func testColumnsOptionNamesAGenericHeaderlessFile() {
-        let rows = [""] + Self.times.map { t in "\(Self.f(56257 + t)),\(Self.f(sin(Self.angle(t)))),0,\(Self.f(-cos(Self.angle(t))))" }
+        let rows =
+            [""]
+            + Self.times.map { t in
+                "\(Self.f(56257 + t)),\(Self.f(sin(Self.angle(t)))),0,\(Self.f(-cos(Self.angle(t))))"
+            }
         let refused = parseFile("watch.csv", rows)
         XCTAssertEqual(refused.frames.count, 0)
         XCTAssertTrue(refused.parser.refusal?.contains("4 columns") ?? false)
@@ -195,7 +231,9 @@ final class LayoutRecognitionTests: XCTestCase {
     // MARK: the table's answer
 
     func testWinnerAndRunnerUpAreKept() {
-        let p = parseLines(["timestamp,MPL_Accelerometer.x,MPL_Accelerometer.y,MPL_Accelerometer.z", "1500989996591,0,0,9.8"])
+        let p = parseLines([
+            "timestamp,MPL_Accelerometer.x,MPL_Accelerometer.y,MPL_Accelerometer.z", "1500989996591,0,0,9.8"
+        ])
         XCTAssertEqual(p.parser.choice?.winner.name, "HyperIMU")
         XCTAssertEqual(p.parser.choice?.runnerUp?.name, "Generic (time + axes)")
         let used = p.parser.columnsUsed

@@ -13,7 +13,8 @@ import XCTest
 final class LearnedGestureScoreTests: XCTestCase {
     func testScoreOnManyTakes() throws {
         guard ProcessInfo.processInfo.environment["SENSORWAH_GESTURE_SCORE"] != nil else {
-            throw XCTSkip("set SENSORWAH_GESTURE_SCORE=1 to score the taught gestures on 72 simulated takes (about a minute)")
+            throw XCTSkip(
+                "set SENSORWAH_GESTURE_SCORE=1 to score the taught gestures on 72 simulated takes (about a minute)")
         }
         score("tuned", bases: [900, 300, 500, 700], seeds: [11, 12, 13])
         score("held out", bases: [100, 200, 400, 600], seeds: [21, 22, 23])
@@ -35,7 +36,9 @@ final class LearnedGestureScoreTests: XCTestCase {
                         let paired = LearnedGestureTests.pair(take.labels, r.fires, cls: k)
                         let used = Set(paired.compactMap { $0 })
                         hits[k] += used.count; miss[k] += paired.count - used.count
-                        for j in r.fires.indices where !used.contains(j) { fa[r.fires[j].cls] += 1; if r.fires[j].cls == k { same += 1 } else { cross += 1 } }
+                        for j in r.fires.indices where !used.contains(j) {
+                            fa[r.fires[j].cls] += 1; if r.fires[j].cls == k { same += 1 } else { cross += 1 }
+                        }
                     }
                 }
                 // each name alone in the model: what competition between the names costs
@@ -45,7 +48,8 @@ final class LearnedGestureScoreTests: XCTestCase {
                     var found = 0, total = 0
                     for seed in seeds {
                         let take = SimTake.make(kind, seed: seed * 7 + UInt64(k))
-                        let r = LearnedGestureTests.recognise(one, LearnedGestureTests.take(take.frames(rate: 100, gyro: gyro, seed: seed)))
+                        let r = LearnedGestureTests.recognise(
+                            one, LearnedGestureTests.take(take.frames(rate: 100, gyro: gyro, seed: seed)))
                         let paired = LearnedGestureTests.pair(take.labels, r.fires)
                         total += paired.count; found += paired.compactMap { $0 }.count
                     }
@@ -54,11 +58,15 @@ final class LearnedGestureScoreTests: XCTestCase {
                 var neg = 0
                 for s in [77, 78] as [UInt64] {
                     let n = SimTake.make(.negatives, seed: s)
-                    neg += LearnedGestureTests.recognise(model, LearnedGestureTests.take(n.frames(rate: 100, gyro: gyro, seed: s + 1))).fires.count
+                    neg +=
+                        LearnedGestureTests.recognise(
+                            model, LearnedGestureTests.take(n.frames(rate: 100, gyro: gyro, seed: s + 1))
+                        ).fires.count
                 }
                 var line = "\(set): gyro \(gyro ? 1 : 0) teach \(base):"
                 for k in 0..<3 {
-                    let p = Double(hits[k]) / Double(max(1, hits[k] + fa[k])), rc = Double(hits[k]) / Double(max(1, hits[k] + miss[k]))
+                    let p = Double(hits[k]) / Double(max(1, hits[k] + fa[k])),
+                        rc = Double(hits[k]) / Double(max(1, hits[k] + miss[k]))
                     let f1 = p + rc == 0 ? 0 : 2 * p * rc / (p + rc)
                     allF1.append(f1)
                     line += " \(kinds[k].rawValue) \(String(format: "%.2f", f1)) (h\(hits[k]) f\(fa[k]) m\(miss[k]))"
@@ -69,6 +77,8 @@ final class LearnedGestureScoreTests: XCTestCase {
             }
         }
         for l in summary { print("score " + l) }
-        print("score \(set): mean per-class F1 \(String(format: "%.3f", allF1.reduce(0, +) / Double(allF1.count))) min \(String(format: "%.2f", allF1.min()!))")
+        print(
+            "score \(set): mean per-class F1 \(String(format: "%.3f", allF1.reduce(0, +) / Double(allF1.count))) min \(String(format: "%.2f", allF1.min()!))"
+        )
     }
 }

@@ -29,7 +29,8 @@ final class LearnedGestureTests: XCTestCase {
         for i in t.times.indices {
             let b = Int((t.times[i] - t0) * hz)
             if b != bin && n > 0 {
-                out.times.append(t0 + Double(bin + 1) / hz); out.accel.append(sum / n); out.gyro.append(Vector3(.nan, .nan, .nan))
+                out.times.append(t0 + Double(bin + 1) / hz); out.accel.append(sum / n);
+                out.gyro.append(Vector3(.nan, .nan, .nan))
                 sum = .zero; n = 0
             }
             bin = b; sum = sum + t.accel[i]; n += 1
@@ -39,7 +40,9 @@ final class LearnedGestureTests: XCTestCase {
 
     /// Runs a recogniser over a take: (time, class, strength) of each firing, and the progress
     /// of every class at every reading.
-    static func recognise(_ model: GestureModel, _ t: Take) -> (fires: [(time: Double, cls: Int, strength: Double)], progress: [[Double]]) {
+    static func recognise(_ model: GestureModel, _ t: Take) -> (
+        fires: [(time: Double, cls: Int, strength: Double)], progress: [[Double]]
+    ) {
         var r = GestureRecognizer(model: model)
         var fires: [(Double, Int, Double)] = []
         var progress = [[Double]](repeating: [], count: model.classes.count)
@@ -61,17 +64,23 @@ final class LearnedGestureTests: XCTestCase {
         for (k, kind) in [SimTake.Kind.tt, .tennis, .boxing].enumerated() {
             let take = SimTake.make(kind, seed: base + UInt64(k))
             let t = Self.take(take.frames(rate: 100, gyro: gyro(kind), seed: 5 + UInt64(k)))
-            model.teach(times: t.times, accel: t.accel, gyro: t.gyro, marks: take.labels.prefix(4).map { ($0 - t.times[0], kind.rawValue) })
+            model.teach(
+                times: t.times, accel: t.accel, gyro: t.gyro,
+                marks: take.labels.prefix(4).map { ($0 - t.times[0], kind.rawValue) })
         }
         return model
     }
 
     /// One-to-one scoring: each label (in order) takes the first firing within ±0.5 s that no
     /// earlier label took (of class `cls`; any class when nil). Per label, the firing's index.
-    static func pair(_ labels: [Double], _ fires: [(time: Double, cls: Int, strength: Double)], cls: Int? = nil) -> [Int?] {
+    static func pair(_ labels: [Double], _ fires: [(time: Double, cls: Int, strength: Double)], cls: Int? = nil)
+        -> [Int?]
+    {
         var used = Set<Int>()
         return labels.map { l in
-            let j = fires.indices.first { !used.contains($0) && abs(fires[$0].time - l) <= 0.5 && (cls == nil || fires[$0].cls == cls) }
+            let j = fires.indices.first {
+                !used.contains($0) && abs(fires[$0].time - l) <= 0.5 && (cls == nil || fires[$0].cls == cls)
+            }
             if let j { used.insert(j) }
             return j
         }
@@ -81,12 +90,16 @@ final class LearnedGestureTests: XCTestCase {
     /// 5 (marked at their peaks, as a performer would); recognised one-to-one, nothing else, at
     /// 800 Hz (all seven) and resampled to 100 and 30 Hz (six). Latency: from the peak to the firing.
     func testFieldForehandTake() throws {
-        let url = fieldRecordings.appendingPathComponent("applewatch-tennis-forehand-7-shots-accel-800hz-headerless.csv")
+        let url = fieldRecordings.appendingPathComponent(
+            "applewatch-tennis-forehand-7-shots-accel-800hz-headerless.csv")
         guard FileManager.default.fileExists(atPath: url.path) else {
             print("LearnedGestureTests.testFieldForehandTake: SKIPPED, ../shared/field-recordings/ is not present")
             throw XCTSkip("field recordings not present")
         }
-        let options = ParserOptions(fallbackColumns: ["accelerometerTimestamp_sinceReboot", "accelerometerAccelerationX", "accelerometerAccelerationY", "accelerometerAccelerationZ"])
+        let options = ParserOptions(fallbackColumns: [
+            "accelerometerTimestamp_sinceReboot", "accelerometerAccelerationX", "accelerometerAccelerationY",
+            "accelerometerAccelerationZ"
+        ])
         let (_, frames) = parseBytes(try [UInt8](Data(contentsOf: url)), chunks: [], options: options)
         let full = Self.take(frames)
         let t0 = full.times[0]
@@ -96,16 +109,24 @@ final class LearnedGestureTests: XCTestCase {
         while i < full.times.count {
             if full.accel[i].length > 6 {
                 var j = i, best = i
-                while j < full.times.count && full.times[j] - full.times[i] < 0.6 { if full.accel[j].length > full.accel[best].length { best = j }; j += 1 }
+                while j < full.times.count && full.times[j] - full.times[i] < 0.6 {
+                    if full.accel[j].length > full.accel[best].length { best = j }; j += 1
+                }
                 peaks.append(full.times[best]); i = j
-            } else { i += 1 }
+            } else {
+                i += 1
+            }
         }
         XCTAssertEqual(peaks.count, 7, "seven shots in the take")
         var model = GestureModel()
-        let found = model.teach(times: full.times, accel: full.accel, gyro: [], marks: [0, 2, 4].map { (peaks[$0] - t0, "forehand") }, origin: "forehand take")
+        let found = model.teach(
+            times: full.times, accel: full.accel, gyro: [], marks: [0, 2, 4].map { (peaks[$0] - t0, "forehand") },
+            origin: "forehand take")
         XCTAssertFalse(found.contains { $0 == nil })
         let c = model.classes[0]
-        print("forehand: \(c.examples.count) examples, durations \(c.examples.map { NumberText.trimmed($0.duration, 2) }), spread \(c.spread.map { NumberText.trimmed($0, 3) }), threshold \(NumberText.trimmed(c.threshold, 3)), rest \(NumberText.trimmed(c.rest, 3))")
+        print(
+            "forehand: \(c.examples.count) examples, durations \(c.examples.map { NumberText.trimmed($0.duration, 2) }), spread \(c.spread.map { NumberText.trimmed($0, 3) }), threshold \(NumberText.trimmed(c.threshold, 3)), rest \(NumberText.trimmed(c.rest, 3))"
+        )
         for hz in [800.0, 100, 30] {
             let take = hz == 800 ? full : Self.resample(full, hz: hz)
             let r = Self.recognise(model, take)
@@ -114,15 +135,20 @@ final class LearnedGestureTests: XCTestCase {
             let offsets = times.map { t in peaks.map { t - $0 }.min { abs($0) < abs($1) }! }
             // a shot's firing: from 0.3 s before its peak to 1.2 s after (the shots are 1.7-2.6 s apart)
             let shots = Set(times.compactMap { t in peaks.firstIndex { t - $0 > -0.3 && t - $0 < 1.2 } })
-            print("forehand take at \(Int(hz)) Hz (ran): \(times.count) firings, \(shots.count) of 7 shots found (shots \(shots.sorted().map { $0 + 1 })), firing minus nearest peak \(offsets.map { NumberText.trimmed($0 * 1000, 0) }) ms, strengths \(r.fires.map { NumberText.trimmed($0.strength, 2) })")
+            print(
+                "forehand take at \(Int(hz)) Hz (ran): \(times.count) firings, \(shots.count) of 7 shots found (shots \(shots.sorted().map { $0 + 1 })), firing minus nearest peak \(offsets.map { NumberText.trimmed($0 * 1000, 0) }) ms, strengths \(r.fires.map { NumberText.trimmed($0.strength, 2) })"
+            )
             // proven: nothing fires away from a shot, and no shot fires twice
-            XCTAssertTrue(offsets.allSatisfy { $0 > -0.3 && $0 < 1.2 }, "\(Int(hz)) Hz: a firing away from every shot: \(offsets)")
+            XCTAssertTrue(
+                offsets.allSatisfy { $0 > -0.3 && $0 < 1.2 }, "\(Int(hz)) Hz: a firing away from every shot: \(offsets)"
+            )
             XCTAssertEqual(shots.count, times.count, "\(Int(hz)) Hz: a shot fired twice")
             // the test: the four shots not taught (2, 4, 6, 7) are recognised at every
             // rate, and the taught ones too: all seven, one note each (shot 3 comes 1.84 s after
             // shot 2: the hold-back after a note, `GestureRecognizer.holdBack` times the longest
             // example, must end before it)
-            XCTAssertTrue(Set([1, 3, 5, 6]).isSubset(of: shots), "\(Int(hz)) Hz: shots found \(shots.sorted().map { $0 + 1 })")
+            XCTAssertTrue(
+                Set([1, 3, 5, 6]).isSubset(of: shots), "\(Int(hz)) Hz: shots found \(shots.sorted().map { $0 + 1 })")
             XCTAssertEqual(shots.count, 7, "\(Int(hz)) Hz: shots found \(shots.sorted().map { $0 + 1 })")
         }
     }
@@ -139,10 +165,15 @@ final class LearnedGestureTests: XCTestCase {
         let kinds: [SimTake.Kind] = [.tt, .tennis, .boxing]
         for gyro in [false, true] {
             let model = Self.strokeModel { _ in gyro }
-            for c in model.classes { print("\(c.name) (gyro \(gyro)): durations \(c.examples.map { NumberText.trimmed($0.duration, 2) }) spread \(c.spread.map { NumberText.trimmed($0, 2) }) threshold \(NumberText.trimmed(c.threshold, 3)) rest \(NumberText.trimmed(c.rest, 3))") }
+            for c in model.classes {
+                print(
+                    "\(c.name) (gyro \(gyro)): durations \(c.examples.map { NumberText.trimmed($0.duration, 2) }) spread \(c.spread.map { NumberText.trimmed($0, 2) }) threshold \(NumberText.trimmed(c.threshold, 3)) rest \(NumberText.trimmed(c.rest, 3))"
+                )
+            }
             for hz in [50.0, 100] {
                 var hits = [Int](repeating: 0, count: 3), fa = hits, miss = hits
-                var progressFalls = 0   // recognised strokes whose progress fell (restarted) in the 0.5 s before the firing
+                // recognised strokes whose progress fell (restarted) in the 0.5 s before the firing
+                var progressFalls = 0
                 for (k, kind) in kinds.enumerated() {
                     for seed in [11, 12] as [UInt64] {
                         let take = SimTake.make(kind, seed: seed * 7 + UInt64(k))
@@ -157,23 +188,35 @@ final class LearnedGestureTests: XCTestCase {
                                 let begin = t.times.firstIndex { $0 >= r.fires[j].time - 0.5 } ?? 0
                                 let p = r.progress[k][begin..<end]
                                 let firstOn = p.firstIndex { $0 > 0 } ?? end
-                                let drops = zip(p[firstOn...].dropLast(), p[firstOn...].dropFirst()).filter { $1 < $0 - 1e-9 }.count
+                                let drops = zip(p[firstOn...].dropLast(), p[firstOn...].dropFirst()).filter {
+                                    $1 < $0 - 1e-9
+                                }.count
                                 if drops > 0 { progressFalls += 1 }
-                            } else { miss[k] += 1 }
+                            } else {
+                                miss[k] += 1
+                            }
                         }
                         let used = Set(paired.compactMap { $0 })
                         for j in r.fires.indices where !used.contains(j) { fa[r.fires[j].cls] += 1 }
                     }
                 }
-                print("\(Int(hz)) Hz gyro \(gyro): progress restarted before \(progressFalls) of \(hits.reduce(0, +)) recognised strokes")
+                print(
+                    "\(Int(hz)) Hz gyro \(gyro): progress restarted before \(progressFalls) of \(hits.reduce(0, +)) recognised strokes"
+                )
                 XCTAssertEqual(progressFalls, 0, "\(Int(hz)) Hz gyro \(gyro): progress restarted within a movement")
                 let neg = SimTake.make(.negatives, seed: 77)
                 let nr = Self.recognise(model, Self.take(neg.frames(rate: hz, gyro: gyro, seed: 78)))
-                XCTAssertEqual(nr.fires.count, 0, "distractors \(Int(hz)) Hz gyro \(gyro): \(nr.fires.map { (NumberText.trimmed($0.time, 2), model.classes[$0.cls].name, NumberText.trimmed($0.strength, 3)) })")
+                XCTAssertEqual(
+                    nr.fires.count, 0,
+                    "distractors \(Int(hz)) Hz gyro \(gyro): \(nr.fires.map { (NumberText.trimmed($0.time, 2), model.classes[$0.cls].name, NumberText.trimmed($0.strength, 3)) })"
+                )
                 for k in 0..<3 {
-                    let p = Double(hits[k]) / Double(max(1, hits[k] + fa[k])), rc = Double(hits[k]) / Double(max(1, hits[k] + miss[k]))
+                    let p = Double(hits[k]) / Double(max(1, hits[k] + fa[k])),
+                        rc = Double(hits[k]) / Double(max(1, hits[k] + miss[k]))
                     let f1 = p + rc == 0 ? 0 : 2 * p * rc / (p + rc)
-                    print("\(kinds[k].rawValue) at \(Int(hz)) Hz, gyro \(gyro): hits \(hits[k]) false \(fa[k]) missed \(miss[k]) F1 \(NumberText.trimmed(f1, 3)); distractor firings \(nr.fires.count)")
+                    print(
+                        "\(kinds[k].rawValue) at \(Int(hz)) Hz, gyro \(gyro): hits \(hits[k]) false \(fa[k]) missed \(miss[k]) F1 \(NumberText.trimmed(f1, 3)); distractor firings \(nr.fires.count)"
+                    )
                     XCTAssertGreaterThanOrEqual(f1, 0.9, "\(kinds[k].rawValue) at \(Int(hz)) Hz, gyro \(gyro)")
                 }
             }
@@ -196,7 +239,9 @@ final class LearnedGestureTests: XCTestCase {
                 if r.fires[j].cls == 1 { hits += 1 } else { other += 1 }
             }
         }
-        print("tennis (taught with a gyro) among accelerometer-only names: \(hits) of \(total) as tennis, \(other) as another name")
+        print(
+            "tennis (taught with a gyro) among accelerometer-only names: \(hits) of \(total) as tennis, \(other) as another name"
+        )
         // 18 of 18; compared by raw distance across the two kinds, one went to another name
         XCTAssertEqual(hits, total)
         XCTAssertEqual(other, 0)
@@ -230,25 +275,33 @@ final class LearnedGestureTests: XCTestCase {
     /// the volley marked too, or live (no reach), each mark keeps its own movement.
     func testMarkBeforeABiggerMovement() {
         var take = SimTake(duration: 5)
-        let mid = { (a: Double, b: Double) in (a + b) / 2 }, straight = { (x: Double, y: Double, z: Double, _: Double) in Vector3(x, y, z) }
+        let mid = { (a: Double, b: Double) in (a + b) / 2 },
+            straight = { (x: Double, y: Double, z: Double, _: Double) in Vector3(x, y, z) }
         let (raise, _) = take.add(.raise, at: 1.5, u: mid, dir: straight)
         let (impact, _) = take.add(.volley, at: raise + 0.75, u: mid, dir: straight)
         XCTAssertEqual(impact - raise, 0.84, accuracy: 0.01)
         let t = Self.take(take.frames(rate: 100, gyro: false, seed: 3))
         let seq = GestureFeatures.sequence(accel: t.accel, gyro: t.gyro, times: t.times)
-        func span(_ r: ClosedRange<Int>?) -> ClosedRange<Double>? { r.map { seq.times[$0.lowerBound]...seq.times[$0.upperBound] } }
+        func span(_ r: ClosedRange<Int>?) -> ClosedRange<Double>? {
+            r.map { seq.times[$0.lowerBound]...seq.times[$0.upperBound] }
+        }
         let alone = span(GestureModel.extent(times: seq.times, values: seq.values, mark: raise))
         XCTAssertTrue(alone?.contains(impact) == true, "\(String(describing: alone))")
-        for r in [GestureModel.extent(times: seq.times, values: seq.values, mark: raise, reachUntil: raise + 0.35),
-                  GestureModel.extent(times: seq.times, values: seq.values, mark: raise, reachOut: 0)] {
+        for r in [
+            GestureModel.extent(times: seq.times, values: seq.values, mark: raise, reachUntil: raise + 0.35),
+            GestureModel.extent(times: seq.times, values: seq.values, mark: raise, reachOut: 0)
+        ] {
             let own = span(r)
             XCTAssertTrue(own?.contains(raise) == true && own?.contains(impact) == false, "\(String(describing: own))")
         }
         var model = GestureModel(), repeated = 0
-        let found = model.teach(times: t.times, accel: t.accel, gyro: t.gyro, marks: [(raise - t.times[0], "raise"), (impact - t.times[0], "volley")], repeated: { _ in repeated += 1 })
+        let found = model.teach(
+            times: t.times, accel: t.accel, gyro: t.gyro,
+            marks: [(raise - t.times[0], "raise"), (impact - t.times[0], "volley")], repeated: { _ in repeated += 1 })
         XCTAssertEqual(repeated, 0)
         XCTAssertEqual(model.classes.map(\.name), ["raise", "volley"])
-        XCTAssertTrue(found[0].map { $0.start <= raise - t.times[0] && $0.end < impact - t.times[0] } == true, "\(found)")
+        XCTAssertTrue(
+            found[0].map { $0.start <= raise - t.times[0] && $0.end < impact - t.times[0] } == true, "\(found)")
     }
 
     /// A stroke half again as fast or slow as its examples, or half as strong, is still found.
@@ -256,7 +309,9 @@ final class LearnedGestureTests: XCTestCase {
         var model = GestureModel()
         let take = SimTake.make(.tt, seed: 3)
         let t = Self.take(take.frames(rate: 100, gyro: true, seed: 1))
-        model.teach(times: t.times, accel: t.accel, gyro: t.gyro, marks: take.labels.prefix(4).map { ($0 - t.times[0], "stroke") })
+        model.teach(
+            times: t.times, accel: t.accel, gyro: t.gyro,
+            marks: take.labels.prefix(4).map { ($0 - t.times[0], "stroke") })
         let ex = model.classes[0].examples[0].values
         for (stretch, gain) in [(0.7, 1.0), (1.3, 1.0), (1.0, 0.6), (1.0, 1.5)] {
             // the example, stretched in time and scaled (in the compressed domain: roughly)
@@ -267,7 +322,9 @@ final class LearnedGestureTests: XCTestCase {
                 for d in 0..<D { v.append((ex[a * D + d] * (1 - u) + ex[b * D + d] * u) * (d < 3 ? 1 : gain)) }
             }
             let dist = GestureModel.distance(v, ex, gyro: true)
-            print("stretch \(stretch) gain \(gain): distance \(NumberText.trimmed(dist, 3)) threshold \(NumberText.trimmed(model.classes[0].threshold, 3))")
+            print(
+                "stretch \(stretch) gain \(gain): distance \(NumberText.trimmed(dist, 3)) threshold \(NumberText.trimmed(model.classes[0].threshold, 3))"
+            )
             XCTAssertLessThan(dist, model.classes[0].threshold)
         }
     }
@@ -288,9 +345,12 @@ final class LearnedGestureTests: XCTestCase {
                 let r = Self.recognise(model, Self.take(take.frames(rate: 100, gyro: false, seed: 40 + UInt64(k))))
                 let paired = Self.pair(take.labels, r.fires, cls: k)
                 let found = paired.compactMap { $0 }.count
-                print("\(kind.rawValue) at \(gain)x: \(found) of \(take.labels.count) found, \(r.fires.count) firings (\(r.fires.map { model.classes[$0.cls].name }))")
+                print(
+                    "\(kind.rawValue) at \(gain)x: \(found) of \(take.labels.count) found, \(r.fires.count) firings (\(r.fires.map { model.classes[$0.cls].name }))"
+                )
                 right += found; total += take.labels.count
-                XCTAssertLessThanOrEqual(r.fires.count, take.labels.count, "\(kind.rawValue) at \(gain)x: more notes than strokes")
+                XCTAssertLessThanOrEqual(
+                    r.fires.count, take.labels.count, "\(kind.rawValue) at \(gain)x: more notes than strokes")
             }
         }
         print("softer and harder: \(right) of \(total) strokes recognised as their class")

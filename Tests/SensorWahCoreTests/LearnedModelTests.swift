@@ -23,8 +23,11 @@ final class LearnedModelTests: XCTestCase {
             XCTAssertEqual(v, 10 + 80 * a, accuracy: 1e-6)
             XCTAssertGreaterThan(v, last); last = v
         }
-        XCTAssertEqual(p.value(at: rotate(heel, about: Vector3(1, 0, 0), by: 1.5)), 90, accuracy: 1e-9, "beyond the toe: the toe's value")
-        XCTAssertEqual(p.value(at: rotate(heel, about: Vector3(1, 0, 0), by: -0.4)), 10, accuracy: 1e-9, "beyond the heel")
+        XCTAssertEqual(
+            p.value(at: rotate(heel, about: Vector3(1, 0, 0), by: 1.5)), 90, accuracy: 1e-9,
+            "beyond the toe: the toe's value")
+        XCTAssertEqual(
+            p.value(at: rotate(heel, about: Vector3(1, 0, 0), by: -0.4)), 10, accuracy: 1e-9, "beyond the heel")
         // off the arc (turned about the other axis a little): still between, near the projection
         let off = rotate(rotate(heel, about: Vector3(1, 0, 0), by: 0.5), about: Vector3(0, 1, 0), by: 0.2)
         XCTAssertEqual(p.value(at: off), 50, accuracy: 6)
@@ -45,15 +48,19 @@ final class LearnedModelTests: XCTestCase {
             }
             XCTAssertEqual(p.value(at: rotate(up, about: axis, by: .pi / 2)), 0.5, accuracy: 0.02)
         }
-        let exact = PoseSet(name: "x", points: [.init(gravity: Vector3(0, 0, -1), value: 0), .init(gravity: Vector3(0, 0, 1), value: 1)])
+        let exact = PoseSet(
+            name: "x", points: [.init(gravity: Vector3(0, 0, -1), value: 0), .init(gravity: Vector3(0, 0, 1), value: 1)]
+        )
         XCTAssertEqual(exact.value(at: Vector3(1, 0, 0)), 0.5, accuracy: 1e-9)
         XCTAssertEqual(exact.value(at: Vector3(0, 0, 1)), 1, accuracy: 1e-9)
     }
 
     /// Three or more poses: exact at each, and between two of them the value moves monotonely.
     func testSeveralPosesAreExactAndMonotoneBetweenNeighbours() {
-        let a = Vector3(0, 0, -1), b = rotate(a, about: Vector3(1, 0, 0), by: 0.8), c = rotate(a, about: Vector3(0, 1, 0), by: 0.8)
-        let p = PoseSet(name: "x", points: [.init(gravity: a, value: 0), .init(gravity: b, value: 1), .init(gravity: c, value: 2)])
+        let a = Vector3(0, 0, -1), b = rotate(a, about: Vector3(1, 0, 0), by: 0.8),
+            c = rotate(a, about: Vector3(0, 1, 0), by: 0.8)
+        let p = PoseSet(
+            name: "x", points: [.init(gravity: a, value: 0), .init(gravity: b, value: 1), .init(gravity: c, value: 2)])
         XCTAssertEqual(p.value(at: a), 0); XCTAssertEqual(p.value(at: b), 1); XCTAssertEqual(p.value(at: c), 2)
         var last = -Double.infinity
         for k in 1..<20 {
@@ -70,7 +77,9 @@ final class LearnedModelTests: XCTestCase {
         XCTAssertTrue(Source(parsing: "gesture:forehand")!.isTriggerSource)
         XCTAssertFalse(Source(parsing: "gesture:forehand.progress")!.isTriggerSource)
         XCTAssertFalse(Source(parsing: "pose:wah")!.isTriggerSource)
-        for bad in ["gesture:", "gesture:a b", "pose:", "gesture:.progress", "pose:x/y"] { XCTAssertNil(Source(parsing: bad), bad) }
+        for bad in ["gesture:", "gesture:a b", "pose:", "gesture:.progress", "pose:x/y"] {
+            XCTAssertNil(Source(parsing: bad), bad)
+        }
         XCTAssertThrowsError(try Mapping(parsing: "pose:wah note=60"))
         XCTAssertNoThrow(try Mapping(parsing: "gesture:forehand note=60"))
         XCTAssertNoThrow(try Mapping(parsing: "gesture:forehand fx=delay.bypass toggle"))
@@ -78,15 +87,23 @@ final class LearnedModelTests: XCTestCase {
 
     func testResolveGivesSlotsOrNamesWhatIsMissing() throws {
         var g = GestureModel()
-        g.classes = [.init(name: "a", examples: [.init(values: [Double](repeating: 0, count: 12))], threshold: 0.1),
-                     .init(name: "Forehand", examples: [.init(values: [Double](repeating: 0, count: 12))], threshold: 0.1)]
-        let model = LearnedModel(gestures: g, poses: [PoseSet(name: "wah", points: [.init(gravity: Vector3(0, 0, -1), value: 0)])])
-        var maps = try ["gesture:forehand note=60", "gesture:FOREHAND.progress cc=2", "pose:wah cc=11", "accel.x cc=1"].map { try Mapping(parsing: $0) }
+        g.classes = [
+            .init(name: "a", examples: [.init(values: [Double](repeating: 0, count: 12))], threshold: 0.1),
+            .init(name: "Forehand", examples: [.init(values: [Double](repeating: 0, count: 12))], threshold: 0.1)
+        ]
+        let model = LearnedModel(
+            gestures: g, poses: [PoseSet(name: "wah", points: [.init(gravity: Vector3(0, 0, -1), value: 0)])])
+        var maps = try ["gesture:forehand note=60", "gesture:FOREHAND.progress cc=2", "pose:wah cc=11", "accel.x cc=1"]
+            .map { try Mapping(parsing: $0) }
         XCTAssertNil(LearnedModel.resolve(&maps, against: model))
-        let slots = maps.prefix(3).map { m -> Int in if case .learned(let l) = m.source { return l.slot } else { return -9 } }
+        let slots = maps.prefix(3).map { m -> Int in
+            if case .learned(let l) = m.source { return l.slot } else { return -9 }
+        }
         XCTAssertEqual(slots, [1, SensorFrame.learnedProgressBase + 1, SensorFrame.learnedPoseBase])
         var missing = [try Mapping(parsing: "gesture:backhand note=60")]
-        XCTAssertEqual(LearnedModel.resolve(&missing, against: model, file: "m.yaml"), "gesture:backhand: no gesture 'backhand' in m.yaml (it has a, Forehand)")
+        XCTAssertEqual(
+            LearnedModel.resolve(&missing, against: model, file: "m.yaml"),
+            "gesture:backhand: no gesture 'backhand' in m.yaml (it has a, Forehand)")
         XCTAssertTrue(LearnedModel.resolve(&missing, against: nil)!.contains("needs --gestures FILE"))
         var pose = [try Mapping(parsing: "pose:heel cc=1")]
         XCTAssertEqual(LearnedModel.resolve(&pose, against: model), "pose:heel: no pose 'heel' (it has wah)")
@@ -133,7 +150,9 @@ final class LearnedModelTests: XCTestCase {
                 if LearnedReading.of(f) == nil { firedWithoutReading += 1 }
                 fired.append(f.latestTime)
             }
-            if f.learned[SensorFrame.learnedProgressBase].isFinite { maxProgress = max(maxProgress, f.learned[SensorFrame.learnedProgressBase]) }
+            if f.learned[SensorFrame.learnedProgressBase].isFinite {
+                maxProgress = max(maxProgress, f.learned[SensorFrame.learnedProgressBase])
+            }
         }
         XCTAssertEqual(fired.count, 2, "\(fired)")
         XCTAssertEqual(firedWithoutReading, 0)

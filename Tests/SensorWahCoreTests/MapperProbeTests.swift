@@ -18,7 +18,7 @@ final class MapperProbeTests: XCTestCase {
         var mapper = Mapper(mappings: [m])
         XCTAssertTrue(mapper.probe(0).raw.isNaN)
         XCTAssertEqual(mapper.probe(0).output, -1)
-        mapper.process(frame(0, x: 1.5, y: 0)) { _ in }   // clamped to 1
+        mapper.process(frame(0, x: 1.5, y: 0)) { _ in }  // clamped to 1
         let p = mapper.probe(0)
         XCTAssertEqual(p.raw, 1.5)
         XCTAssertEqual(p.smoothed, 1)
@@ -30,10 +30,10 @@ final class MapperProbeTests: XCTestCase {
         let b = try Mapping(parsing: "accel.y cc=12 speed=none smooth=0")
         var mapper = Mapper(mappings: [a, b])
         mapper.process(frame(0, x: 0.2, y: 0.2)) { _ in }
-        mapper.process(frame(0.01, x: 8, y: 0.3)) { _ in }      // a spike on x only
+        mapper.process(frame(0.01, x: 8, y: 0.3)) { _ in }  // a spike on x only
         XCTAssertEqual(mapper.probe(0).rejected, 1)
-        XCTAssertEqual(mapper.probe(0).raw, 8)                  // the probe still saw it
-        XCTAssertEqual(mapper.probe(0).output, Mapper.normalise(0.2, a))   // nothing sent for it
+        XCTAssertEqual(mapper.probe(0).raw, 8)  // the probe still saw it
+        XCTAssertEqual(mapper.probe(0).output, Mapper.normalise(0.2, a))  // nothing sent for it
         XCTAssertEqual(mapper.probe(1).rejected, 0)
         XCTAssertEqual(mapper.stats.outliers, 1)
     }

@@ -42,8 +42,9 @@ final class MapperTests: XCTestCase {
 
     func testBipolarNormalisationRestIsExactly64() throws {
         let m = try raw("accel.x cc=11 speed=none")
-        XCTAssertEqual(table(m, [(0, 0), (0.01, 1), (0.02, -1), (0.03, 0.5), (0.04, -0.5), (0.05, 0)]),
-                       [p(0, 64), p(0.01, 127), p(0.02, 0), p(0.03, 96), p(0.04, 32), p(0.05, 64)])
+        XCTAssertEqual(
+            table(m, [(0, 0), (0.01, 1), (0.02, -1), (0.03, 0.5), (0.04, -0.5), (0.05, 0)]),
+            [p(0, 64), p(0.01, 127), p(0.02, 0), p(0.03, 96), p(0.04, 32), p(0.05, 64)])
     }
 
     func testAsymmetricRangeStillRestsAtTheCentre() throws {
@@ -64,8 +65,9 @@ final class MapperTests: XCTestCase {
 
     func testBipolarDeadZoneAroundTheCentre() throws {
         let m = try raw("accel.x cc=11 deadzone=0.2 speed=none")
-        XCTAssertEqual(table(m, [(0, 0.5), (0.01, 0.15), (0.02, -0.19), (0.03, 1), (0.04, 0.7)]).map(\.v),
-                       [64 + 24, 64, 127, 64 + 39])
+        XCTAssertEqual(
+            table(m, [(0, 0.5), (0.01, 0.15), (0.02, -0.19), (0.03, 1), (0.04, 0.7)]).map(\.v),
+            [64 + 24, 64, 127, 64 + 39])
     }
 
     func testExponentialAndLogarithmicCurves() throws {
@@ -79,7 +81,9 @@ final class MapperTests: XCTestCase {
     }
 
     func testFourteenBitAndPitchBend() throws {
-        var mapper = Mapper(mappings: [try raw("accel.x cc14=1 ch=2 speed=none"), try raw("accel.x bend ch=16 speed=none")])
+        var mapper = Mapper(mappings: [
+            try raw("accel.x cc14=1 ch=2 speed=none"), try raw("accel.x bend ch=16 speed=none")
+        ])
         var events: [MIDIEvent] = []
         for (t, x) in [(0.0, 0.0), (0.01, 1.0), (0.02, -1.0)] {
             var f = SensorFrame(); f.newGroups = 1; f.times[0] = t; f[.accelX] = x
@@ -115,7 +119,7 @@ final class MapperTests: XCTestCase {
     }
 
     func testImplausibleJumpIsDroppedButASustainedChangeIsAccepted() throws {
-        let m = try raw("accel.x cc=11 reject=none")   // default speed for accel: 40 G/s + 0.3 G
+        let m = try raw("accel.x cc=11 reject=none")  // default speed for accel: 40 G/s + 0.3 G
         // 100 Hz: allowed jump 0.7 G per sample. One-sample glitch of +2 G: dropped.
         let glitch = table(m, [(0, 0), (0.01, 2.0), (0.02, 0.0), (0.03, 0.005)])
         XCTAssertEqual(glitch.map(\.v), [64])
@@ -144,7 +148,7 @@ final class MapperTests: XCTestCase {
     }
 
     func testRateLimitDelaysButNeverLosesTheLatestValue() throws {
-        let m = try raw("accel.x cc=11 rate=10 speed=none")   // at most one message per 100 ms
+        let m = try raw("accel.x cc=11 rate=10 speed=none")  // at most one message per 100 ms
         let out = table(m, [(0, 0), (0.01, 0.2), (0.02, 0.4), (0.05, 0.6), (0.12, 0.6), (0.13, 0.8), (0.14, 1)])
         // 0 at t=0; 0.6 (the latest by then) at t=0.1; 1.0 held back and flushed at t=0.2
         XCTAssertEqual(out, [p(0, 64), p(0.1, 102), p(0.2, 127)])
@@ -166,7 +170,8 @@ final class MapperTests: XCTestCase {
         let m = try raw("accel.mag cc=3 range=0..2")
         var mapper = Mapper(mappings: [m, try raw("pitch cc=4")])
         var got: [Int] = []
-        var f = SensorFrame(); f.newGroups = 1 | 4; f[.accelX] = 0.6; f[.accelY] = 0.8; f[.accelZ] = 0; f[.pitch] = Double.pi / 4
+        var f = SensorFrame(); f.newGroups = 1 | 4; f[.accelX] = 0.6; f[.accelY] = 0.8; f[.accelZ] = 0;
+        f[.pitch] = Double.pi / 4
         mapper.process(f) { got.append(Int($0.value)) }
         XCTAssertEqual(got, [64, 96])
     }
@@ -233,12 +238,17 @@ final class MapperTests: XCTestCase {
     // MARK: syntax
 
     func testMappingSyntaxErrorsAreClear() {
-        XCTAssertThrowsError(try Mapping(parsing: "elbow.x cc=11")) { XCTAssertTrue("\($0)".contains("unknown source")) }
+        XCTAssertThrowsError(try Mapping(parsing: "elbow.x cc=11")) {
+            XCTAssertTrue("\($0)".contains("unknown source"))
+        }
         XCTAssertThrowsError(try Mapping(parsing: "accel.x cc=200")) { XCTAssertTrue("\($0)".contains("0-127")) }
         XCTAssertThrowsError(try Mapping(parsing: "accel.x ch=17")) { XCTAssertTrue("\($0)".contains("1-16")) }
         XCTAssertThrowsError(try Mapping(parsing: "accel.x range=1..-1"))
-        XCTAssertThrowsError(try Mapping(parsing: "accel.x wobble=3")) { XCTAssertTrue("\($0)".contains("unknown option")) }
-        let m = try? Mapping(parsing: "gyro.z, cc14=2, ch=3, range=-2.5..2.5, smooth=25ms, curve=exp:2, rate=50, rest=100")
+        XCTAssertThrowsError(try Mapping(parsing: "accel.x wobble=3")) {
+            XCTAssertTrue("\($0)".contains("unknown option"))
+        }
+        let m = try? Mapping(
+            parsing: "gyro.z, cc14=2, ch=3, range=-2.5..2.5, smooth=25ms, curve=exp:2, rate=50, rest=100")
         XCTAssertEqual(m?.target, .controlChange14(channel: 2, controller: 2))
         XCTAssertEqual(m?.inputMin, -2.5)
         XCTAssertEqual(m?.smoothing ?? 0, 0.025, accuracy: 1e-12)
@@ -247,11 +257,14 @@ final class MapperTests: XCTestCase {
     }
 
     func testJSONLineFormat() {
-        XCTAssertEqual(JSONLine.string(.cc(11, 64, channel: 0, at: 1.234)), #"{"t":1.234,"type":"cc","ch":1,"cc":11,"value":64}"#)
-        XCTAssertEqual(JSONLine.string(MIDIEvent(time: 0.0004, kind: .controlChange14, channel: 15, controller: 1, value: 16383)),
-                       #"{"t":0.000,"type":"cc14","ch":16,"cc":1,"value":16383}"#)
-        XCTAssertEqual(JSONLine.string(MIDIEvent(time: 12345.6789, kind: .pitchBend, channel: 2, value: 8192)),
-                       #"{"t":12345.679,"type":"pitchbend","ch":3,"value":8192}"#)
+        XCTAssertEqual(
+            JSONLine.string(.cc(11, 64, channel: 0, at: 1.234)), #"{"t":1.234,"type":"cc","ch":1,"cc":11,"value":64}"#)
+        XCTAssertEqual(
+            JSONLine.string(MIDIEvent(time: 0.0004, kind: .controlChange14, channel: 15, controller: 1, value: 16383)),
+            #"{"t":0.000,"type":"cc14","ch":16,"cc":1,"value":16383}"#)
+        XCTAssertEqual(
+            JSONLine.string(MIDIEvent(time: 12345.6789, kind: .pitchBend, channel: 2, value: 8192)),
+            #"{"t":12345.679,"type":"pitchbend","ch":3,"value":8192}"#)
     }
 
     func testReplayScheduleShortensLongGapsAndAppliesSpeed() {

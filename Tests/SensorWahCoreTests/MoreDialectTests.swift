@@ -8,7 +8,10 @@ final class HyperIMUChipTests: XCTestCase {
 
     func testAccelerometerChipBesideGravityGPSAndNMEA() {
         let h = "timestamp,ST_LIS3DHTR.x,ST_LIS3DHTR.y,ST_LIS3DHTR.z,GRAVITY.x,GRAVITY.y,GRAVITY.z,GPS.lat,GPS.lon,NMEA"
-        let p = parseLines([h, "1510411143791,0,0,9.80665,0,0,9.7,48.1,11.5,$GPGGA", "1510411143811,4.903325,0,9.80665,0,0,9.7,48.1,11.5,$GPGGA,123519,4807.038,N"])
+        let p = parseLines([
+            h, "1510411143791,0,0,9.80665,0,0,9.7,48.1,11.5,$GPGGA",
+            "1510411143811,4.903325,0,9.80665,0,0,9.7,48.1,11.5,$GPGGA,123519,4807.038,N"
+        ])
         XCTAssertEqual(p.results, [.header, .frame, .frame])
         XCTAssertEqual(p.frames[0][.accelZ], 1, accuracy: 1e-12)
         XCTAssertEqual(p.frames[1][.accelX], 0.5, accuracy: 1e-12)
@@ -43,7 +46,10 @@ final class HyperIMUChipTests: XCTestCase {
         XCTAssertEqual(p.results, [.skipped(.unknownHeader), .skipped(.underUnknownHeader)])
         XCTAssertTrue(p.parser.refusal?.contains("\"BMI160\"") ?? false, p.parser.refusal ?? "")
         // beside a usable column it is left out, with a note
-        let q = parseLines(["timestamp,BMI160.x,BMI160.y,BMI160.z,ST_LIS3DHTR.x,ST_LIS3DHTR.y,ST_LIS3DHTR.z", "1510411143791,5,5,5,0,0,9.80665"])
+        let q = parseLines([
+            "timestamp,BMI160.x,BMI160.y,BMI160.z,ST_LIS3DHTR.x,ST_LIS3DHTR.y,ST_LIS3DHTR.z",
+            "1510411143791,5,5,5,0,0,9.80665"
+        ])
         XCTAssertEqual(q.frames.first?[.accelZ] ?? 0, 1, accuracy: 1e-12)
         XCTAssertEqual(q.parser.headerNotes.count, 1)
         XCTAssertTrue(q.parser.headerNotes.first?.contains("BMI160") ?? false)
@@ -58,7 +64,10 @@ final class HyperIMUChipTests: XCTestCase {
         XCTAssertTrue(p.parser.timingNote?.contains("assumed rate") ?? false)
         XCTAssertTrue(p.parser.timingNote?.contains("default sample period") ?? false)
 
-        let stated = parseLines(["@ HyperIMU - ianovir - 2017", "@ Date: x, Sampling Time: 50ms", "", "ST_LIS3DHTR.x,ST_LIS3DHTR.y,ST_LIS3DHTR.z", "0,0,9.8", "0,0,9.8"])
+        let stated = parseLines([
+            "@ HyperIMU - ianovir - 2017", "@ Date: x, Sampling Time: 50ms", "",
+            "ST_LIS3DHTR.x,ST_LIS3DHTR.y,ST_LIS3DHTR.z", "0,0,9.8", "0,0,9.8"
+        ])
         XCTAssertEqual(stated.frames[1].time(.accelerometer), 0.05, accuracy: 1e-12)
         XCTAssertTrue(stated.parser.timingNote?.contains("stated in the file") ?? false)
 
@@ -70,11 +79,13 @@ final class HyperIMUChipTests: XCTestCase {
 
 final class SensorLogSubsetAndJSONTests: XCTestCase {
     func testSubsetWithoutSinceRebootIsTimedByLoggingTime() {
-        let lines = ["loggingTime(txt);motionUserAccelerationX(G);motionUserAccelerationY(G);motionUserAccelerationZ(G)",
-                     "2024-04-09T12:44:46.093+02:00;0,01;0,02;-0,03",
-                     "2024-04-09T12:44:46.113+02:00;0.5;0;0",
-                     "2024-04-09T12:44:46.113+02:00;0.6;0;0",
-                     "2024-04-09T12:44:47.000+02:00;0.7;0;0"]
+        let lines = [
+            "loggingTime(txt);motionUserAccelerationX(G);motionUserAccelerationY(G);motionUserAccelerationZ(G)",
+            "2024-04-09T12:44:46.093+02:00;0,01;0,02;-0,03",
+            "2024-04-09T12:44:46.113+02:00;0.5;0;0",
+            "2024-04-09T12:44:46.113+02:00;0.6;0;0",
+            "2024-04-09T12:44:47.000+02:00;0.7;0;0"
+        ]
         let p = parseLines(lines)
         XCTAssertEqual(p.results, [.header, .frame, .frame, .held, .frame])
         XCTAssertEqual(p.frames[0][.userX], 0.01, "decimal comma with a semicolon separator")
@@ -85,11 +96,16 @@ final class SensorLogSubsetAndJSONTests: XCTestCase {
     }
 
     func testSinceRebootStillWinsOverLoggingTime() {
-        let h = "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),motionUserAccelerationX(G)"
-        let p = parseLines([h, "2024-04-09T12:44:46.093+02:00,100.0,0.5,0.25", "2024-04-09T12:44:47.093+02:00,100.01,0.5,0.25"])
+        let h =
+            "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),motionUserAccelerationX(G)"
+        let p = parseLines([
+            h, "2024-04-09T12:44:46.093+02:00,100.0,0.5,0.25", "2024-04-09T12:44:47.093+02:00,100.01,0.5,0.25"
+        ])
         XCTAssertEqual(p.frames.count, 2)
         XCTAssertEqual(p.frames[1].time(.accelerometer), 0.01, accuracy: 1e-9)
-        XCTAssertEqual(p.frames[1].newGroups, SensorGroup.accelerometer.bit, "the motion group has no timestamp of its own: not timed from another clock")
+        XCTAssertEqual(
+            p.frames[1].newGroups, SensorGroup.accelerometer.bit,
+            "the motion group has no timestamp of its own: not timed from another clock")
     }
 
     func testISO8601Variants() {
@@ -104,8 +120,10 @@ final class SensorLogSubsetAndJSONTests: XCTestCase {
     }
 
     func testJSONLinesWithStringsNumbersAndNestedValues() {
-        let a = "{\"loggingTime\":\"2024-04-09T12:44:46.093+02:00\",\"accelerometerTimestamp_sinceReboot\":\"12.30\",\"accelerometerAccelerationX\":\"0.5\",\"accelerometerAccelerationY\":-0.25,\"accelerometerAccelerationZ\":\"-1\",\"motionTimestamp_sinceReboot\":12.3,\"motionRotationRateX\":\"1.5\",\"motionRotationRateY\":\"0\",\"motionRotationRateZ\":\"0\",\"label\":\"a, \\\"quoted\\\" }\",\"nested\":{\"a\":[1,2,{\"b\":\"}\"}]},\"motionPitch\":null}"
-        let b = "{ \"accelerometerTimestamp_sinceReboot\": 12.31, \"accelerometerAccelerationX\": 0.75, \"motionTimestamp_sinceReboot\": 12.31, \"motionRotationRateX\": 2 }"
+        let a =
+            "{\"loggingTime\":\"2024-04-09T12:44:46.093+02:00\",\"accelerometerTimestamp_sinceReboot\":\"12.30\",\"accelerometerAccelerationX\":\"0.5\",\"accelerometerAccelerationY\":-0.25,\"accelerometerAccelerationZ\":\"-1\",\"motionTimestamp_sinceReboot\":12.3,\"motionRotationRateX\":\"1.5\",\"motionRotationRateY\":\"0\",\"motionRotationRateZ\":\"0\",\"label\":\"a, \\\"quoted\\\" }\",\"nested\":{\"a\":[1,2,{\"b\":\"}\"}]},\"motionPitch\":null}"
+        let b =
+            "{ \"accelerometerTimestamp_sinceReboot\": 12.31, \"accelerometerAccelerationX\": 0.75, \"motionTimestamp_sinceReboot\": 12.31, \"motionRotationRateX\": 2 }"
         let p = parseLines([a, b])
         XCTAssertEqual(p.results, [.frame, .frame])
         XCTAssertEqual(p.parser.detectedFormat, .sensorlog)
@@ -121,14 +139,19 @@ final class SensorLogSubsetAndJSONTests: XCTestCase {
     }
 
     func testJSONWithOnlyLoggingTime() {
-        let p = parseLines(["{\"loggingTime\":\"2024-04-09T12:44:46.093+02:00\",\"motionUserAccelerationX\":\"0.1\"}",
-                            "{\"loggingTime\":\"2024-04-09T12:44:46.133+02:00\",\"motionUserAccelerationX\":\"0.2\"}"])
+        let p = parseLines([
+            "{\"loggingTime\":\"2024-04-09T12:44:46.093+02:00\",\"motionUserAccelerationX\":\"0.1\"}",
+            "{\"loggingTime\":\"2024-04-09T12:44:46.133+02:00\",\"motionUserAccelerationX\":\"0.2\"}"
+        ])
         XCTAssertEqual(p.frames.map { $0[.userX] }, [0.1, 0.2])
         XCTAssertEqual(p.frames[1].time(.motion), 0.04, accuracy: 1e-6)
     }
 
     func testJSONThatIsNotSensorLog() {
-        let p = parseLines(["{\"a\":1,\"b\":\"x\"}", "{\"accelerometerAccelerationX\":", "{\"accelerometerAccelerationX\":\"abc\",\"accelerometerTimestamp_sinceReboot\":1}"])
+        let p = parseLines([
+            "{\"a\":1,\"b\":\"x\"}", "{\"accelerometerAccelerationX\":",
+            "{\"accelerometerAccelerationX\":\"abc\",\"accelerometerTimestamp_sinceReboot\":1}"
+        ])
         XCTAssertEqual(p.results, [.skipped(.noLayout), .skipped(.malformed), .skipped(.malformed)])
         XCTAssertTrue(p.parser.refusal?.contains("\"a\"") ?? false)
     }
@@ -136,11 +159,13 @@ final class SensorLogSubsetAndJSONTests: XCTestCase {
 
 final class SensorstreamTimingTests: XCTestCase {
     func testWholeSecondTimestampsAndNaN() {
-        let lines = ["1712345678, 3, 0.1, NaN, 9.80665, 4, NaN, NaN, NaN",
-                     "1712345678, 3, 0.2, NaN, 9.80665, 4, NaN, NaN, NaN",
-                     "1712345678, 3, 0.3, NaN, 9.80665, 4, 0.5, 0.5, 0.5",
-                     "1712345679, 3, 0.4, 0, 9.80665",
-                     "1712345679, 3, 0.5, 0, 9.80665"]
+        let lines = [
+            "1712345678, 3, 0.1, NaN, 9.80665, 4, NaN, NaN, NaN",
+            "1712345678, 3, 0.2, NaN, 9.80665, 4, NaN, NaN, NaN",
+            "1712345678, 3, 0.3, NaN, 9.80665, 4, 0.5, 0.5, 0.5",
+            "1712345679, 3, 0.4, 0, 9.80665",
+            "1712345679, 3, 0.5, 0, 9.80665"
+        ]
         let p = parseLines(lines)
         XCTAssertEqual(p.results, [.frame, .frame, .frame, .frame, .frame], "each row is a sample, not a repeat")
         XCTAssertEqual(p.parser.detectedFormat, .sensorstream)

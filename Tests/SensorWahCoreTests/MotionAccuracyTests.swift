@@ -49,8 +49,11 @@ final class MotionAccuracyTests: XCTestCase {
             // reference, not the fusion, follows the push there (elsewhere within 1°)
             ("hyperimu-2017-y-impulse.csv", 1, 4.5, "phone on a table, pushed (MPL gravity, 43 Hz)"),
             // spun by hand, 73° a sample: beyond the filter and beyond checking (measured 37.7°)
-            ("hyperimu-2017-with-timestamp.csv", 0.5, 40, "phone spun by hand up to 23 rad/s (accelerometer - linear, 18 Hz)"),
-            ("hyperimu-2014-filetest.csv", 0.2, 1.5, "phone still, no gyroscope (accelerometer - linear, 10 Hz)"),
+            (
+                "hyperimu-2017-with-timestamp.csv", 0.5, 40,
+                "phone spun by hand up to 23 rad/s (accelerometer - linear, 18 Hz)"
+            ),
+            ("hyperimu-2014-filetest.csv", 0.2, 1.5, "phone still, no gyroscope (accelerometer - linear, 10 Hz)")
         ]
         var ran = 0
         for log in logs {
@@ -62,7 +65,9 @@ final class MotionAccuracyTests: XCTestCase {
             XCTAssertLessThan(c.gravityRMS, log.bound, log.name)
             ran += 1
         }
-        if ran == 0 { throw XCTSkip("field recordings not present at \(fieldRecordings.path): the Android checks did not run") }
+        if ran == 0 {
+            throw XCTSkip("field recordings not present at \(fieldRecordings.path): the Android checks did not run")
+        }
     }
 
     /// What the real walking log showed, synthesised so that it runs everywhere: a phone in a
@@ -71,15 +76,20 @@ final class MotionAccuracyTests: XCTestCase {
     /// sideways and fore-aft).
     func testSynthesisedWalkingAt17Hz() {
         let f = 0.9, w = 2 * Double.pi * f
-        let s = MotionScript(attitude: { t in
-            Quaternion.attitude(pitch: -1.3 + 0.12 * sin(w * t) + 0.06 * sin(2 * w * t + 0.5) + 0.03 * sin(4 * w * t + 1.1),
-                                roll: 0.9 * sin(2 * .pi * 0.05 * t) + 0.25 * sin(w * t + 1) + 0.08 * sin(3 * w * t + 0.3) + 0.04 * sin(5 * w * t),
-                                yaw: 0.03 * t + 0.2 * sin(w * t))
-        }, worldAccel: { t in
-            Vector3(0.15 * sin(w * t + 0.2) + 0.1 * sin(2 * w * t + 1.3),
+        let s = MotionScript(
+            attitude: { t in
+                Quaternion.attitude(
+                    pitch: -1.3 + 0.12 * sin(w * t) + 0.06 * sin(2 * w * t + 0.5) + 0.03 * sin(4 * w * t + 1.1),
+                    roll: 0.9 * sin(2 * .pi * 0.05 * t) + 0.25 * sin(w * t + 1) + 0.08 * sin(3 * w * t + 0.3) + 0.04
+                        * sin(5 * w * t),
+                    yaw: 0.03 * t + 0.2 * sin(w * t))
+            },
+            worldAccel: { t in
+                Vector3(
+                    0.15 * sin(w * t + 0.2) + 0.1 * sin(2 * w * t + 1.3),
                     0.2 * sin(2 * w * t + 0.7) + 0.08 * sin(4 * w * t),
                     0.3 * sin(2 * w * t) + 0.1 * sin(4 * w * t + 0.4))
-        })
+            })
         var stage = MotionStage()
         var squares = 0.0, n = 0
         for var frame in s.frames(rate: 16.8, duration: 90, gyroNoise: 0.01, accelNoise: 0.01, gyroLead: 0.01) {
@@ -90,7 +100,9 @@ final class MotionAccuracyTests: XCTestCase {
             squares += e * e; n += 1
         }
         let rms = (squares / Double(n)).squareRoot()
-        print("accuracy synthesised walking at 16.8 Hz: \(n) frames, gravity direction \(String(format: "%.2f", rms))° RMS")
+        print(
+            "accuracy synthesised walking at 16.8 Hz: \(n) frames, gravity direction \(String(format: "%.2f", rms))° RMS"
+        )
         XCTAssertLessThan(rms, 1)
     }
 
@@ -111,7 +123,9 @@ final class MotionAccuracyTests: XCTestCase {
                 guard f.has(.motion), f[.quatW].isFinite else { continue }
                 checked += 1
                 XCTAssertEqual(f[.tiltPitch], f[.pitch] * 180 / .pi, accuracy: 0.05, path)
-                if abs(f[.pitch]) < 1.4 { XCTAssertEqual(wrapDegrees(f[.tiltRoll] - f[.roll] * 180 / .pi), 0, accuracy: 0.05, path) }
+                if abs(f[.pitch]) < 1.4 {
+                    XCTAssertEqual(wrapDegrees(f[.tiltRoll] - f[.roll] * 180 / .pi), 0, accuracy: 0.05, path)
+                }
                 XCTAssertEqual(f[.tiltX], f[.gravityX], accuracy: 0.002, path)
                 XCTAssertEqual(f[.tiltY], f[.gravityY], accuracy: 0.002, path)
                 XCTAssertEqual(f[.tiltZ], f[.gravityZ], accuracy: 0.002, path)

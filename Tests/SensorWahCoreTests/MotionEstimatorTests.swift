@@ -5,7 +5,9 @@ import XCTest
 /// The orientation estimator against synthesised motion whose true attitude is known.
 final class MotionEstimatorTests: XCTestCase {
     /// Runs frames through a stage; returns the tilt error (degrees) on every frame after `from` s.
-    func errors(_ script: MotionScript, _ frames: [SensorFrame], from: Double = 0, settings: MotionSettings = .init()) -> [Double] {
+    func errors(_ script: MotionScript, _ frames: [SensorFrame], from: Double = 0, settings: MotionSettings = .init())
+        -> [Double]
+    {
         var stage = MotionStage(settings: settings)
         var out: [Double] = []
         for var f in frames {
@@ -69,14 +71,16 @@ final class MotionEstimatorTests: XCTestCase {
         let cases: [(hz: Double, rate: Double, axis: Vector3, limit: Double)] = [
             (10, 2, Vector3(1, 0, 0), 1), (10, 6, Vector3(0, 1, 0), 1.5), (10, 10, Vector3(1, 1, 0), 2),
             (17, 6, Vector3(1, 0.5, 0.3), 1), (30, 8, Vector3(0.2, 1, 0.4), 1), (50, 4, Vector3(1, -1, 1), 0.5),
-            (100, 12, Vector3(0.3, 0.2, 1), 0.5), (100, 3, Vector3(0, 1, 0), 0.3),
+            (100, 12, Vector3(0.3, 0.2, 1), 0.5), (100, 3, Vector3(0, 1, 0), 0.3)
         ]
         for c in cases {
             let axis = c.axis / c.axis.length
             let start = Quaternion.attitude(pitch: 0.3, roll: -0.4, yaw: 0)
             let s = MotionScript(attitude: { t in start * Quaternion.rotation(axis * (c.rate * t)) })
             let e = errors(s, s.frames(rate: c.hz, duration: 6), from: 0)
-            XCTAssertLessThan(rms(e), c.limit, "\(c.rate) rad/s about \(axis) at \(c.hz) Hz (\(c.rate / c.hz * 180 / .pi)° per sample)")
+            XCTAssertLessThan(
+                rms(e), c.limit,
+                "\(c.rate) rad/s about \(axis) at \(c.hz) Hz (\(c.rate / c.hz * 180 / .pi)° per sample)")
         }
     }
 
@@ -84,9 +88,14 @@ final class MotionEstimatorTests: XCTestCase {
     /// exact-rotation integration keeps up where the accelerometer cannot help (it is shaken).
     func testRockingWristAtWatchRates() {
         for hz in [17.0, 25.0, 50.0, 100.0] {
-            let s = MotionScript(attitude: { t in
-                Quaternion.attitude(pitch: 0.2 + 0.3 * sin(2 * .pi * 0.7 * t), roll: 0.6 * sin(2 * .pi * 2.5 * t), yaw: 0.5 * t)
-            }, worldAccel: { t in Vector3(0.4 * sin(2 * .pi * 5 * t), 0.3 * cos(2 * .pi * 4 * t), 0.2 * sin(2 * .pi * 3 * t)) })
+            let s = MotionScript(
+                attitude: { t in
+                    Quaternion.attitude(
+                        pitch: 0.2 + 0.3 * sin(2 * .pi * 0.7 * t), roll: 0.6 * sin(2 * .pi * 2.5 * t), yaw: 0.5 * t)
+                },
+                worldAccel: { t in
+                    Vector3(0.4 * sin(2 * .pi * 5 * t), 0.3 * cos(2 * .pi * 4 * t), 0.2 * sin(2 * .pi * 3 * t))
+                })
             let e = errors(s, s.frames(rate: hz, duration: 10, gyroNoise: 0.005, accelNoise: 0.005), from: 2)
             // the first reading (shaken by 0.4 G) sets the tilt and the filter takes a few
             // seconds to forget it; at 17-25 Hz a quarter of an interval of the 2.5 Hz rocking
@@ -126,7 +135,10 @@ final class MotionEstimatorTests: XCTestCase {
         var worst = 0.0
         for var f in s.frames(rate: 50, duration: 15, bias: bias, gyroNoise: 0.005, accelNoise: 0.005) {
             stage.process(&f)
-            if f.latestTime > 8 { worst = max(worst, angleDegrees(s.attitude(f.latestTime).gravity, Vector3(f[.tiltX], f[.tiltY], f[.tiltZ]))) }
+            if f.latestTime > 8 {
+                worst = max(
+                    worst, angleDegrees(s.attitude(f.latestTime).gravity, Vector3(f[.tiltX], f[.tiltY], f[.tiltZ])))
+            }
         }
         XCTAssertLessThan((stage.estimator.bias - bias).length, 0.01, "bias \(stage.estimator.bias)")
         // 3.1°/s of bias, learnt in the 3.5 s of rest: measured worst 2.6° in the next 7 s
@@ -142,13 +154,15 @@ final class MotionEstimatorTests: XCTestCase {
     /// the knocks and 3.4° left 2.5 s after the push (0.6° at 100 Hz).
     func testAccelerometerShocksAreRejected() {
         let q = Quaternion.attitude(pitch: 0.4, roll: 0.2, yaw: 0)
-        let s = MotionScript(attitude: { _ in q }, worldAccel: { t in
-            if abs(t - 3) < 0.006 { return Vector3(3.5, 0, 0) }
-            if abs(t - 4) < 0.006 { return Vector3(0, -4, 1) }
-            if t > 5 && t < 5.25 { return Vector3(0.6, 0.2, 0) }
-            if t >= 5.25 && t < 5.5 { return Vector3(-0.6, -0.2, 0) }
-            return Vector3(0, 0, 0)
-        })
+        let s = MotionScript(
+            attitude: { _ in q },
+            worldAccel: { t in
+                if abs(t - 3) < 0.006 { return Vector3(3.5, 0, 0) }
+                if abs(t - 4) < 0.006 { return Vector3(0, -4, 1) }
+                if t > 5 && t < 5.25 { return Vector3(0.6, 0.2, 0) }
+                if t >= 5.25 && t < 5.5 { return Vector3(-0.6, -0.2, 0) }
+                return Vector3(0, 0, 0)
+            })
         for hz in [25.0, 100.0] {
             let e = errors(s, s.frames(rate: hz, duration: 8, gyroNoise: 0.005, accelNoise: 0.005), from: 2)
             XCTAssertLessThan(e[0..<Int(4.9 * hz - 2 * hz)].max()!, 3, "knocks at \(hz) Hz")
@@ -159,10 +173,12 @@ final class MotionEstimatorTests: XCTestCase {
 
     /// The sample times, not an assumed rate: irregular intervals (a jittery watch stream).
     func testIrregularTimestamps() {
-        let s = MotionScript(attitude: { t in Quaternion.attitude(pitch: 0.5 * sin(2 * t), roll: 0.7 * sin(3 * t), yaw: 0) })
+        let s = MotionScript(attitude: { t in
+            Quaternion.attitude(pitch: 0.5 * sin(2 * t), roll: 0.7 * sin(3 * t), yaw: 0)
+        })
         var frames = s.frames(rate: 100, duration: 8)
         var rng = SeededRandom(seed: 9)
-        frames = frames.filter { _ in rng.next() % 4 == 0 }   // ~25 Hz with random gaps
+        frames = frames.filter { _ in rng.next() % 4 == 0 }  // ~25 Hz with random gaps
         // measured 1.6° (a quarter of the irregular intervals of a 3 rad/s motion)
         XCTAssertLessThan(rms(errors(s, frames, from: 1)), 2)
     }

@@ -32,7 +32,8 @@ final class MotionHardCaseTests: XCTestCase {
     /// An attitude that drifts slowly (a few degrees a second at most), as a hand holding a
     /// phone does while it shakes it.
     static func drifting(_ t: Double) -> Quaternion {
-        Quaternion.attitude(pitch: 0.1 + 0.3 * sin(2 * .pi * 0.02 * t), roll: 0.4 * sin(2 * .pi * 0.013 * t + 1), yaw: 0.01 * t)
+        Quaternion.attitude(
+            pitch: 0.1 + 0.3 * sin(2 * .pi * 0.02 * t), roll: 0.4 * sin(2 * .pi * 0.013 * t + 1), yaw: 0.01 * t)
     }
     static func envelope(_ t: Double, _ a: Double, _ b: Double) -> Double {
         min(max(t - a, 0), 1) * min(max(b - t, 0), 1)
@@ -45,21 +46,31 @@ final class MotionHardCaseTests: XCTestCase {
     func testSustainedShakingDoesNotTiltTheEstimate() {
         let bias = Vector3(0.012, -0.008, 0.015)
         let cases: [(name: String, accel: (Double) -> Vector3)] = [
-            ("horizontal ±2 G at 2 Hz for 40 s, ±1 G at 3.3 Hz for 40 s", { t in
-                let e1 = Self.envelope(t, 10, 50), e2 = Self.envelope(t, 60, 100)
-                return Vector3(2 * e1 * sin(2 * .pi * 2 * t) + 0.5 * e2 * sin(2 * .pi * 1.3 * t), e2 * sin(2 * .pi * 3.3 * t + 0.3), 0)
-            }),
-            ("±3 G at 1.5 Hz with ±2.5 G vertical for 30 s, then 50 s of 1-4 Hz", { t in
-                let e1 = Self.envelope(t, 10, 40), e2 = Self.envelope(t, 50, 100)
-                return Vector3(3 * e1 * sin(2 * .pi * 1.5 * t) + e2 * sin(2 * .pi * 2.1 * t),
-                               1.5 * e2 * sin(2 * .pi * 3.7 * t + 0.3),
-                               2.5 * e1 * sin(2 * .pi * 2.5 * t + 0.7) + 2 * e2 * sin(2 * .pi * 1.2 * t))
-            }),
+            (
+                "horizontal ±2 G at 2 Hz for 40 s, ±1 G at 3.3 Hz for 40 s",
+                { t in
+                    let e1 = Self.envelope(t, 10, 50), e2 = Self.envelope(t, 60, 100)
+                    return Vector3(
+                        2 * e1 * sin(2 * .pi * 2 * t) + 0.5 * e2 * sin(2 * .pi * 1.3 * t),
+                        e2 * sin(2 * .pi * 3.3 * t + 0.3), 0)
+                }
+            ),
+            (
+                "±3 G at 1.5 Hz with ±2.5 G vertical for 30 s, then 50 s of 1-4 Hz",
+                { t in
+                    let e1 = Self.envelope(t, 10, 40), e2 = Self.envelope(t, 50, 100)
+                    return Vector3(
+                        3 * e1 * sin(2 * .pi * 1.5 * t) + e2 * sin(2 * .pi * 2.1 * t),
+                        1.5 * e2 * sin(2 * .pi * 3.7 * t + 0.3),
+                        2.5 * e1 * sin(2 * .pi * 2.5 * t + 0.7) + 2 * e2 * sin(2 * .pi * 1.2 * t))
+                }
+            )
         ]
         for c in cases {
             let s = MotionScript(attitude: { Self.drifting($0) }, worldAccel: c.accel)
             for hz in [32.0, 95.0] {
-                let r = measure(s, s.frames(rate: hz, duration: 110, bias: bias, gyroNoise: 0.005, accelNoise: 0.006, seed: 3))
+                let r = measure(
+                    s, s.frames(rate: hz, duration: 110, bias: bias, gyroNoise: 0.005, accelNoise: 0.006, seed: 3))
                 print("hard case, shaking \(c.name) at \(Int(hz)) Hz: \(r)")
                 XCTAssertLessThan(r.rms, 2, "\(c.name) at \(hz) Hz")
                 XCTAssertLessThan(r.worst, 5, "\(c.name) at \(hz) Hz")
@@ -75,12 +86,17 @@ final class MotionHardCaseTests: XCTestCase {
     func testFastRotationAtWatchRates() {
         for (hz, peak) in [(17.0, 10.0), (25.0, 14.0), (32.0, 20.0)] {
             let s = MotionScript(attitude: { t in
-                let a = peak / (2 * .pi * 1.6)   // a swing whose rate peaks at `peak` rad/s
-                return Quaternion.attitude(pitch: 0.3 + 0.4 * a * sin(2 * .pi * 1.6 * t), roll: 0.9 * a * sin(2 * .pi * 1.6 * t + 0.5), yaw: 0.2 * sin(t))
+                let a = peak / (2 * .pi * 1.6)  // a swing whose rate peaks at `peak` rad/s
+                return Quaternion.attitude(
+                    pitch: 0.3 + 0.4 * a * sin(2 * .pi * 1.6 * t), roll: 0.9 * a * sin(2 * .pi * 1.6 * t + 0.5),
+                    yaw: 0.2 * sin(t))
             })
             for kind in [MotionScript.GyroSamples.instant, .intervalMean] {
-                let r = measure(s, s.frames(rate: hz, duration: 60, gyroNoise: 0.01, accelNoise: 0.01, seed: 4, gyroSamples: kind))
-                print("hard case, fast rotation at \(Int(hz)) Hz (up to \(Int(peak / hz * 180 / .pi))° a sample), \(kind) gyro samples: \(r)")
+                let r = measure(
+                    s, s.frames(rate: hz, duration: 60, gyroNoise: 0.01, accelNoise: 0.01, seed: 4, gyroSamples: kind))
+                print(
+                    "hard case, fast rotation at \(Int(hz)) Hz (up to \(Int(peak / hz * 180 / .pi))° a sample), \(kind) gyro samples: \(r)"
+                )
                 XCTAssertLessThan(r.rms, 6.5, "\(hz) Hz, \(kind)")
             }
         }
@@ -90,12 +106,15 @@ final class MotionHardCaseTests: XCTestCase {
     /// vigorous shake.
     func testSpikesAndClipping() {
         let q = Quaternion.attitude(pitch: 0.5, roll: -0.3, yaw: 0)
-        let s = MotionScript(attitude: { t in q * Quaternion.rotation(Vector3(0.2, 0.1, 0) * sin(0.7 * t)) }, worldAccel: { t in
-            let k = (t * 2).rounded()
-            if abs(t * 2 - k) < 0.006 && Int(k) % 3 == 0 { return Vector3(6 + Double(Int(k) % 5), -2, 3) }   // a spike every 1.5 s
-            if t > 20 && t < 35 { return Vector3(9 * sin(2 * .pi * 3 * t), 0, 4 * sin(2 * .pi * 3 * t + 1)) }
-            return .zero
-        })
+        let s = MotionScript(
+            attitude: { t in q * Quaternion.rotation(Vector3(0.2, 0.1, 0) * sin(0.7 * t)) },
+            worldAccel: { t in
+                let k = (t * 2).rounded()
+                // a spike every 1.5 s
+                if abs(t * 2 - k) < 0.006 && Int(k) % 3 == 0 { return Vector3(6 + Double(Int(k) % 5), -2, 3) }
+                if t > 20 && t < 35 { return Vector3(9 * sin(2 * .pi * 3 * t), 0, 4 * sin(2 * .pi * 3 * t + 1)) }
+                return .zero
+            })
         for hz in [50.0, 100.0] {
             var frames = s.frames(rate: hz, duration: 45, gyroNoise: 0.005, accelNoise: 0.005, seed: 5)
             for i in frames.indices {
@@ -114,7 +133,9 @@ final class MotionHardCaseTests: XCTestCase {
 
     /// The accelerometer stamped one sample after the gyro, on wrist motion.
     func testAccelerometerOneSampleLate() {
-        let s = MotionScript(attitude: { t in Quaternion.attitude(pitch: 0.6 * sin(1.3 * t), roll: 0.9 * sin(2.1 * t + 0.4), yaw: 0.3 * t) })
+        let s = MotionScript(attitude: { t in
+            Quaternion.attitude(pitch: 0.6 * sin(1.3 * t), roll: 0.9 * sin(2.1 * t + 0.4), yaw: 0.3 * t)
+        })
         for hz in [30.0, 100.0] {
             let r = measure(s, s.frames(rate: hz, duration: 40, gyroNoise: 0.005, accelNoise: 0.005, gyroLead: 1 / hz))
             print("hard case, accelerometer one sample after the gyro at \(Int(hz)) Hz: \(r)")
@@ -125,15 +146,17 @@ final class MotionHardCaseTests: XCTestCase {
 
     /// Duplicated frames (the same time twice) and neighbours swapped (time going back).
     func testDuplicatedAndReorderedTimestamps() {
-        let s = MotionScript(attitude: { t in Quaternion.attitude(pitch: 0.5 * sin(1.1 * t), roll: 0.8 * sin(1.7 * t), yaw: 0) })
+        let s = MotionScript(attitude: { t in
+            Quaternion.attitude(pitch: 0.5 * sin(1.1 * t), roll: 0.8 * sin(1.7 * t), yaw: 0)
+        })
         let clean = s.frames(rate: 50, duration: 40, gyroNoise: 0.005, accelNoise: 0.005)
         var frames: [SensorFrame] = []
         var rng = SeededRandom(seed: 11)
         var i = 0
         while i < clean.count {
             switch rng.next() % 10 {
-            case 0: frames.append(clean[i]); frames.append(clean[i]); i += 1                            // duplicated
-            case 1 where i + 1 < clean.count: frames.append(clean[i + 1]); frames.append(clean[i]); i += 2   // swapped
+            case 0: frames.append(clean[i]); frames.append(clean[i]); i += 1  // duplicated
+            case 1 where i + 1 < clean.count: frames.append(clean[i + 1]); frames.append(clean[i]); i += 2  // swapped
             default: frames.append(clean[i]); i += 1
             }
         }
@@ -149,16 +172,19 @@ final class MotionHardCaseTests: XCTestCase {
         for biasDeg in [0.5, 1.0, 2.0] {
             let bias = Vector3(1, -0.6, 0.8) / Vector3(1, -0.6, 0.8).length * (biasDeg * .pi / 180)
             let rest = Quaternion.attitude(pitch: 0.3, roll: 0.2, yaw: 0)
-            let s = MotionScript(attitude: { t in
-                let p = t.truncatingRemainder(dividingBy: 12)   // 2 s of strokes, 10 s still
-                guard p < 2 else { return rest }
-                let w = sin(.pi * p / 2)   // a smooth start and end
-                return rest * Quaternion.rotation(Vector3(1.2, 0.5, 0.3) * (w * w * sin(2 * .pi * 2 * p)))
-            }, worldAccel: { t in
-                let p = t.truncatingRemainder(dividingBy: 12)
-                return p < 2 ? Vector3(1.5 * sin(2 * .pi * 2 * p), 0.5 * sin(2 * .pi * 4 * p), 0) : .zero
-            })
-            let r = measure(s, s.frames(rate: 50, duration: 72, bias: bias, gyroNoise: 0.005, accelNoise: 0.005, seed: 6), from: 12)
+            let s = MotionScript(
+                attitude: { t in
+                    let p = t.truncatingRemainder(dividingBy: 12)  // 2 s of strokes, 10 s still
+                    guard p < 2 else { return rest }
+                    let w = sin(.pi * p / 2)  // a smooth start and end
+                    return rest * Quaternion.rotation(Vector3(1.2, 0.5, 0.3) * (w * w * sin(2 * .pi * 2 * p)))
+                },
+                worldAccel: { t in
+                    let p = t.truncatingRemainder(dividingBy: 12)
+                    return p < 2 ? Vector3(1.5 * sin(2 * .pi * 2 * p), 0.5 * sin(2 * .pi * 4 * p), 0) : .zero
+                })
+            let r = measure(
+                s, s.frames(rate: 50, duration: 72, bias: bias, gyroNoise: 0.005, accelNoise: 0.005, seed: 6), from: 12)
             print("hard case, strokes 10 s apart with a \(biasDeg)°/s gyro bias (50 Hz): \(r)")
             XCTAssertLessThan(r.rms, 1.5, "\(biasDeg)°/s")
         }
@@ -168,8 +194,11 @@ final class MotionHardCaseTests: XCTestCase {
     func testGyroBiasLearntInMotion() {
         for biasDeg in [0.5, 2.0] {
             let bias = Vector3(0.7, 0.5, -0.5) / Vector3(0.7, 0.5, -0.5).length * (biasDeg * .pi / 180)
-            let s = MotionScript(attitude: { t in Quaternion.attitude(pitch: 0.5 * sin(0.4 * t), roll: 0.7 * sin(0.27 * t + 1), yaw: 0.2 * t) },
-                                 worldAccel: { t in Vector3(0.3 * sin(5 * t), 0.2 * sin(7 * t), 0) })
+            let s = MotionScript(
+                attitude: { t in
+                    Quaternion.attitude(pitch: 0.5 * sin(0.4 * t), roll: 0.7 * sin(0.27 * t + 1), yaw: 0.2 * t)
+                },
+                worldAccel: { t in Vector3(0.3 * sin(5 * t), 0.2 * sin(7 * t), 0) })
             var stage = MotionStage()
             var late = Result(), squares = 0.0
             for var f in s.frames(rate: 50, duration: 120, bias: bias, gyroNoise: 0.005, accelNoise: 0.005, seed: 8) {
@@ -181,7 +210,9 @@ final class MotionHardCaseTests: XCTestCase {
             }
             late.rms = (squares / Double(late.n)).squareRoot()
             let left = (stage.estimator.bias - bias).length * 180 / .pi
-            print("hard case, \(biasDeg)°/s gyro bias, never still (50 Hz), after a minute: \(late); bias left \(String(format: "%.2f", left))°/s")
+            print(
+                "hard case, \(biasDeg)°/s gyro bias, never still (50 Hz), after a minute: \(late); bias left \(String(format: "%.2f", left))°/s"
+            )
             XCTAssertLessThan(late.rms, 1, "\(biasDeg)°/s")
             XCTAssertLessThan(left, 0.5 * biasDeg + 0.1, "\(biasDeg)°/s")
         }
@@ -190,12 +221,16 @@ final class MotionHardCaseTests: XCTestCase {
     /// No raw gyro, only Core Motion's rotation rate (SensorLog's motionRotationRate*), through
     /// the parser: the fusion runs on it.
     func testMotionRotationRateInsteadOfTheGyro() throws {
-        let s = MotionScript(attitude: { t in Quaternion.attitude(pitch: 0.6 * sin(1.3 * t), roll: 0.9 * sin(0.9 * t + 0.4), yaw: 0) },
-                             worldAccel: { t in Vector3(0.8 * sin(2 * .pi * 2 * t), 0, 0.4 * sin(2 * .pi * 3 * t)) })
-        var text = "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G),motionTimestamp_sinceReboot(s),motionRotationRateX(rad/s),motionRotationRateY(rad/s),motionRotationRateZ(rad/s)\n"
+        let s = MotionScript(
+            attitude: { t in Quaternion.attitude(pitch: 0.6 * sin(1.3 * t), roll: 0.9 * sin(0.9 * t + 0.4), yaw: 0) },
+            worldAccel: { t in Vector3(0.8 * sin(2 * .pi * 2 * t), 0, 0.4 * sin(2 * .pi * 3 * t)) })
+        var text =
+            "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G),motionTimestamp_sinceReboot(s),motionRotationRateX(rad/s),motionRotationRateY(rad/s),motionRotationRateZ(rad/s)\n"
         for i in 0..<(30 * 40) {
             let t = 1000 + Double(i) / 30, w = s.rate(t - 1000), a = s.accel(t - 1000)
-            text += String(format: "2025-01-01T00:00:00.000Z,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n", t, a.x, a.y, a.z, t, w.x, w.y, w.z)
+            text += String(
+                format: "2025-01-01T00:00:00.000Z,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n", t, a.x, a.y, a.z, t, w.x,
+                w.y, w.z)
         }
         let (_, frames) = parseBytes(Array(text.utf8), chunks: [])
         XCTAssertGreaterThan(frames.count, 1100)
@@ -210,8 +245,10 @@ final class MotionHardCaseTests: XCTestCase {
             squares += e * e; n += 1
         }
         let rms = (squares / Double(max(n, 1))).squareRoot()
-        print(String(format: "hard case, motionRotationRate only (30 Hz, ±0.8 G swing): %.2f° RMS over %d frames", rms, n))
+        print(
+            String(format: "hard case, motionRotationRate only (30 Hz, ±0.8 G swing): %.2f° RMS over %d frames", rms, n)
+        )
         XCTAssertGreaterThan(n, 1000)
-        XCTAssertLessThan(rms, 2.2)   // measured 1.9°
+        XCTAssertLessThan(rms, 2.2)  // measured 1.9°
     }
 }

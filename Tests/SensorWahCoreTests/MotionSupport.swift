@@ -31,12 +31,15 @@ struct MotionScript {
 
     /// Frames at `rate` Hz for `duration` s; gyro bias and noise optional. `gyroLead`: the gyro is
     /// sampled that long before the accelerometer on each frame (a real iPhone log: 10 ms).
-    func frames(rate hz: Double, duration: Double, bias: Vector3 = .zero, gyroNoise: Double = 0, accelNoise: Double = 0,
-                seed: UInt64 = 1, accelOnly: Bool = false, gyroLead: Double = 0,
-                gyroSamples: GyroSamples = .instant) -> [SensorFrame] {
+    func frames(
+        rate hz: Double, duration: Double, bias: Vector3 = .zero, gyroNoise: Double = 0, accelNoise: Double = 0,
+        seed: UInt64 = 1, accelOnly: Bool = false, gyroLead: Double = 0,
+        gyroSamples: GyroSamples = .instant
+    ) -> [SensorFrame] {
         var rng = SeededRandom(seed: seed)
         func gauss() -> Double {
-            let u1 = max(Double(rng.next() % 1_000_000) / 1_000_000, 1e-9), u2 = Double(rng.next() % 1_000_000) / 1_000_000
+            let u1 = max(Double(rng.next() % 1_000_000) / 1_000_000, 1e-9),
+                u2 = Double(rng.next() % 1_000_000) / 1_000_000
             return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
         }
         var out: [SensorFrame] = []
@@ -53,7 +56,9 @@ struct MotionScript {
                 if gyroSamples == .intervalMean {
                     for j in 0..<16 { mean += rate(t - gyroLead - (Double(j) + 0.5) / (16 * hz)) / 16 }
                 }
-                let w = (gyroSamples == .instant ? rate(t - gyroLead) : mean) + bias + Vector3(gauss(), gauss(), gauss()) * gyroNoise
+                let w =
+                    (gyroSamples == .instant ? rate(t - gyroLead) : mean) + bias + Vector3(gauss(), gauss(), gauss())
+                    * gyroNoise
                 f[.gyroX] = w.x; f[.gyroY] = w.y; f[.gyroZ] = w.z
                 f.times[SensorGroup.gyro.rawValue] = t - gyroLead
                 f.newGroups |= SensorGroup.gyro.bit
@@ -87,8 +92,10 @@ struct AttitudeComparison: CustomStringConvertible {
     var pitchRMS: Double { (pitchSquares / Double(max(frames, 1))).squareRoot() }
     var rollRMS: Double { (rollSquares / Double(max(rollFrames, 1))).squareRoot() }
     var description: String {
-        String(format: "%d frames: gravity direction %.2f° RMS (worst %.1f°), pitch %.2f° RMS, roll %.2f° RMS (%d frames with |pitch| < 60°)",
-               frames, gravityRMS, worst, pitchRMS, rollRMS, rollFrames)
+        String(
+            format:
+                "%d frames: gravity direction %.2f° RMS (worst %.1f°), pitch %.2f° RMS, roll %.2f° RMS (%d frames with |pitch| < 60°)",
+            frames, gravityRMS, worst, pitchRMS, rollRMS, rollFrames)
     }
 }
 
@@ -103,13 +110,16 @@ func deviceGravity(_ f: SensorFrame) -> Vector3? {
     let g = Vector3(f[.gravityX], f[.gravityY], f[.gravityZ])
     if g.isFiniteVector && g.length > 0.5 { return g / g.length }
     let u = Vector3(f[.userX], f[.userY], f[.userZ]), a = Vector3(f[.accelX], f[.accelY], f[.accelZ])
-    if f.has(.accelerometer) && u.isFiniteVector && a.isFiniteVector && (a - u).length > 0.5 { return (a - u) / (a - u).length }
+    if f.has(.accelerometer) && u.isFiniteVector && a.isFiniteVector && (a - u).length > 0.5 {
+        return (a - u) / (a - u).length
+    }
     return nil
 }
 
 /// Runs a log through the parser and a motion stage; compares the fused tilt with the
 /// device's own (`deviceGravity`) on every frame with a new motion sample, after `skip` s.
-func compareWithDevice(path: String, settings: MotionSettings = .init(), skip: Double = 3) throws -> AttitudeComparison {
+func compareWithDevice(path: String, settings: MotionSettings = .init(), skip: Double = 3) throws -> AttitudeComparison
+{
     let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
     let (_, frames) = parseBytes(bytes, chunks: [])
     var stage = MotionStage(settings: settings)
@@ -119,7 +129,9 @@ func compareWithDevice(path: String, settings: MotionSettings = .init(), skip: D
         stage.process(&f)
         guard f.has(.derived), f.latestTime - t0 >= skip, let dev = deviceGravity(f) else { continue }
         // the estimate as of the frame's last gyro sample
-        let fused = settings.tiltSource == .device ? Vector3(f[.tiltX], f[.tiltY], f[.tiltZ])
+        let fused =
+            settings.tiltSource == .device
+            ? Vector3(f[.tiltX], f[.tiltY], f[.tiltZ])
             : stage.estimator.gravity
         let e = angleDegrees(dev, fused)
         c.frames += 1

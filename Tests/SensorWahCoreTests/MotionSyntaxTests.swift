@@ -8,7 +8,7 @@ final class MotionSyntaxTests: XCTestCase {
             ("tilt.pitch", .tiltPitch, -90, 90, true), ("tilt.roll", .tiltRoll, -180, 180, true),
             ("tilt.x", .tiltX, -1, 1, true), ("tilt.y", .tiltY, -1, 1, true), ("tilt.z", .tiltZ, -1, 1, true),
             ("tilt.x zero", .zeroX, -1, 1, true), ("tilt.pitch zero", .zeroPitch, -90, 90, true),
-            ("flick", .flick, 10, 30, false), ("shake", .shake, 2, 5, false), ("tap", .tap, 2, 6, false),
+            ("flick", .flick, 10, 30, false), ("shake", .shake, 2, 5, false), ("tap", .tap, 2, 6, false)
         ]
         for (text, q, lo, hi, bipolar) in table {
             let m = try Mapping(parsing: text)
@@ -27,7 +27,7 @@ final class MotionSyntaxTests: XCTestCase {
         let table: [(String, Bool)] = [
             ("accel.x cc=1", false), ("gyro.z cc=2", false), ("quat.w cc=3", false),
             ("tilt.roll cc=1", true), ("tilt.x zero cc=1", true), ("flick note=40", true),
-            ("accel.x cc=1 hold=shake", true), ("accel.y cc=1 hold=palm-up", true),
+            ("accel.x cc=1 hold=shake", true), ("accel.y cc=1 hold=palm-up", true)
         ]
         for (text, needs) in table {
             XCTAssertEqual(try Mapping(parsing: text).needsMotionStage, needs, text)
@@ -84,7 +84,8 @@ final class MotionSyntaxTests: XCTestCase {
         settings.zeroGesture = .tap
         var stage = MotionStage(settings: settings)
         let tilted = Quaternion.attitude(pitch: 0.4, roll: 0.2, yaw: 0)
-        let s = MotionScript(attitude: { _ in tilted }, worldAccel: { t in abs(t - 2) < 0.006 ? Vector3(3, 0, 0) : .zero })
+        let s = MotionScript(
+            attitude: { _ in tilted }, worldAccel: { t in abs(t - 2) < 0.006 ? Vector3(3, 0, 0) : .zero })
         var last = SensorFrame()
         for var f in s.frames(rate: 100, duration: 3.5) { stage.process(&f); last = f }
         XCTAssertEqual(stage.gestures.counts[Gesture.flick.rawValue], 0)

@@ -8,7 +8,10 @@ final class NumberParsingTests: XCTestCase {
     }
 
     func testPlainDecimalsAreExact() {
-        for s in ["-1.017181396484375", "0.410919189453125", "9130.260591916667", "1741718647.692164", "0", "-0.0", "42", "+3.5", "0.0040415954"] {
+        for s in [
+            "-1.017181396484375", "0.410919189453125", "9130.260591916667", "1741718647.692164", "0", "-0.0", "42",
+            "+3.5", "0.0040415954"
+        ] {
             XCTAssertEqual(value(s), .number(Double(s)!), s)
         }
     }
@@ -39,7 +42,7 @@ final class NumberParsingTests: XCTestCase {
     func testRandomDecimalsMatchTheStandardLibrary() {
         var rng = SeededRandom(seed: 7)
         for _ in 0..<20_000 {
-            let d = Double(bitPattern: rng.next() & 0x7FEF_FFFF_FFFF_FFFF) // finite
+            let d = Double(bitPattern: rng.next() & 0x7FEF_FFFF_FFFF_FFFF)  // finite
             let scaled = (Double(rng.next() % 2_000_000) - 1_000_000) / 1e6 * pow(10, Double(rng.next() % 8))
             for x in [scaled, d] {
                 let s = "\(x)"

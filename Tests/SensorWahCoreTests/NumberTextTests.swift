@@ -10,7 +10,7 @@ final class NumberTextTests: XCTestCase {
         let table: [(Double, Int, String)] = [
             (12.345, 1, "12.3"), (0.25, 1, "0.3"), (-0.25, 1, "-0.3"), (0.05, 1, "0.1"),
             (-0.04, 1, "0.0"), (-0.0, 1, "0.0"), (0, 2, "0.00"), (3, 0, "3"), (-2.5, 0, "-3"),
-            (1.005, 2, "1.00"), (-1.5, 3, "-1.500"), (1e12, 1, "1000000000000.0"), (7.0625, 3, "7.063"),
+            (1.005, 2, "1.00"), (-1.5, 3, "-1.500"), (1e12, 1, "1000000000000.0"), (7.0625, 3, "7.063")
         ]
         for (v, d, want) in table { XCTAssertEqual(NumberText.fixed(v, d), want, "fixed(\(v), \(d))") }
         XCTAssertEqual(NumberText.fixed(.nan, 1), "nan")
@@ -26,9 +26,11 @@ final class NumberTextTests: XCTestCase {
         let table: [(Double, Int, String)] = [
             (0.125, 2, "0.12"), (0.375, 2, "0.38"), (2.5, 0, "2"), (3.5, 0, "4"), (1.005, 2, "1.00"),
             (-0.0001, 3, "0.000"), (-0.0, 2, "0.00"), (-0.4, 0, "0"), (-1.25, 1, "-1.2"),
-            (1e20, 1, "100000000000000000000.0"), (12.3456, 3, "12.346"),
+            (1e20, 1, "100000000000000000000.0"), (12.3456, 3, "12.346")
         ]
-        for (v, d, want) in table { XCTAssertEqual(NumberText.printf(v, d, minusZero: false), want, "printf(\(v), \(d))") }
+        for (v, d, want) in table {
+            XCTAssertEqual(NumberText.printf(v, d, minusZero: false), want, "printf(\(v), \(d))")
+        }
         XCTAssertEqual(NumberText.printf(-0.0001, 3), "-0.000")
         XCTAssertEqual(NumberText.printf(.nan, 2), "nan")
         XCTAssertEqual(NumberText.printf(-.infinity, 2), "-inf")
@@ -38,7 +40,8 @@ final class NumberTextTests: XCTestCase {
         let table: [(Double, Int, String)] = [
             (0.25, 6, "0.25"), (-1, 6, "-1"), (12.5, 4, "12.5"), (0, 3, "0"), (-0.0, 3, "0"),
             (-0.0004, 3, "0"), (0.0005, 3, "0.001"), (-0.0005, 3, "-0.001"), (1.10, 3, "1.1"),
-            (0.000001, 6, "0.000001"), (1e10, 6, "10000000000.0"), (1e10, 3, "10000000000"), (1e17, 1, "1e+17"), (123456.7, 1, "123456.7"), (2.5, 0, "3"),
+            (0.000001, 6, "0.000001"), (1e10, 6, "10000000000.0"), (1e10, 3, "10000000000"), (1e17, 1, "1e+17"),
+            (123456.7, 1, "123456.7"), (2.5, 0, "3")
         ]
         for (v, d, want) in table { XCTAssertEqual(NumberText.trimmed(v, d), want, "trimmed(\(v), \(d))") }
         XCTAssertEqual(NumberText.trimmed(.nan, 3), "")
@@ -49,16 +52,18 @@ final class NumberTextTests: XCTestCase {
     func testRounded() {
         let table: [(Double, Int, String)] = [
             (0.12345, 3, "0.123"), (2, 3, "2.0"), (-0.0001, 3, "-0.0"), (0.25, 1, "0.3"), (-0.25, 1, "-0.3"),
-            (9.80665, 4, "9.8067"), (1e20, 1, "1e+20"), (-12.34, 0, "-12.0"),
+            (9.80665, 4, "9.8067"), (1e20, 1, "1e+20"), (-12.34, 0, "-12.0")
         ]
         for (v, d, want) in table { XCTAssertEqual(NumberText.rounded(v, d), want, "rounded(\(v), \(d))") }
         XCTAssertEqual(NumberText.rounded(.nan, 3), "nan")
         XCTAssertEqual(NumberText.rounded(-.infinity, 3), "-inf")
         let padded: [(Double, Int, String)] = [
             (2, 2, "2.00"), (0.5, 3, "0.500"), (-0.001, 2, "-0.00"), (2.5, 0, "3"), (-0.4, 0, "0"),
-            (1.23456, 2, "1.23"), (1e-7, 8, "1e-07"), (1e20, 2, "1e+20"),
+            (1.23456, 2, "1.23"), (1e-7, 8, "1e-07"), (1e20, 2, "1e+20")
         ]
-        for (v, d, want) in padded { XCTAssertEqual(NumberText.rounded(v, d, padded: true), want, "padded(\(v), \(d))") }
+        for (v, d, want) in padded {
+            XCTAssertEqual(NumberText.rounded(v, d, padded: true), want, "padded(\(v), \(d))")
+        }
         XCTAssertEqual(NumberText.rounded(.nan, 2, padded: true), "nan")
         XCTAssertEqual(NumberText.rounded(.infinity, 0, padded: true), "inf")
     }
@@ -66,7 +71,7 @@ final class NumberTextTests: XCTestCase {
     func testWhole() {
         let table: [(Double, String)] = [
             (3, "3"), (-0.0, "0"), (2.5, "2.5"), (-7, "-7"), (0.1, "0.1"), (1e20, "1e+20"), (1e14, "100000000000000"),
-            (1e15, "1000000000000000.0"), (1e16, "1e+16"), (.nan, "nan"), (.infinity, "inf"),
+            (1e15, "1000000000000000.0"), (1e16, "1e+16"), (.nan, "nan"), (.infinity, "inf")
         ]
         for (v, want) in table { XCTAssertEqual(NumberText.whole(v), want, "whole(\(v))") }
         XCTAssertEqual(NumberText.whole(1e9, limit: 1e9), "1000000000.0")
@@ -75,8 +80,10 @@ final class NumberTextTests: XCTestCase {
     // MARK: against the copies it replaced
 
     static let grid: [Double] = {
-        var g: [Double] = [0, -0.0, 0.5, -0.5, 0.25, -0.25, 0.125, 0.05, -0.05, 0.0005, -0.0005, 0.00005, 1.005, 2.675,
-                           9.80665, -9.80665, 1e6, -1e6 - 0.5, 123456.789, 1e-9, -1e-9, 1e10, 0.1, 0.2, 0.3]
+        var g: [Double] = [
+            0, -0.0, 0.5, -0.5, 0.25, -0.25, 0.125, 0.05, -0.05, 0.0005, -0.0005, 0.00005, 1.005, 2.675,
+            9.80665, -9.80665, 1e6, -1e6 - 0.5, 123456.789, 1e-9, -1e-9, 1e10, 0.1, 0.2, 0.3
+        ]
         var x = -50.0
         while x <= 50 { g.append(x); x += 0.0137 }
         for i in 0..<2000 { g.append(sin(Double(i) * 12.9898) * pow(10, Double(i % 9) - 4)) }
@@ -85,13 +92,18 @@ final class NumberTextTests: XCTestCase {
 
     func testFixedIsTheLiveViewAndJackCopies() {
         for v in Self.grid + [.nan, .infinity, -.infinity] {
-            for d in 0...4 { XCTAssertEqual(NumberText.fixed(v, d, nonFinite: .nan("-")), Self.liveViewFmt(v, d), "\(v) \(d)") }
+            for d in 0...4 {
+                XCTAssertEqual(NumberText.fixed(v, d, nonFinite: .nan("-")), Self.liveViewFmt(v, d), "\(v) \(d)")
+            }
             XCTAssertEqual(NumberText.fixed(v, 1), Self.jackFmt1(v), "\(v)")
         }
     }
 
     func testPrintfIsTheGesturesFileAndTeachCopies() {
-        for v in Self.grid + [.nan, -.nan, .infinity, -.infinity, 0 * -.infinity, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .leastNonzeroMagnitude] {
+        for v in Self.grid + [
+            .nan, -.nan, .infinity, -.infinity, 0 * -.infinity, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
+            .leastNonzeroMagnitude
+        ] {
             for d in [0, 1, 2, 3, 4, 5, 6, 12, 40] {
                 if d > 0 { XCTAssertEqual(NumberText.printf(v, d, minusZero: false), Self.gestureF(v, d), "\(v) \(d)") }
                 XCTAssertEqual(NumberText.printf(v, d), String(format: "%.\(d)f", v), "\(v) \(d)")

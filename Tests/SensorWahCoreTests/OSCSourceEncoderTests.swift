@@ -9,7 +9,9 @@ final class OSCSourceEncoderTests: XCTestCase {
     struct Message: Equatable { var address: String; var args: [Float] }
 
     static func decodeBundle(_ b: [UInt8]) -> (timetag: UInt64, messages: [Message])? {
-        func be32(_ i: Int) -> UInt32 { UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3]) }
+        func be32(_ i: Int) -> UInt32 {
+            UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
+        }
         func string(_ i: inout Int, end: Int) -> String? {
             guard let z = b[i..<end].firstIndex(of: 0) else { return nil }
             let s = String(decoding: b[i..<z], as: UTF8.self)
@@ -24,7 +26,9 @@ final class OSCSourceEncoderTests: XCTestCase {
             let end = i + size
             guard size % 4 == 0, end <= b.count else { return nil }
             var j = i
-            guard let address = string(&j, end: end), let types = string(&j, end: end), types.first == "," else { return nil }
+            guard let address = string(&j, end: end), let types = string(&j, end: end), types.first == "," else {
+                return nil
+            }
             var args: [Float] = []
             for t in types.dropFirst() {
                 guard t == "f", j + 4 <= end else { return nil }
@@ -46,21 +50,30 @@ final class OSCSourceEncoderTests: XCTestCase {
         XCTAssertTrue(enc.encode(f, sender: "phone", timetag: 0x0102_0304_0506_0708, into: &out))
         var d = try XCTUnwrap(Self.decodeBundle(out))
         XCTAssertEqual(d.timetag, 0x0102_0304_0506_0708)
-        XCTAssertEqual(d.messages, [Message(address: "/sensorwah/source/phone/tilt", args: [12.5, -30]),
-                                    Message(address: "/sensorwah/source/phone/gravity", args: [0.6, 0, -0.8])])
+        XCTAssertEqual(
+            d.messages,
+            [
+                Message(address: "/sensorwah/source/phone/tilt", args: [12.5, -30]),
+                Message(address: "/sensorwah/source/phone/gravity", args: [0.6, 0, -0.8])
+            ])
         // a gesture on its frame, with its strength; another sender's name in the address
         f[.flick] = 7.25; f[.tap] = 2
         XCTAssertTrue(enc.encode(f, sender: "watch", timetag: 1, into: &out))
         d = try XCTUnwrap(Self.decodeBundle(out))
-        XCTAssertEqual(d.messages.map(\.address), ["/sensorwah/source/watch/tilt", "/sensorwah/source/watch/gravity",
-                                                   "/sensorwah/source/watch/flick", "/sensorwah/source/watch/tap"])
+        XCTAssertEqual(
+            d.messages.map(\.address),
+            [
+                "/sensorwah/source/watch/tilt", "/sensorwah/source/watch/gravity",
+                "/sensorwah/source/watch/flick", "/sensorwah/source/watch/tap"
+            ])
         XCTAssertEqual(d.messages[2].args, [7.25])
         XCTAssertEqual(d.messages[3].args, [2])
         // only a gesture (no attitude yet)
         var g = SensorFrame()
         g[.shake] = 1.5
         XCTAssertTrue(enc.encode(g, sender: "phone", timetag: 1, into: &out))
-        XCTAssertEqual(Self.decodeBundle(out)?.messages, [Message(address: "/sensorwah/source/phone/shake", args: [1.5])])
+        XCTAssertEqual(
+            Self.decodeBundle(out)?.messages, [Message(address: "/sensorwah/source/phone/shake", args: [1.5])])
         // nothing derived: nothing to send
         var raw = SensorFrame()
         raw[.accelX] = 0.1
@@ -85,28 +98,32 @@ final class OSCSourceEncoderTests: XCTestCase {
     /// interposer; optimised builds only, as the other allocation tests).
     func testEncodingAFrameAllocatesNothing() throws {
         #if DEBUG
-        throw XCTSkip("allocation-freedom is a property of optimised builds: tools/test runs this in release")
+            throw XCTSkip("allocation-freedom is a property of optimised builds: tools/test runs this in release")
         #else
-        var enc = OSCSourceEncoder()
-        var frames: [SensorFrame] = []
-        for i in 0..<2000 {
-            var f = SensorFrame()
-            f[.tiltPitch] = Double(i % 90); f[.tiltRoll] = -Double(i % 45)
-            f[.tiltX] = 0; f[.tiltY] = 0.6; f[.tiltZ] = 0.8
-            if i % 50 == 0 { f[.flick] = 3; f[.shake] = 2; f[.tap] = 1 }
-            frames.append(f)
-        }
-        let senders = ["192.168.1.5:50000", "watch"]
-        var out: [UInt8] = []
-        out.reserveCapacity(512)
-        for s in senders { _ = enc.encode(frames[0], sender: s, timetag: 1, into: &out) }   // builds the senders' messages
-        var n = 0
-        MallocInterposerSwift.initialize()
-        MallocInterposerSwift.hook()
-        for (i, f) in frames.enumerated() where enc.encode(f, sender: senders[i & 1], timetag: UInt64(i), into: &out) { n &+= out.count }
-        MallocInterposerSwift.unhook()
-        XCTAssertGreaterThan(n, 2000 * 16)
-        XCTAssertEqual(MallocInterposerSwift.getStatistics().mallocCount, 0, "allocations while encoding \(frames.count) frames")
+            var enc = OSCSourceEncoder()
+            var frames: [SensorFrame] = []
+            for i in 0..<2000 {
+                var f = SensorFrame()
+                f[.tiltPitch] = Double(i % 90); f[.tiltRoll] = -Double(i % 45)
+                f[.tiltX] = 0; f[.tiltY] = 0.6; f[.tiltZ] = 0.8
+                if i % 50 == 0 { f[.flick] = 3; f[.shake] = 2; f[.tap] = 1 }
+                frames.append(f)
+            }
+            let senders = ["192.168.1.5:50000", "watch"]
+            var out: [UInt8] = []
+            out.reserveCapacity(512)
+            // builds the senders' messages
+            for s in senders { _ = enc.encode(frames[0], sender: s, timetag: 1, into: &out) }
+            var n = 0
+            MallocInterposerSwift.initialize()
+            MallocInterposerSwift.hook()
+            for (i, f) in frames.enumerated()
+            where enc.encode(f, sender: senders[i & 1], timetag: UInt64(i), into: &out) { n &+= out.count }
+            MallocInterposerSwift.unhook()
+            XCTAssertGreaterThan(n, 2000 * 16)
+            XCTAssertEqual(
+                MallocInterposerSwift.getStatistics().mallocCount, 0,
+                "allocations while encoding \(frames.count) frames")
         #endif
     }
 }

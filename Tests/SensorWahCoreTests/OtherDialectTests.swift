@@ -5,10 +5,12 @@ final class OtherDialectTests: XCTestCase {
     let g = 9.80665
 
     func testHyperIMUWithCommentsHeaderAndEpochMilliseconds() {
-        let lines = ["@ HyperIMU - ianovir - 2017", "@ Date: x, Sampling Time: 50ms", "",
-                     "timestamp,MPL_Gyroscope.x,MPL_Gyroscope.y,MPL_Gyroscope.z,MPL_Accelerometer.x,MPL_Accelerometer.y,MPL_Accelerometer.z",
-                     "1510411143791,0.1,0.2,0.3,9.80665,0,-4.903325",
-                     "1510411143841,0.1,0.2,0.3,0,0,0"]
+        let lines = [
+            "@ HyperIMU - ianovir - 2017", "@ Date: x, Sampling Time: 50ms", "",
+            "timestamp,MPL_Gyroscope.x,MPL_Gyroscope.y,MPL_Gyroscope.z,MPL_Accelerometer.x,MPL_Accelerometer.y,MPL_Accelerometer.z",
+            "1510411143791,0.1,0.2,0.3,9.80665,0,-4.903325",
+            "1510411143841,0.1,0.2,0.3,0,0,0"
+        ]
         let p = parseLines(lines)
         XCTAssertEqual(p.results, [.comment, .comment, .blank, .header, .frame, .frame])
         XCTAssertEqual(p.parser.detectedFormat, .hyperimu)
@@ -19,8 +21,10 @@ final class OtherDialectTests: XCTestCase {
     }
 
     func testHyperIMUWithoutHeaderUsesTheSensorsCommentAndSamplingTime() {
-        let lines = ["@Sensors: MPLLinearAcceleration - MPLAccelerometer", "@ SamplingTime: 100ms",
-                     "0.1,0.2,0.3,9.80665,0,0", "0.1,0.2,0.3,4.903325,0,0"]
+        let lines = [
+            "@Sensors: MPLLinearAcceleration - MPLAccelerometer", "@ SamplingTime: 100ms",
+            "0.1,0.2,0.3,9.80665,0,0", "0.1,0.2,0.3,4.903325,0,0"
+        ]
         let p = parseLines(lines)
         XCTAssertEqual(p.frames.count, 2)
         XCTAssertEqual(p.frames[0][.accelX], 1, accuracy: 1e-12)
@@ -35,8 +39,10 @@ final class OtherDialectTests: XCTestCase {
     }
 
     func testSensorstreamTripletsTaggedById() {
-        let lines = ["890.71558, 3,   0.297,  0.000,  9.80665, 4, 0.1, 0.2, 0.3, 5, 20.0, 30.0, 40.0",
-                     "890.73558, 3,   4.903325,  0.000,  9.80665"]
+        let lines = [
+            "890.71558, 3,   0.297,  0.000,  9.80665, 4, 0.1, 0.2, 0.3, 5, 20.0, 30.0, 40.0",
+            "890.73558, 3,   4.903325,  0.000,  9.80665"
+        ]
         let p = parseLines(lines)
         XCTAssertEqual(p.parser.detectedFormat, .sensorstream)
         XCTAssertEqual(p.frames.count, 2)
@@ -49,14 +55,18 @@ final class OtherDialectTests: XCTestCase {
     }
 
     func testSensorstreamGarbageIsSkipped() {
-        let p = parseLines(["890.7, 3, 0, 0, 9.8", "890.8, 3, zz, 0, 9.8", "890.9, 3, 0, 0, 9.8"], options: .init(format: .sensorstream))
+        let p = parseLines(
+            ["890.7, 3, 0, 0, 9.8", "890.8, 3, zz, 0, 9.8", "890.9, 3, 0, 0, 9.8"],
+            options: .init(format: .sensorstream))
         XCTAssertEqual(p.results, [.frame, .skipped(.malformed), .frame])
     }
 
     /// Found by tools/fuzz parser: a whole-number sensor id too large for Int (1e300, 1e19)
     /// trapped converting it; it is a malformed row like any other bad id.
     func testSensorstreamHugeSensorIdIsMalformedNotATrap() {
-        let p = parseLines(["890.7, 1e300, 0, 0, 9.8", "890.8, -1e19, 0, 0, 9.8", "890.9, 3, 0, 0, 9.8"], options: .init(format: .sensorstream))
+        let p = parseLines(
+            ["890.7, 1e300, 0, 0, 9.8", "890.8, -1e19, 0, 0, 9.8", "890.9, 3, 0, 0, 9.8"],
+            options: .init(format: .sensorstream))
         XCTAssertEqual(p.results, [.skipped(.malformed), .skipped(.malformed), .frame])
         let auto = parseLines(["890.7, 3, 0, 0, 9.8", "890.8, 1e300, 0, 0, 9.8"])
         XCTAssertEqual(auto.results.last, .skipped(.malformed))
@@ -99,13 +109,18 @@ final class FieldRecordingTests: XCTestCase {
     }
 
     func testHyperIMUFiles() throws {
-        for (name, rows) in [("hyperimu-2014-filetest.csv", 20), ("hyperimu-2017-with-timestamp.csv", 63), ("hyperimu-2017-y-impulse.csv", 371)] {
+        for (name, rows) in [
+            ("hyperimu-2014-filetest.csv", 20), ("hyperimu-2017-with-timestamp.csv", 63),
+            ("hyperimu-2017-y-impulse.csv", 371)
+        ] {
             let (p, frames) = try run(name)
             XCTAssertEqual(p.detectedFormat, .hyperimu, name)
             XCTAssertEqual(p.stats.rows, rows, name)
             XCTAssertEqual(p.stats.totalSkipped, 0, name)
             // gravity dominates: the median magnitude is about 1 G once converted from m/s^2
-            let mags = frames.map { f in (f[.accelX] * f[.accelX] + f[.accelY] * f[.accelY] + f[.accelZ] * f[.accelZ]).squareRoot() }.sorted()
+            let mags = frames.map { f in
+                (f[.accelX] * f[.accelX] + f[.accelY] * f[.accelY] + f[.accelZ] * f[.accelZ]).squareRoot()
+            }.sorted()
             XCTAssertEqual(mags[mags.count / 2], 1, accuracy: 0.1, "median magnitude, \(name)")
         }
     }

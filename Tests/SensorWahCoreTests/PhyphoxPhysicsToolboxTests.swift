@@ -7,9 +7,11 @@ final class PhyphoxTests: XCTestCase {
     let g = 9.80665
 
     func testLinearAccelerationIsUserAccelerationWithJavaStyleNumbers() {
-        let lines = ["\"Time (s)\",\"Linear Acceleration x (m/s^2)\",\"Linear Acceleration y (m/s^2)\",\"Linear Acceleration z (m/s^2)\",\"Absolute acceleration (m/s^2)\"",
-                     "0.000000000E0,9.806650000E0,-4.903325000E0,0.000000000E0,1.096E1",
-                     "1.015325254E-2,1.961330000E1,0.000000000E0,-9.806650000E-1,1.9E1"]
+        let lines = [
+            "\"Time (s)\",\"Linear Acceleration x (m/s^2)\",\"Linear Acceleration y (m/s^2)\",\"Linear Acceleration z (m/s^2)\",\"Absolute acceleration (m/s^2)\"",
+            "0.000000000E0,9.806650000E0,-4.903325000E0,0.000000000E0,1.096E1",
+            "1.015325254E-2,1.961330000E1,0.000000000E0,-9.806650000E-1,1.9E1"
+        ]
         let p = parseLines(lines)
         XCTAssertEqual(p.results, [.header, .frame, .frame])
         XCTAssertEqual(p.parser.detectedFormat, .phyphox)
@@ -22,21 +24,27 @@ final class PhyphoxTests: XCTestCase {
     }
 
     func testAccelerationWithGravityAndGyroscope() {
-        let acc = parseLines(["\"Time (s)\",\"Acceleration x (m/s^2)\",\"Acceleration y (m/s^2)\",\"Acceleration z (m/s^2)\",\"Absolute acceleration (m/s^2)\"",
-                              "0.0E0,0.0E0,0.0E0,9.80665E0,9.80665E0"])
+        let acc = parseLines([
+            "\"Time (s)\",\"Acceleration x (m/s^2)\",\"Acceleration y (m/s^2)\",\"Acceleration z (m/s^2)\",\"Absolute acceleration (m/s^2)\"",
+            "0.0E0,0.0E0,0.0E0,9.80665E0,9.80665E0"
+        ])
         XCTAssertEqual(acc.frames.first?[.accelZ] ?? 0, 1, accuracy: 1e-12)
         XCTAssertTrue(acc.frames.first?.has(.accelerometer) ?? false)
-        let gyro = parseLines(["\"Time (s)\",\"Gyroscope x (rad/s)\",\"Gyroscope y (rad/s)\",\"Gyroscope z (rad/s)\",\"Absolute (rad/s)\"",
-                               "0.0E0,1.5E0,-2.5E-1,0.0E0,1.52E0", "1.0E-2,1.0E0,0.0E0,0.0E0,1.0E0"])
+        let gyro = parseLines([
+            "\"Time (s)\",\"Gyroscope x (rad/s)\",\"Gyroscope y (rad/s)\",\"Gyroscope z (rad/s)\",\"Absolute (rad/s)\"",
+            "0.0E0,1.5E0,-2.5E-1,0.0E0,1.52E0", "1.0E-2,1.0E0,0.0E0,0.0E0,1.0E0"
+        ])
         XCTAssertEqual(gyro.frames.map { $0[.gyroX] }, [1.5, 1.0])
         XCTAssertEqual(gyro.frames[0][.gyroY], -0.25)
         XCTAssertEqual(gyro.frames[1].time(.gyro), 0.01, accuracy: 1e-12)
     }
 
     func testSemicolonAndDecimalCommaExport() {
-        let lines = ["\"Time (s)\";\"Acceleration x (m/s^2)\";\"Acceleration y (m/s^2)\";\"Acceleration z (m/s^2)\"",
-                     "0,000000000E0;1,015325254E0;-4,903325E0;9,80665E0",
-                     "1,000000000E-2;0,0E0;0,0E0;-9,80665E0"]
+        let lines = [
+            "\"Time (s)\";\"Acceleration x (m/s^2)\";\"Acceleration y (m/s^2)\";\"Acceleration z (m/s^2)\"",
+            "0,000000000E0;1,015325254E0;-4,903325E0;9,80665E0",
+            "1,000000000E-2;0,0E0;0,0E0;-9,80665E0"
+        ]
         let p = parseLines(lines)
         XCTAssertEqual(p.results, [.header, .frame, .frame])
         XCTAssertEqual(p.frames[0][.accelX], 1.015325254 / g, accuracy: 1e-12)
@@ -63,7 +71,8 @@ final class PhyphoxTests: XCTestCase {
         XCTAssertTrue(message.contains("\"X (m/s^2)\""), message)
         XCTAssertTrue(message.contains("gravity"), message)
         // with the sensor said (e.g. from the file name "Acceleration with g ...csv")
-        let named = parseLines(lines, options: .init(sensor: LoggedSensor.fromFileName("Acceleration with g 2024-05-01.csv")))
+        let named = parseLines(
+            lines, options: .init(sensor: LoggedSensor.fromFileName("Acceleration with g 2024-05-01.csv")))
         XCTAssertEqual(named.frames.first?[.accelZ] ?? 0, 1, accuracy: 1e-12)
         let linear = parseLines(lines, options: .init(sensor: .userAcceleration))
         XCTAssertEqual(linear.frames.first?[.userZ] ?? 0, 1, accuracy: 1e-12)
@@ -75,7 +84,10 @@ final class PhyphoxTests: XCTestCase {
     }
 
     func testATranslatedHeaderIsRefusedNotGuessed() {
-        let p = parseLines(["\"Zeit (s)\";\"Beschleunigung x (m/s^2)\";\"Beschleunigung y (m/s^2)\";\"Beschleunigung z (m/s^2)\"", "0,0;1,0;2,0;3,0"])
+        let p = parseLines([
+            "\"Zeit (s)\";\"Beschleunigung x (m/s^2)\";\"Beschleunigung y (m/s^2)\";\"Beschleunigung z (m/s^2)\"",
+            "0,0;1,0;2,0;3,0"
+        ])
         XCTAssertEqual(p.results, [.skipped(.unknownHeader), .skipped(.underUnknownHeader)])
         XCTAssertTrue(p.parser.refusal?.contains("\"Zeit (s)\"") ?? false)
     }
@@ -86,10 +98,12 @@ final class PhysicsToolboxTests: XCTestCase {
     let header = "time,gFx,gFy,gFz,ax,ay,az,wx,wy,wz,"
 
     func testClockTimeGForceLinearAccelerationAndGyro() {
-        let lines = ["", header,
-                     "10:21:17:455,0.0123,-0.02,1.0012,0.980665,0,-1.961330,0.1,0.2,0.3,",
-                     "10:21:17:465,0.0100,-0.01,0.9990,0,0,0,0.1,0.2,0.3,",
-                     "10:21:18:005,0.0100,-0.01,0.9990,0,0,0,0.1,0.2,0.4,"]
+        let lines = [
+            "", header,
+            "10:21:17:455,0.0123,-0.02,1.0012,0.980665,0,-1.961330,0.1,0.2,0.3,",
+            "10:21:17:465,0.0100,-0.01,0.9990,0,0,0,0.1,0.2,0.3,",
+            "10:21:18:005,0.0100,-0.01,0.9990,0,0,0,0.1,0.2,0.4,"
+        ]
         let p = parseLines(lines)
         XCTAssertEqual(p.results, [.blank, .header, .frame, .frame, .frame])
         XCTAssertEqual(p.parser.detectedFormat, .physicstoolbox)

@@ -35,9 +35,15 @@ final class RTPMIDITests: XCTestCase {
         var s = RTPMIDISender(ssrc: 0x0102_0304, firstSeq: 7)
         s.add(.cc(11, 64), tick: 100)
         let p = packets(&s, checkpoint: nil)
-        XCTAssertEqual(p, [[0x80, 0xE1, 0x00, 0x07, 0x00, 0x00, 0x00, 0x64, 0x01, 0x02, 0x03, 0x04,
-                            0x43, 0xB0, 0x0B, 0x40,
-                            0x00, 0x00, 0x07]])
+        XCTAssertEqual(
+            p,
+            [
+                [
+                    0x80, 0xE1, 0x00, 0x07, 0x00, 0x00, 0x00, 0x64, 0x01, 0x02, 0x03, 0x04,
+                    0x43, 0xB0, 0x0B, 0x40,
+                    0x00, 0x00, 0x07
+                ]
+            ])
     }
 
     /// Worked by hand: a second packet with a delta time of 190 ticks (two octets), running
@@ -51,18 +57,28 @@ final class RTPMIDITests: XCTestCase {
         s.add(.cc(1, 5), tick: 300)
         s.add(MIDIEvent(time: 0, kind: .pitchBend, channel: 0, value: 8292), tick: 300)
         let p = packets(&s, checkpoint: 7)
-        XCTAssertEqual(p, [[0x80, 0xE1, 0x00, 0x08, 0x00, 0x00, 0x00, 0x6E, 0x01, 0x02, 0x03, 0x04,
-                            0x4B, 0xB0, 0x0B, 0x46, 0x81, 0x3E, 0x01, 0x05, 0x00, 0xE0, 0x64, 0x40,
-                            0x20, 0x00, 0x07,                 // A = 1, one channel, checkpoint 7
-                            0x00, 0x06, 0x40,                 // channel 1, length 6, chapter C
-                            0x00, 0x0B, 0x40]])               // one log: controller 11 = 64
+        XCTAssertEqual(
+            p,
+            [
+                [
+                    0x80, 0xE1, 0x00, 0x08, 0x00, 0x00, 0x00, 0x6E, 0x01, 0x02, 0x03, 0x04,
+                    0x4B, 0xB0, 0x0B, 0x46, 0x81, 0x3E, 0x01, 0x05, 0x00, 0xE0, 0x64, 0x40,
+                    0x20, 0x00, 0x07,  // A = 1, one channel, checkpoint 7
+                    0x00, 0x06, 0x40,  // channel 1, length 6, chapter C
+                    0x00, 0x0B, 0x40
+                ]
+            ])  // one log: controller 11 = 64
         // the third packet's journal since 7: CC 1, CC 11 (its latest value) and W
         s.add(.cc(11, 71), tick: 400)
         let q = packets(&s, checkpoint: 7)[0]
-        XCTAssertEqual(Array(q[16...]), [0x20, 0x00, 0x07,
-                                         0x00, 0x0A, 0x50,     // length 10, chapters C and W
-                                         0x01, 0x01, 0x05, 0x0B, 0x46,
-                                         0x64, 0x40])
+        XCTAssertEqual(
+            Array(q[16...]),
+            [
+                0x20, 0x00, 0x07,
+                0x00, 0x0A, 0x50,  // length 10, chapters C and W
+                0x01, 0x01, 0x05, 0x0B, 0x46,
+                0x64, 0x40
+            ])
     }
 
     /// A 14-bit CC is MSB then LSB under one status (running status), both in chapter C.
@@ -84,9 +100,13 @@ final class RTPMIDITests: XCTestCase {
         _ = packets(&s, checkpoint: 0)
         s.add(.cc(7, 1, channel: 3), tick: 20)
         let p = packets(&s, checkpoint: 0)[0]
-        XCTAssertEqual(Array(p[16...]), [0x20, 0x00, 0x00,
-                                         0x00, 0x08, 0x08,      // channel 1, length 8, chapter N
-                                         0x01, 0x77, 0x40, 0xE4, 0x08])
+        XCTAssertEqual(
+            Array(p[16...]),
+            [
+                0x20, 0x00, 0x00,
+                0x00, 0x08, 0x08,  // channel 1, length 8, chapter N
+                0x01, 0x77, 0x40, 0xE4, 0x08
+            ])
     }
 
     func testFeedbackTrimsTheJournal() {
@@ -95,7 +115,7 @@ final class RTPMIDITests: XCTestCase {
         s.add(.cc(100, 1), tick: 9)
         let full = packets(&s, checkpoint: 0)[0]
         s.add(.cc(100, 2), tick: 10)
-        let trimmed = packets(&s, checkpoint: 4)[0]   // RS said packet 3 arrived: history from 4
+        let trimmed = packets(&s, checkpoint: 4)[0]  // RS said packet 3 arrived: history from 4
         let a = RTPReceiverModel.decode(full)!, b = RTPReceiverModel.decode(trimmed)!
         XCTAssertEqual(a.journalControllers.map(\.number), [0, 1, 2, 3, 4])
         XCTAssertEqual(b.journalControllers.map(\.number), [4, 100])
@@ -117,15 +137,28 @@ final class RTPMIDITests: XCTestCase {
                 let ch = UInt8.random(in: 0...1, using: &rng)
                 let e: MIDIEvent
                 switch Int.random(in: 0..<4, using: &rng) {
-                case 0: e = .cc(UInt8.random(in: 1...4, using: &rng), UInt16.random(in: 0...127, using: &rng), channel: ch)
-                case 1: e = MIDIEvent(time: 0, kind: .pitchBend, channel: ch, value: UInt16.random(in: 0...16383, using: &rng))
-                case 2: e = MIDIEvent(time: 0, kind: .noteOn, channel: ch, controller: UInt8.random(in: 58...70, using: &rng), value: UInt16.random(in: 1...127, using: &rng))
-                default: e = MIDIEvent(time: 0, kind: .noteOff, channel: ch, controller: UInt8.random(in: 58...70, using: &rng), value: 0)
+                case 0:
+                    e = .cc(UInt8.random(in: 1...4, using: &rng), UInt16.random(in: 0...127, using: &rng), channel: ch)
+                case 1:
+                    e = MIDIEvent(
+                        time: 0, kind: .pitchBend, channel: ch, value: UInt16.random(in: 0...16383, using: &rng))
+                case 2:
+                    e = MIDIEvent(
+                        time: 0, kind: .noteOn, channel: ch, controller: UInt8.random(in: 58...70, using: &rng),
+                        value: UInt16.random(in: 1...127, using: &rng))
+                default:
+                    e = MIDIEvent(
+                        time: 0, kind: .noteOff, channel: ch, controller: UInt8.random(in: 58...70, using: &rng),
+                        value: 0)
                 }
                 s.add(e, tick: UInt32(k))
                 var b: (UInt64, UInt64) = (0, 0)
-                let n = withUnsafeMutableBytes(of: &b) { e.encode(into: $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
-                withUnsafeBytes(of: &b) { for i in stride(from: 0, to: n, by: 3) { sender.apply($0[i], $0[i + 1], $0[i + 2]) } }
+                let n = withUnsafeMutableBytes(of: &b) {
+                    e.encode(into: $0.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                }
+                withUnsafeBytes(of: &b) {
+                    for i in stride(from: 0, to: n, by: 3) { sender.apply($0[i], $0[i + 1], $0[i + 2]) }
+                }
             }
             // the checkpoint trails by up to 20 packets, as feedback would
             let cp = s.nextSeq >= 20 ? s.nextSeq - 20 : 0
@@ -144,34 +177,49 @@ final class RTPMIDITests: XCTestCase {
     // MARK: the session protocol
 
     private func sends(_ a: [AppleMIDISession.Action]) -> [(AppleMIDICommand, RTPEndpoint, AppleMIDISession.Socket)] {
-        a.compactMap { if case .send(let b, let to, let via) = $0 { return (AppleMIDICommand.decode(b)!, to, via) } else { return nil } }
+        a.compactMap {
+            if case .send(let b, let to, let via) = $0 {
+                return (AppleMIDICommand.decode(b)!, to, via)
+            } else {
+                return nil
+            }
+        }
     }
 
     func testCommandsRoundTrip() {
         let cmds: [AppleMIDICommand] = [
             .invitation(token: 0xAABBCCDD, ssrc: 7, name: "wah"), .accepted(token: 1, ssrc: 2, name: "Mac"),
             .rejected(token: 1, ssrc: 2), .bye(token: 0, ssrc: 3),
-            .sync(ssrc: 4, count: 2, t1: 1, t2: 0x1_0000_0002, t3: 3), .feedback(ssrc: 5, seq: 0xBEEF),
+            .sync(ssrc: 4, count: 2, t1: 1, t2: 0x1_0000_0002, t3: 3), .feedback(ssrc: 5, seq: 0xBEEF)
         ]
         for c in cmds { XCTAssertEqual(AppleMIDICommand.decode(c.encoded()), c) }
-        XCTAssertEqual(AppleMIDICommand.invitation(token: 1, ssrc: 2, name: "A").encoded(),
-                       [0xFF, 0xFF, 0x49, 0x4E, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2, 0x41, 0])
-        XCTAssertEqual(AppleMIDICommand.feedback(ssrc: 1, seq: 0x1234).encoded(), [0xFF, 0xFF, 0x52, 0x53, 0, 0, 0, 1, 0x12, 0x34, 0, 0])
-        XCTAssertNil(AppleMIDICommand.decode([0xFF, 0xFF, 0x49, 0x4E, 0, 0, 0]))   // short: not read
+        XCTAssertEqual(
+            AppleMIDICommand.invitation(token: 1, ssrc: 2, name: "A").encoded(),
+            [0xFF, 0xFF, 0x49, 0x4E, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2, 0x41, 0])
+        XCTAssertEqual(
+            AppleMIDICommand.feedback(ssrc: 1, seq: 0x1234).encoded(),
+            [0xFF, 0xFF, 0x52, 0x53, 0, 0, 0, 1, 0x12, 0x34, 0, 0])
+        XCTAssertNil(AppleMIDICommand.decode([0xFF, 0xFF, 0x49, 0x4E, 0, 0, 0]))  // short: not read
         XCTAssertNil(AppleMIDICommand.decode([0x80, 0x61, 0, 0]))
     }
 
     func testResponderHandshakeSyncFeedbackAndGoodbye() {
         var s = AppleMIDISession(settings: .init(name: "SensorWah", ssrc: 0x55))
         let ctl = RTPEndpoint(host: "10.0.0.2", port: 5004)
-        var a = s.receive(AppleMIDICommand.invitation(token: 9, ssrc: 0x77, name: "Mac").encoded(), from: ctl, via: .control, now: 1)
+        var a = s.receive(
+            AppleMIDICommand.invitation(token: 9, ssrc: 0x77, name: "Mac").encoded(), from: ctl, via: .control, now: 1)
         XCTAssertEqual(sends(a).map(\.0), [.accepted(token: 9, ssrc: 0x55, name: "SensorWah")])
         XCTAssertTrue(s.participants.isEmpty)
-        a = s.receive(AppleMIDICommand.invitation(token: 9, ssrc: 0x77, name: "Mac").encoded(), from: ctl.dataPort, via: .data, now: 1.1)
+        a = s.receive(
+            AppleMIDICommand.invitation(token: 9, ssrc: 0x77, name: "Mac").encoded(), from: ctl.dataPort, via: .data,
+            now: 1.1)
         XCTAssertEqual(sends(a).map(\.1), [ctl.dataPort])
         XCTAssertEqual(s.participants.map(\.name), ["Mac"])
-        XCTAssertTrue(a.contains { if case .joined(let p) = $0 { return p.data == ctl.dataPort } else { return false } })
-        a = s.receive(AppleMIDICommand.sync(ssrc: 0x77, count: 0, t1: 1234, t2: 0, t3: 0).encoded(), from: ctl.dataPort, via: .data, now: 2)
+        XCTAssertTrue(
+            a.contains { if case .joined(let p) = $0 { return p.data == ctl.dataPort } else { return false } })
+        a = s.receive(
+            AppleMIDICommand.sync(ssrc: 0x77, count: 0, t1: 1234, t2: 0, t3: 0).encoded(), from: ctl.dataPort,
+            via: .data, now: 2)
         XCTAssertEqual(sends(a).map(\.0), [.sync(ssrc: 0x55, count: 1, t1: 1234, t2: 20_000, t3: 0)])
         a = s.receive(AppleMIDICommand.feedback(ssrc: 0x77, seq: 42).encoded(), from: ctl, via: .control, now: 3)
         XCTAssertEqual(a, [.confirmed(ssrc: 0x77, seq: 42)])
@@ -186,8 +234,11 @@ final class RTPMIDITests: XCTestCase {
         st.timeout = 60
         var s = AppleMIDISession(settings: st)
         let ctl = RTPEndpoint(host: "::1", port: 6000)
-        _ = s.receive(AppleMIDICommand.invitation(token: 1, ssrc: 2, name: "iPad").encoded(), from: ctl, via: .control, now: 0)
-        _ = s.receive(AppleMIDICommand.invitation(token: 1, ssrc: 2, name: "iPad").encoded(), from: ctl.dataPort, via: .data, now: 0)
+        _ = s.receive(
+            AppleMIDICommand.invitation(token: 1, ssrc: 2, name: "iPad").encoded(), from: ctl, via: .control, now: 0)
+        _ = s.receive(
+            AppleMIDICommand.invitation(token: 1, ssrc: 2, name: "iPad").encoded(), from: ctl.dataPort, via: .data,
+            now: 0)
         XCTAssertTrue(s.tick(now: 59).isEmpty)
         let a = s.tick(now: 61)
         XCTAssertTrue(a.contains { if case .left(_, let r) = $0 { return r.contains("silent") } else { return false } })
@@ -205,13 +256,21 @@ final class RTPMIDITests: XCTestCase {
         guard case .invitation(let token, 0x55, "SensorWah") = a[0].0 else { return XCTFail("\(a)") }
         XCTAssertEqual(a[0].1, peer); XCTAssertEqual(a[0].2, .control)
         XCTAssertTrue(s.tick(now: 1).isEmpty)
-        XCTAssertEqual(sends(s.tick(now: 1.6)).map(\.1), [peer])   // retried
-        a = sends(s.receive(AppleMIDICommand.accepted(token: token, ssrc: 0x99, name: "py").encoded(), from: peer, via: .control, now: 2))
+        XCTAssertEqual(sends(s.tick(now: 1.6)).map(\.1), [peer])  // retried
+        a = sends(
+            s.receive(
+                AppleMIDICommand.accepted(token: token, ssrc: 0x99, name: "py").encoded(), from: peer, via: .control,
+                now: 2))
         XCTAssertEqual(a.map(\.1), [peer.dataPort]); XCTAssertEqual(a.map(\.2), [.data])
-        let j = s.receive(AppleMIDICommand.accepted(token: token, ssrc: 0x99, name: "py").encoded(), from: peer.dataPort, via: .data, now: 2.1)
+        let j = s.receive(
+            AppleMIDICommand.accepted(token: token, ssrc: 0x99, name: "py").encoded(), from: peer.dataPort, via: .data,
+            now: 2.1)
         XCTAssertEqual(s.participants.map(\.ssrc), [0x99])
         XCTAssertEqual(sends(j).map(\.0), [.sync(ssrc: 0x55, count: 0, t1: 21_000, t2: 0, t3: 0)])
-        a = sends(s.receive(AppleMIDICommand.sync(ssrc: 0x99, count: 1, t1: 21_000, t2: 777, t3: 0).encoded(), from: peer.dataPort, via: .data, now: 2.2))
+        a = sends(
+            s.receive(
+                AppleMIDICommand.sync(ssrc: 0x99, count: 1, t1: 21_000, t2: 777, t3: 0).encoded(), from: peer.dataPort,
+                via: .data, now: 2.2))
         XCTAssertEqual(a.map(\.0), [.sync(ssrc: 0x55, count: 2, t1: 21_000, t2: 777, t3: 22_000)])
         XCTAssertEqual(s.participants[0].roundTrip!, 0.1, accuracy: 1e-9)
         // fast start: one a second; the peer vanishes: three unanswered, dropped, invited again
@@ -219,7 +278,9 @@ final class RTPMIDITests: XCTestCase {
         var t = 2.2
         while t < 10 && !left {
             t += 0.5
-            left = s.tick(now: t).contains { if case .left(_, let r) = $0 { return r.contains("clock sync") } else { return false } }
+            left = s.tick(now: t).contains {
+                if case .left(_, let r) = $0 { return r.contains("clock sync") } else { return false }
+            }
         }
         XCTAssertTrue(left)
         XCTAssertTrue(s.participants.isEmpty)
@@ -233,7 +294,8 @@ final class RTPMIDITests: XCTestCase {
         let peer = RTPEndpoint(host: "127.0.0.1", port: 5004)
         s.connect(peer, now: 0)
         guard case .invitation(let token, _, _) = sends(s.tick(now: 0))[0].0 else { return XCTFail() }
-        let a = s.receive(AppleMIDICommand.rejected(token: token, ssrc: 2).encoded(), from: peer, via: .control, now: 0.1)
+        let a = s.receive(
+            AppleMIDICommand.rejected(token: token, ssrc: 2).encoded(), from: peer, via: .control, now: 0.1)
         XCTAssertTrue(a.contains { if case .log(let m) = $0 { return m.contains("refused") } else { return false } })
         XCTAssertTrue(s.tick(now: 3).isEmpty)
         XCTAssertEqual(sends(s.tick(now: 5.2)).count, 1)
@@ -243,8 +305,12 @@ final class RTPMIDITests: XCTestCase {
         var s = AppleMIDISession(settings: .init(name: "w", ssrc: 1))
         for (i, port) in [6000, 6010].enumerated() {
             let c = RTPEndpoint(host: "127.0.0.1", port: port)
-            _ = s.receive(AppleMIDICommand.invitation(token: 1, ssrc: UInt32(10 + i), name: "p\(i)").encoded(), from: c, via: .control, now: 0)
-            _ = s.receive(AppleMIDICommand.invitation(token: 1, ssrc: UInt32(10 + i), name: "p\(i)").encoded(), from: c.dataPort, via: .data, now: 0)
+            _ = s.receive(
+                AppleMIDICommand.invitation(token: 1, ssrc: UInt32(10 + i), name: "p\(i)").encoded(), from: c,
+                via: .control, now: 0)
+            _ = s.receive(
+                AppleMIDICommand.invitation(token: 1, ssrc: UInt32(10 + i), name: "p\(i)").encoded(), from: c.dataPort,
+                via: .data, now: 0)
         }
         XCTAssertEqual(s.participants.count, 2)
         let a = sends(s.close())
@@ -326,14 +392,16 @@ enum RTPReceiverModel {
             let toc = p[i + 2]
             let stop = i + length
             i += 3
-            if toc & 0x80 != 0 { i += 1 }   // P (not sent)
+            if toc & 0x80 != 0 { i += 1 }  // P (not sent)
             if toc & 0x40 != 0 {
                 let n = Int(p[i] & 0x7F) + 1
                 i += 1
                 for _ in 0..<n { d.journalControllers.append((ch, Int(p[i] & 0x7F), p[i + 1] & 0x7F)); i += 2 }
             }
-            if toc & 0x20 != 0 { return nil }   // M (not sent)
-            if toc & 0x10 != 0 { d.journalWheel.append((ch, UInt16(p[i] & 0x7F) | UInt16(p[i + 1] & 0x7F) << 7)); i += 2 }
+            if toc & 0x20 != 0 { return nil }  // M (not sent)
+            if toc & 0x10 != 0 {
+                d.journalWheel.append((ch, UInt16(p[i] & 0x7F) | UInt16(p[i + 1] & 0x7F) << 7)); i += 2
+            }
             if toc & 0x08 != 0 {
                 var n = Int(p[i] & 0x7F)
                 let low = Int(p[i + 1] >> 4), high = Int(p[i + 1] & 0x0F)
@@ -342,7 +410,9 @@ enum RTPReceiverModel {
                 for _ in 0..<n { d.journalNotesOn.append((ch, Int(p[i] & 0x7F), p[i + 1] & 0x7F)); i += 2 }
                 if low <= high {
                     for octet in low...high {
-                        for k in 0..<8 where p[i] & (0x80 >> UInt8(k)) != 0 { d.journalNotesOff.append((ch, octet * 8 + k)) }
+                        for k in 0..<8 where p[i] & (0x80 >> UInt8(k)) != 0 {
+                            d.journalNotesOff.append((ch, octet * 8 + k))
+                        }
                         i += 1
                     }
                 }

@@ -5,9 +5,9 @@ final class RangeCalibrationTests: XCTestCase {
     func testRestBecomesTheCentreAndTheTracedSpanTheRange() throws {
         var c = RangeCalibration(restSeconds: 1, margin: 0.05)
         var t = 0.0
-        while t < 1 { c.add(0.1 + 0.01 * sin(t * 40), at: t); t += 0.01 }          // the rest pose
-        while t < 5 { c.add(0.8 * sin((t - 1) * 3), at: t); t += 0.01 }            // the traced range
-        c.add(25, at: 5.01)                                                         // one stray jolt
+        while t < 1 { c.add(0.1 + 0.01 * sin(t * 40), at: t); t += 0.01 }  // the rest pose
+        while t < 5 { c.add(0.8 * sin((t - 1) * 3), at: t); t += 0.01 }  // the traced range
+        c.add(25, at: 5.01)  // one stray jolt
         c.add(.nan, at: 5.02)
         let r = try c.result()
         XCTAssertEqual(r.centre, 0.1, accuracy: 0.01)

@@ -4,7 +4,8 @@ import XCTest
 @testable import SensorWahCore
 
 final class SensorLogParserTests: XCTestCase {
-    let header5 = "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)"
+    let header5 =
+        "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)"
 
     func row5(_ t: Double, _ x: Double, _ y: Double = 0, _ z: Double = -1) -> String {
         "2024-04-09T12:44:46.093+02:00,\(t),\(x),\(y),\(z)"
@@ -26,10 +27,14 @@ final class SensorLogParserTests: XCTestCase {
     /// reads it when it is all the motion group has.
     func testSkipsQuaternionsOnlyWhereTheMotionGroupKeepsOtherColumns() {
         let quat = "motionQuaternionX(R),motionQuaternionY(R),motionQuaternionZ(R),motionQuaternionW(R)"
-        let withGravity = ["loggingTime(txt),motionTimestamp_sinceReboot(s),\(quat),motionGravityX(G),motionGravityY(G),motionGravityZ(G)",
-                           "2024-04-09T12:44:46.093+02:00,5.0,0.1,0.2,0.3,0.927,0,0,-1"]
-        let quatOnly = ["loggingTime(txt),motionTimestamp_sinceReboot(s),\(quat)",
-                        "2024-04-09T12:44:46.093+02:00,5.0,0.1,0.2,0.3,0.927"]
+        let withGravity = [
+            "loggingTime(txt),motionTimestamp_sinceReboot(s),\(quat),motionGravityX(G),motionGravityY(G),motionGravityZ(G)",
+            "2024-04-09T12:44:46.093+02:00,5.0,0.1,0.2,0.3,0.927,0,0,-1"
+        ]
+        let quatOnly = [
+            "loggingTime(txt),motionTimestamp_sinceReboot(s),\(quat)",
+            "2024-04-09T12:44:46.093+02:00,5.0,0.1,0.2,0.3,0.927"
+        ]
         var skip = ParserOptions(); skip.skipsQuaternions = true
         let all = parseLines(withGravity), skipped = parseLines(withGravity, options: skip)
         XCTAssertEqual(all.frames.first?[.quatW], 0.927)
@@ -41,7 +46,8 @@ final class SensorLogParserTests: XCTestCase {
     }
 
     func testColumnsMatchedByNameWhateverTheUnitOrOrder() {
-        let h = "accelerometerAccelerationZ(m/s^2),batteryState(N),accelerometerAccelerationX(whatever),accelerometerTimestamp_sinceReboot(s)"
+        let h =
+            "accelerometerAccelerationZ(m/s^2),batteryState(N),accelerometerAccelerationX(whatever),accelerometerTimestamp_sinceReboot(s)"
         let p = parseLines([h, "-1,2,0.75,5.5"])
         XCTAssertEqual(p.frames.first?[.accelX], 0.75)
         XCTAssertEqual(p.frames.first?[.accelZ], -1)
@@ -84,7 +90,10 @@ final class SensorLogParserTests: XCTestCase {
     }
 
     func testHeaderlessStreamUsesTheFallbackColumns() {
-        let opts = ParserOptions(fallbackColumns: ["accelerometerTimestamp_sinceReboot", "accelerometerAccelerationX", "accelerometerAccelerationY", "accelerometerAccelerationZ"])
+        let opts = ParserOptions(fallbackColumns: [
+            "accelerometerTimestamp_sinceReboot", "accelerometerAccelerationX", "accelerometerAccelerationY",
+            "accelerometerAccelerationZ"
+        ])
         let p = parseLines(["5.0,0.25,0,1", "5.01,0.5,0,1"], options: opts)
         XCTAssertEqual(p.frames.map { $0[.accelX] }, [0.25, 0.5])
     }
@@ -97,7 +106,8 @@ final class SensorLogParserTests: XCTestCase {
     }
 
     func testWatchLogTakesRotationRateFromMotionWhenGyroIsAbsent() {
-        let h = "loggingTime(txt),motionTimestamp_sinceReboot(s),motionYaw(rad),motionRoll(rad),motionPitch(rad),motionRotationRateX(rad/s),motionRotationRateY(rad/s),motionRotationRateZ(rad/s),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),batteryState(N)"
+        let h =
+            "loggingTime(txt),motionTimestamp_sinceReboot(s),motionYaw(rad),motionRoll(rad),motionPitch(rad),motionRotationRateX(rad/s),motionRotationRateY(rad/s),motionRotationRateZ(rad/s),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),batteryState(N)"
         let p = parseLines([h, "t,10.0,0.1,0.2,0.3,1.5,-2.5,0.5,10.001,0.1,2"])
         let f = p.frames[0]
         XCTAssertEqual(f[.gyroX], 1.5)
@@ -109,17 +119,20 @@ final class SensorLogParserTests: XCTestCase {
     }
 
     func testPhoneLogKeepsRawGyroSeparateFromMotionRate() {
-        let h = "gyroTimestamp_sinceReboot(s),gyroRotationX(rad/s),motionTimestamp_sinceReboot(s),motionRotationRateX(rad/s)"
+        let h =
+            "gyroTimestamp_sinceReboot(s),gyroRotationX(rad/s),motionTimestamp_sinceReboot(s),motionRotationRateX(rad/s)"
         let p = parseLines([h, "1.0,0.7,1.0,0.6"])
         XCTAssertEqual(p.frames[0][.gyroX], 0.7)
         XCTAssertEqual(p.frames[0][.rateX], 0.6)
     }
 
     func testSampleAndHoldRowsAreNotNewSamples() {
-        let h = "accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),motionTimestamp_sinceReboot(s),motionPitch(rad)"
+        let h =
+            "accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),motionTimestamp_sinceReboot(s),motionPitch(rad)"
         let p = parseLines([h, "1.00,0.1,1.00,0.5", "1.01,0.2,1.00,0.5", "1.01,0.2,1.00,0.5", "1.02,0.3,1.02,0.6"])
         XCTAssertEqual(p.results, [.header, .frame, .frame, .held, .frame])
-        XCTAssertEqual(p.frames[1].newGroups, SensorGroup.accelerometer.bit, "motion repeated: only the accelerometer is new")
+        XCTAssertEqual(
+            p.frames[1].newGroups, SensorGroup.accelerometer.bit, "motion repeated: only the accelerometer is new")
         XCTAssertEqual(p.parser.stats.held, 1)
     }
 
@@ -137,7 +150,10 @@ final class SensorLogParserTests: XCTestCase {
     }
 
     func testTimestampsGoingBackwards() {
-        let p = parseLines([header5, row5(10, 0.1), row5(10.02, 0.2), row5(10.01, 0.3), row5(10.03, 0.4), row5(2.0, 0.5), row5(2.01, 0.6)])
+        let p = parseLines([
+            header5, row5(10, 0.1), row5(10.02, 0.2), row5(10.01, 0.3), row5(10.03, 0.4), row5(2.0, 0.5),
+            row5(2.01, 0.6)
+        ])
         XCTAssertEqual(p.results, [.header, .frame, .frame, .skipped(.outOfOrder), .frame, .frame, .frame])
         let times = p.frames.map { $0.time(.accelerometer) }
         XCTAssertEqual(times[0], 0); XCTAssertEqual(times[2], 0.03, accuracy: 1e-9)
@@ -149,8 +165,11 @@ final class SensorLogParserTests: XCTestCase {
 
     func testHostileLinesAreCountedNeverCrash() {
         let long = String(repeating: "9", count: 100_000)
-        let lines = [header5, "\u{0}\u{1}\u{2}binary\u{7F}\u{FF}", long, row5(1, .nan), "2024,1.5,1e308,0,0", "2024,2,NaN,nan,0",
-                     "", "   ", ",,,,", "2024,abc,0.1,0.2,0.3", "2024,3,0.1,x,0.3", String(repeating: ",", count: 5000), row5(4, 0.2)]
+        let lines = [
+            header5, "\u{0}\u{1}\u{2}binary\u{7F}\u{FF}", long, row5(1, .nan), "2024,1.5,1e308,0,0", "2024,2,NaN,nan,0",
+            "", "   ", ",,,,", "2024,abc,0.1,0.2,0.3", "2024,3,0.1,x,0.3", String(repeating: ",", count: 5000),
+            row5(4, 0.2)
+        ]
         let p = parseLines(lines)
         XCTAssertEqual(p.results[1], .skipped(.binary))
         XCTAssertEqual(p.results[2], .skipped(.shortRow))
@@ -191,7 +210,8 @@ final class SensorLogParserTests: XCTestCase {
 
     /// The quaternion columns of SensorLog become quat.x|y|z|w.
     func testSensorLogQuaternionColumns() throws {
-        let h = "loggingTime(txt),motionTimestamp_sinceReboot(s),motionQuaternionX(R),motionQuaternionY(R),motionQuaternionZ(R),motionQuaternionW(R)"
+        let h =
+            "loggingTime(txt),motionTimestamp_sinceReboot(s),motionQuaternionX(R),motionQuaternionY(R),motionQuaternionZ(R),motionQuaternionW(R)"
         let p = parseLines([h, "x,1.0,0.1,0.2,0.3,0.927"])
         XCTAssertEqual(p.frames.count, 1)
         XCTAssertEqual(p.frames.first?[.quatX], 0.1)
@@ -205,31 +225,38 @@ final class SensorLogParserTests: XCTestCase {
     /// tools/test runs it in its release step.
     func testSteadyStateParsingAllocatesNothing() throws {
         #if DEBUG
-        throw XCTSkip("allocation-freedom is a property of optimised builds: tools/test runs this in release")
+            throw XCTSkip("allocation-freedom is a property of optimised builds: tools/test runs this in release")
         #else
-        // the bundled phone recording: 82 columns, sample-and-hold groups, nulls
-        let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let phone = try String(contentsOf: repo.appendingPathComponent("Recordings/wrist-wah-phone.csv"), encoding: .utf8)
+            // the bundled phone recording: 82 columns, sample-and-hold groups, nulls
+            let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent()
+            let phone = try String(
+                contentsOf: repo.appendingPathComponent("Recordings/wrist-wah-phone.csv"), encoding: .utf8
+            )
             .split(separator: "\n").map(String.init)
-        XCTAssertGreaterThan(phone.count, 1000)
-        for (header, rows) in [(header5, (0..<4000).map { row5(Double($0) * 0.01, sin(Double($0) * 0.1)) }),
-                               (phone[0], Array(phone.dropFirst()))] {
-            var parser = SensorParser()
-            var frame = SensorFrame()
-            _ = parser.parse(header, into: &frame)
-            let lines = rows.map { Array($0.utf8) }
-            var frames = 0
-            for l in lines.prefix(10) { _ = l.withUnsafeBytes { parser.parse($0, into: &frame) } }   // warm up
-            MallocInterposerSwift.initialize()
-            MallocInterposerSwift.hook()
-            for l in lines.dropFirst(10) {
-                if l.withUnsafeBytes({ parser.parse($0, into: &frame) }) == .frame { frames &+= 1 }
+            XCTAssertGreaterThan(phone.count, 1000)
+            for (header, rows) in [
+                (header5, (0..<4000).map { row5(Double($0) * 0.01, sin(Double($0) * 0.1)) }),
+                (phone[0], Array(phone.dropFirst()))
+            ] {
+                var parser = SensorParser()
+                var frame = SensorFrame()
+                _ = parser.parse(header, into: &frame)
+                let lines = rows.map { Array($0.utf8) }
+                var frames = 0
+                for l in lines.prefix(10) { _ = l.withUnsafeBytes { parser.parse($0, into: &frame) } }  // warm up
+                MallocInterposerSwift.initialize()
+                MallocInterposerSwift.hook()
+                for l in lines.dropFirst(10) {
+                    if l.withUnsafeBytes({ parser.parse($0, into: &frame) }) == .frame { frames &+= 1 }
+                }
+                MallocInterposerSwift.unhook()
+                let stats = MallocInterposerSwift.getStatistics()
+                XCTAssertGreaterThan(frames, rows.count / 2, "the rows did not parse")
+                XCTAssertEqual(
+                    stats.mallocCount, 0,
+                    "allocations while parsing \(lines.count - 10) rows of \(header.prefix(40))...")
             }
-            MallocInterposerSwift.unhook()
-            let stats = MallocInterposerSwift.getStatistics()
-            XCTAssertGreaterThan(frames, rows.count / 2, "the rows did not parse")
-            XCTAssertEqual(stats.mallocCount, 0, "allocations while parsing \(lines.count - 10) rows of \(header.prefix(40))...")
-        }
         #endif
     }
 }

@@ -4,20 +4,22 @@ import XCTest
 final class SensorLoggerPushTests: XCTestCase {
     func decode(_ s: String) -> Result<SensorLoggerBatch, SensorLoggerBatch.Refusal> {
         Array(s.utf8).withUnsafeBytes { b in
-            do throws(SensorLoggerBatch.Refusal) { return .success(try SensorLoggerBatch.decode(b)) } catch { return .failure(error) }
+            do throws(SensorLoggerBatch.Refusal) { return .success(try SensorLoggerBatch.decode(b)) } catch {
+                return .failure(error)
+            }
         }
     }
 
     static let batch = """
-    {"messageId": 3, "sessionId": "s-1", "deviceId": "dev-9", "payload": [
-      {"name": "accelerometer", "time": 1698501144401773000, "values": {"x": 0.980665, "y": 0, "z": -9.80665}},
-      {"name": "gyroscope", "time": 1698501144401773000, "values": {"x": 1.5, "y": -0.5, "z": 0}},
-      {"name": "location", "time": 1698501144401773000, "values": {"latitude": 1, "longitude": 2}},
-      {"name": "Orientation", "time": "1698501144391773000", "values": {"qx": 0, "qy": 0, "qz": 0, "qw": 1, "roll": 0.1, "pitch": -0.2, "yaw": 3}},
-      {"name": "totalacceleration", "time": 1698501144411773000, "values": {"x": 9.80665, "y": null, "z": 0}},
-      {"name": "gravity", "time": 1698501144411773000, "values": {"x": 0, "y": 0, "z": -9.80665}}
-    ]}
-    """
+        {"messageId": 3, "sessionId": "s-1", "deviceId": "dev-9", "payload": [
+          {"name": "accelerometer", "time": 1698501144401773000, "values": {"x": 0.980665, "y": 0, "z": -9.80665}},
+          {"name": "gyroscope", "time": 1698501144401773000, "values": {"x": 1.5, "y": -0.5, "z": 0}},
+          {"name": "location", "time": 1698501144401773000, "values": {"latitude": 1, "longitude": 2}},
+          {"name": "Orientation", "time": "1698501144391773000", "values": {"qx": 0, "qy": 0, "qz": 0, "qw": 1, "roll": 0.1, "pitch": -0.2, "yaw": 3}},
+          {"name": "totalacceleration", "time": 1698501144411773000, "values": {"x": 9.80665, "y": null, "z": 0}},
+          {"name": "gravity", "time": 1698501144411773000, "values": {"x": 0, "y": 0, "z": -9.80665}}
+        ]}
+        """
 
     func testABatchBecomesFramesInTimeOrderInG() throws {
         let b = try decode(Self.batch).get()
@@ -50,13 +52,19 @@ final class SensorLoggerPushTests: XCTestCase {
             ("{\"payload\": [5]}", "payload[0] is not an object"),
             ("{\"payload\": [{\"time\": 1}]}", "no \"name\""),
             ("{\"payload\": [{\"name\": \"gyroscope\", \"values\": {\"x\": 1}}]}", "whole-number \"time\""),
-            ("{\"payload\": [{\"name\": \"gyroscope\", \"time\": 1.5, \"values\": {\"x\": 1}}]}", "whole-number \"time\""),
+            (
+                "{\"payload\": [{\"name\": \"gyroscope\", \"time\": 1.5, \"values\": {\"x\": 1}}]}",
+                "whole-number \"time\""
+            ),
             ("{\"payload\": [{\"name\": \"gyroscope\", \"time\": 1}]}", "no \"values\""),
-            ("{\"payload\": [{\"name\": \"gyroscope\", \"time\": 1, \"values\": {\"x\": \"fast\"}}]}", "values.x is not a number"),
+            (
+                "{\"payload\": [{\"name\": \"gyroscope\", \"time\": 1, \"values\": {\"x\": \"fast\"}}]}",
+                "values.x is not a number"
+            ),
             ("{\"payload\": [{\"name\": \"gyroscope\", \"time\": 1, \"values\": {\"q\": 1}}]}", "none of the values"),
             ("{\"payload\": []} trailing", "text after"),
             (String(repeating: "[", count: 100), "nested too deep"),
-            ("{\"payload\": [{\"name\": \"gyro\\u00", "not JSON"),
+            ("{\"payload\": [{\"name\": \"gyro\\u00", "not JSON")
         ]
         for (body, want) in table {
             switch decode(body) {
@@ -71,7 +79,8 @@ final class SensorLoggerPushTests: XCTestCase {
 
     /// Found by tools/fuzz push: times ±2^63 ns apart overflowed Int64 when made relative.
     func testTimesFurtherApartThanInt64CanHoldDoNotTrap() throws {
-        let body = #"{"payload":[{"name":"accelerometer","time":-9223372036854775807,"values":{"x":1,"y":2,"z":3}},{"name":"accelerometer","time":9223372036854775807,"values":{"x":1,"y":2,"z":3}}]}"#
+        let body =
+            #"{"payload":[{"name":"accelerometer","time":-9223372036854775807,"values":{"x":1,"y":2,"z":3}},{"name":"accelerometer","time":9223372036854775807,"values":{"x":1,"y":2,"z":3}}]}"#
         let b = try decode(body).get()
         var merge = SensorLoggerFrames()
         var times: [Double] = []
@@ -89,7 +98,9 @@ final class SensorLoggerPushTests: XCTestCase {
             var b = good
             for _ in 0..<4 { b[Int.random(in: 0..<b.count, using: &rng)] = UInt8.random(in: 0...255, using: &rng) }
             _ = b.withUnsafeBytes { p in try? SensorLoggerBatch.decode(p) }
-            _ = Array(b.prefix(Int.random(in: 0..<b.count, using: &rng))).withUnsafeBytes { p in try? SensorLoggerBatch.decode(p) }
+            _ = Array(b.prefix(Int.random(in: 0..<b.count, using: &rng))).withUnsafeBytes { p in
+                try? SensorLoggerBatch.decode(p)
+            }
         }
     }
 }

@@ -8,18 +8,22 @@ final class SensorLoggerTests: XCTestCase {
     let xyz = "time,seconds_elapsed,z,y,x"
 
     func file(start: Int, step: Int = 10_000_000, _ values: [(z: Double, y: Double, x: Double)]) -> [String] {
-        [xyz] + values.enumerated().map { k, v in
-            "\(start + k * step),\(0.2 + Double(k * step) / 1e9),\(v.z),\(v.y),\(v.x)"
-        }
+        [xyz]
+            + values.enumerated().map { k, v in
+                "\(start + k * step),\(0.2 + Double(k * step) / 1e9),\(v.z),\(v.y),\(v.x)"
+            }
     }
 
     func testFileNamesSaySensor() {
-        XCTAssertEqual(LoggedSensor.fromFileName("Accelerometer.csv"), .userAcceleration, "Sensor Logger: Accelerometer is WITHOUT gravity")
+        XCTAssertEqual(
+            LoggedSensor.fromFileName("Accelerometer.csv"), .userAcceleration,
+            "Sensor Logger: Accelerometer is WITHOUT gravity")
         XCTAssertEqual(LoggedSensor.fromFileName("/rec/2024-01-01_12-00-00/TotalAcceleration.csv"), .totalAcceleration)
         XCTAssertEqual(LoggedSensor.fromFileName("gravity.CSV"), .gravity)
         XCTAssertEqual(LoggedSensor.fromFileName("Gyroscope.csv"), .gyroscope)
         XCTAssertEqual(LoggedSensor.fromFileName("Orientation.csv"), .orientation)
-        XCTAssertNil(LoggedSensor.fromFileName("AccelerometerUncalibrated.csv"), "G on iOS, m/s^2 on Android: not guessed")
+        XCTAssertNil(
+            LoggedSensor.fromFileName("AccelerometerUncalibrated.csv"), "G on iOS, m/s^2 on Android: not guessed")
         XCTAssertNil(LoggedSensor.fromFileName("GyroscopeUncalibrated.csv"))
         XCTAssertNil(LoggedSensor.fromFileName("Magnetometer.csv"))
         XCTAssertNil(LoggedSensor.fromFileName("Location.csv"))
@@ -59,9 +63,11 @@ final class SensorLoggerTests: XCTestCase {
     }
 
     func testOrientationFileNeedsNoHint() {
-        let lines = ["time,seconds_elapsed,qz,qy,qx,qw,roll,pitch,yaw",
-                     "1698501144401773000,0.2,0.1,0.2,0.3,0.9,0.25,-0.5,1.5",
-                     "1698501144411773000,0.21,0.1,0.2,0.3,0.9,0.26,-0.4,1.4"]
+        let lines = [
+            "time,seconds_elapsed,qz,qy,qx,qw,roll,pitch,yaw",
+            "1698501144401773000,0.2,0.1,0.2,0.3,0.9,0.25,-0.5,1.5",
+            "1698501144411773000,0.21,0.1,0.2,0.3,0.9,0.26,-0.4,1.4"
+        ]
         let p = parseLines(lines)
         XCTAssertEqual(p.results, [.header, .frame, .frame])
         XCTAssertEqual(p.frames[0][.roll], 0.25)
@@ -77,7 +83,8 @@ final class SensorLoggerTests: XCTestCase {
     func testXYZHeaderWithoutHintIsRefusedWithAMessageNeverGuessed() {
         let lines = file(start: 1_698_501_144_401_773_000, [(0.1, 0.2, 0.3), (0.1, 0.2, 0.3)])
         let p = parseLines(lines)
-        XCTAssertEqual(p.results, [.skipped(.unknownHeader), .skipped(.underUnknownHeader), .skipped(.underUnknownHeader)])
+        XCTAssertEqual(
+            p.results, [.skipped(.unknownHeader), .skipped(.underUnknownHeader), .skipped(.underUnknownHeader)])
         XCTAssertTrue(p.frames.isEmpty)
         let message = p.parser.refusal ?? ""
         XCTAssertTrue(message.contains("\"seconds_elapsed\""), message)
@@ -88,7 +95,9 @@ final class SensorLoggerTests: XCTestCase {
     }
 
     func testRowWithoutItsTimeIsSkippedNotTimedFromAnotherColumn() {
-        let q = parseLines(["time,seconds_elapsed,z,y,x", "1000000000,0.1,1,2,3", ",0.11,1,2,3", "1010000000,0.12,1,2,4"], options: .init(sensor: .gyroscope))
+        let q = parseLines(
+            ["time,seconds_elapsed,z,y,x", "1000000000,0.1,1,2,3", ",0.11,1,2,3", "1010000000,0.12,1,2,4"],
+            options: .init(sensor: .gyroscope))
         XCTAssertEqual(q.results, [.header, .frame, .skipped(.noTimestamp), .frame])
         XCTAssertEqual(q.frames.last?[.gyroX], 4)
         XCTAssertEqual(q.frames.last?.time(.gyro) ?? 0, 0.01, accuracy: 1e-6)
@@ -134,7 +143,11 @@ final class SensorLoggerTests: XCTestCase {
         let t0 = 1_698_501_144_401_773_000
         let user = parsed(file(start: t0, [(0, 0, 0.1 * g), (0, 0, 0.2 * g)]), .userAcceleration)
         let gravity = parsed(file(start: t0, [(-g, 0, 0), (-g, 0, 0)]), .gravity)
-        let attitude = parsed(["time,seconds_elapsed,qz,qy,qx,qw,roll,pitch,yaw", "\(t0),0.2,0,0,0,1,0.1,0.2,0.3", "\(t0 + 10_000_000),0.21,0,0,0,1,0.1,0.25,0.3"], .orientation)
+        let attitude = parsed(
+            [
+                "time,seconds_elapsed,qz,qy,qx,qw,roll,pitch,yaw", "\(t0),0.2,0,0,0,1,0.1,0.2,0.3",
+                "\(t0 + 10_000_000),0.21,0,0,0,1,0.1,0.25,0.3"
+            ], .orientation)
         let merged = FrameMerger.merge([user, gravity, attitude])
         XCTAssertEqual(merged.count, 2, "one frame per device-motion sample")
         XCTAssertEqual(merged[0][.userX], 0.1, accuracy: 1e-12)
@@ -164,15 +177,17 @@ final class SensorLoggerTests: XCTestCase {
 
 final class TakesTests: XCTestCase {
     func frames(_ times: [Double]) -> [SensorFrame] {
-        times.map { t in var f = SensorFrame(); f.newGroups = SensorGroup.accelerometer.bit; f.times[0] = t; return f }
+        times.map { t in
+            var f = SensorFrame(); f.newGroups = SensorGroup.accelerometer.bit; f.times[0] = t; return f
+        }
     }
 
     /// Files of one recording overlap in time and merge; files that do not are takes, played
     /// one after another half a second apart, in the order given.
     func testTakesThatDoNotOverlapPlayOneAfterAnother() {
         let a = (frames: frames([0, 1, 2]), origin: 1000.0)
-        let b = (frames: frames([0.5, 1.5]), origin: 1000.0)          // overlaps a: one recording
-        let c = (frames: frames([0, 1]), origin: 900.0)               // long before: another take
+        let b = (frames: frames([0.5, 1.5]), origin: 1000.0)  // overlaps a: one recording
+        let c = (frames: frames([0, 1]), origin: 900.0)  // long before: another take
         XCTAssertEqual(FrameMerger.takes([a, b, c]), [[0, 1], [2]])
         let (out, takes) = FrameMerger.mergeTakes([a, b, c])
         XCTAssertEqual(takes.count, 2)

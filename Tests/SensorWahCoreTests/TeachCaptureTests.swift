@@ -29,7 +29,9 @@ final class TeachCaptureTests: XCTestCase {
         for (l, lag) in zip(labels, lags) { XCTAssertTrue(capture.press(at: nanos(at: l + lag))) }
         capture.press(at: nanos(at: labels[1] + 0.8))
         XCTAssertEqual(capture.presses.count, 5)
-        XCTAssertEqual(capture.presses[0], labels[0] + 0.2, accuracy: 0.011, "a press lands on the sensor time of the last frame before it")
+        XCTAssertEqual(
+            capture.presses[0], labels[0] + 0.2, accuracy: 0.011,
+            "a press lands on the sensor time of the last frame before it")
 
         var live = LearnedModel()
         let outcome = capture.teach(into: &live, origin: "live")
@@ -65,7 +67,7 @@ final class TeachCaptureTests: XCTestCase {
             f[.tiltX] = sin(a); f[.tiltY] = 0; f[.tiltZ] = -cos(a)
             capture.add(f, arrived: UInt64(i) * 10_000_000)
         }
-        capture.press(at: 99 * 10_000_000)   // at 0.99 s: held since 0.39 s
+        capture.press(at: 99 * 10_000_000)  // at 0.99 s: held since 0.39 s
         var model = LearnedModel()
         let o = capture.teach(into: &model, origin: "live")
         XCTAssertEqual(o.taught, 1, "\(o.lines)")

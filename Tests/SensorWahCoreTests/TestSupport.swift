@@ -20,7 +20,9 @@ func parseLines(_ lines: [String], options: ParserOptions = .init()) -> Parsed {
 }
 
 /// Frames fed through a framer from raw bytes, chunked at the given sizes.
-func parseBytes(_ bytes: [UInt8], chunks: [Int], options: ParserOptions = .init(), maxLine: Int = 16_384) -> (SensorParser, [SensorFrame]) {
+func parseBytes(_ bytes: [UInt8], chunks: [Int], options: ParserOptions = .init(), maxLine: Int = 16_384) -> (
+    SensorParser, [SensorFrame]
+) {
     var parser = SensorParser(options: options)
     var framer = LineFramer(maxLineLength: maxLine)
     var frames: [SensorFrame] = []

@@ -57,7 +57,8 @@ final class WahLevelTests: XCTestCase {
                 worst = max(worst, abs(Double(with[n]) - Double(without[n]) * voice.makeUpGain))
             }
             XCTAssertLessThan(worst, 1e-5, "\(voice)")
-            XCTAssertEqual(20 * log10(Self.rms(with) / Self.rms(without)), voice.makeUpGainDB, accuracy: 1e-4, "\(voice)")
+            XCTAssertEqual(
+                20 * log10(Self.rms(with) / Self.rms(without)), voice.makeUpGainDB, accuracy: 1e-4, "\(voice)")
         }
     }
 
@@ -66,8 +67,9 @@ final class WahLevelTests: XCTestCase {
     func testTheChainsWahCarriesTheMakeUpGain() {
         for voice in WahVoice.allCases {
             let (x, alone) = Self.sweptRiff(WahSettings(voice: voice))
-            let chain = EffectChain(spec: EffectChainSpec(stages: [.init(.wah)]), sampleRate: S.sampleRate,
-                                    maximumBlock: 64, wah: WahSettings(voice: voice))
+            let chain = EffectChain(
+                spec: EffectChainSpec(stages: [.init(.wah)]), sampleRate: S.sampleRate,
+                maximumBlock: 64, wah: WahSettings(voice: voice))
             defer { chain.destroy() }
             let slot = EffectKind.wah.parameter(named: "pedal")!.index
             var y = x

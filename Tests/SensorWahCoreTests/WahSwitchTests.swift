@@ -19,7 +19,9 @@ final class WahSwitchTests: XCTestCase {
             if block == 2432 { wah.setBypass(true) }
             if block == 7232 { wah.setBypass(false) }
             input.withUnsafeBufferPointer { i in
-                out.withUnsafeMutableBufferPointer { o in wah.process(i.baseAddress! + block, o.baseAddress! + block, count: 64) }
+                out.withUnsafeMutableBufferPointer { o in
+                    wah.process(i.baseAddress! + block, o.baseAddress! + block, count: 64)
+                }
             }
         }
         // 5 ms (240 samples) after switching off, the output is the input
@@ -30,8 +32,12 @@ final class WahSwitchTests: XCTestCase {
         for k in 1..<2432 { steady = max(steady, Double(abs(out[k] - out[k - 1]))) }
         var inputStep = 0.0
         for k in 1..<n { inputStep = max(inputStep, Double(abs(input[k] - input[k - 1]))) }
-        for k in 2432..<2700 { XCTAssertLessThan(Double(abs(out[k] - out[k - 1])), max(steady, inputStep) * 1.5, "step at \(k)") }
-        for k in 7232..<7600 { XCTAssertLessThan(Double(abs(out[k] - out[k - 1])), max(steady, inputStep) * 1.5, "step at \(k)") }
+        for k in 2432..<2700 {
+            XCTAssertLessThan(Double(abs(out[k] - out[k - 1])), max(steady, inputStep) * 1.5, "step at \(k)")
+        }
+        for k in 7232..<7600 {
+            XCTAssertLessThan(Double(abs(out[k] - out[k - 1])), max(steady, inputStep) * 1.5, "step at \(k)")
+        }
         // and it is the effect again afterwards
         XCTAssertGreaterThan((7800..<9600).map { abs(Double(out[$0] - input[$0])) }.max()!, 0.01)
     }
@@ -62,7 +68,8 @@ final class WahSwitchTests: XCTestCase {
         a.add(MIDIEvent(target: .controlChange(channel: 0, controller: 11), value: 127, time: 0.5))
         a.add(MIDIEvent(target: .wahSwitch, value: 1, time: 1.0))
         a.add(MIDIEvent(target: .wahSwitch, value: 0, time: 2.0))
-        a.add(MIDIEvent(target: .wahSwitch, value: 1, time: 1.5))   // stamped early: at the last one's frame, replacing it
+        // stamped early: at the last one's frame, replacing it
+        a.add(MIDIEvent(target: .wahSwitch, value: 1, time: 1.5))
         a.add(MIDIEvent(target: .wahSwitch, value: 0, time: -.nan))
         XCTAssertEqual(a.breakpoints, [PedalBreakpoint(frame: 500, pedal: 1)])
         XCTAssertEqual(a.switches, [PedalBreakpoint(frame: 1000, pedal: 1), PedalBreakpoint(frame: 2000, pedal: 1)])

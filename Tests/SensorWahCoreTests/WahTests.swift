@@ -9,7 +9,7 @@ import XCTest
 @testable import SensorWahCore
 
 #if canImport(CWahReference)
-import CWahReference
+    import CWahReference
 #endif
 
 // MARK: - Helpers
@@ -252,19 +252,19 @@ final class WahTests: XCTestCase {
     func testApproximationsAgainstLibm() {
         var worstExp = 0.0
         for i in -4000...4000 {
-            let y = Double(i) * 0.005   // -20 ... 20
+            let y = Double(i) * 0.005  // -20 ... 20
             worstExp = max(worstExp, abs(WahProcessor.fastExp2(y) / exp2(y) - 1))
         }
         XCTAssertLessThan(worstExp, 1e-8)
         var worstTan = 0.0, worstTanWahRange = 0.0
         var co = WahProcessor.Coefficients()
-        co.angleSpan = 0   // fastExp2(0) == 1 exactly: laws(0, co) sees w = angleHeel
+        co.angleSpan = 0  // fastExp2(0) == 1 exactly: laws(0, co) sees w = angleHeel
         co.kHeel = 0.5
         for i in 0...2000 {
-            let w = 1e-4 * pow(0.49 * Double.pi / 1e-4, Double(i) / 2000)   // 1e-4 ... 0.49 pi
+            let w = 1e-4 * pow(0.49 * Double.pi / 1e-4, Double(i) / 2000)  // 1e-4 ... 0.49 pi
             co.angleHeel = w
             let c = WahProcessor.laws(0, co)
-            let g = c.a2 / c.a1   // = sn / cs, the approximation of tan(w)
+            let g = c.a2 / c.a1  // = sn / cs, the approximation of tan(w)
             let error = abs(g / tan(w) - 1)
             worstTan = max(worstTan, error)
             if w < Double.pi * 4000 / 48_000 { worstTanWahRange = max(worstTanWahRange, error) }
@@ -338,12 +338,12 @@ final class WahTests: XCTestCase {
         var events: [(at: Int, event: S.Event)] = []
         var n = 0
         while n < count {
-            let lfo = Float(0.5 + 0.6 * sin(Double(n) / 900))   // also leaves 0...1 a little
+            let lfo = Float(0.5 + 0.6 * sin(Double(n) / 900))  // also leaves 0...1 a little
             events.append((n, .pedal(rng.int(0, 9) == 0 ? Float(rng.unit()) : lfo)))
             n += rng.int(1, 300)
         }
         events.append((9_000, .bypass(true)))
-        events.append((9_100, .bypass(false)))   // reversed mid-crossfade
+        events.append((9_100, .bypass(false)))  // reversed mid-crossfade
         events.append((15_000, .bypass(true)))
         events.append((15_600, .bypass(false)))
         events.sort { $0.at < $1.at }
@@ -381,7 +381,7 @@ final class WahTests: XCTestCase {
         let smoothed = S.render(WahSettings(levelCompensation: 0), sine, events: events, split: .oneBlock)
         let unsmoothed = S.render(
             WahSettings(levelCompensation: 0, smoothingTime: 0), sine, events: events, split: .oneBlock)
-        let settle = 2_048   // skip the filter's start-up from silence
+        let settle = 2_048  // skip the filter's start-up from silence
         let quasiStatic = 2 * amplitude * sin(Double.pi * frequency / S.sampleRate)
         let bound = (quasiStatic + 0.013 + 0.011) * makeUp
         let jumpSmoothed = S.maxJump(smoothed, from: settle)
@@ -422,7 +422,8 @@ final class WahTests: XCTestCase {
                 }
                 let y = S.render(settings, input, events: events, split: .oneBlock)
                 XCTAssertTrue(y.allSatisfy { $0.isFinite })
-                XCTAssertLessThan(y.map { abs($0) }.max()!, Float(4 * makeUp), "every \(every), smoothing \(settings.smoothingTime)")
+                XCTAssertLessThan(
+                    y.map { abs($0) }.max()!, Float(4 * makeUp), "every \(every), smoothing \(settings.smoothingTime)")
             }
         }
         // Input at the edge of the Float range, at the heel's centre where the gain is +3 dB: the
@@ -489,7 +490,7 @@ final class WahTests: XCTestCase {
         func zeroOrNormal(_ v: Double) -> Bool { v == 0 || v.isNormal }
         for pedal: Float in [0, 1] {
             var wah = S.settled(WahSettings(), pedal: 1 - pedal)
-            wah.setPedal(pedal)   // the smoother also decays toward 0 (or 1) during the silence
+            wah.setPedal(pedal)  // the smoother also decays toward 0 (or 1) during the silence
             var rng = WahTestRNG(seed: 21)
             for _ in 0..<4_800 { _ = wah.processSample(rng.noise(1)) }
             for n in 0..<(10 * 48_000) {
@@ -516,8 +517,10 @@ final class WahTests: XCTestCase {
     func testBypassCrossfade() {
         let count = 12_000, on = 2_000, off = 6_000
         let fade = Int((0.005 * S.sampleRate).rounded())
-        let x = zip(S.sine(count: count, frequency: 440, amplitude: 0.5), S.noise(count: count, seed: 4, amplitude: 0.05))
-            .map { $0 + $1 }
+        let x = zip(
+            S.sine(count: count, frequency: 440, amplitude: 0.5), S.noise(count: count, seed: 4, amplitude: 0.05)
+        )
+        .map { $0 + $1 }
         let pedal: [(at: Int, event: S.Event)] = [(0, .pedal(0.4))]
         let effect = S.render(WahSettings(), x, events: pedal, split: .oneBlock)
         let y = S.render(
@@ -569,7 +572,7 @@ final class WahTests: XCTestCase {
     func testPedalFromMIDI() {
         let table: [(value: Int, bits: Int, expected: Float)] = [
             (0, 7, 0), (127, 7, 1), (64, 7, Float(64.0 / 127.0)), (-3, 7, 0), (200, 7, 1),
-            (0, 14, 0), (16_383, 14, 1), (8_192, 14, Float(8_192.0 / 16_383.0)), (20_000, 14, 1),
+            (0, 14, 0), (16_383, 14, 1), (8_192, 14, Float(8_192.0 / 16_383.0)), (20_000, 14, 1)
         ]
         for row in table {
             XCTAssertEqual(WahProcessor.pedal(fromMIDI: row.value, bits: row.bits), row.expected, "\(row)")
@@ -607,61 +610,61 @@ final class WahTests: XCTestCase {
     }
 
     #if canImport(CWahReference)
-    /// The Swift processor and the plain C reference agree (bit for bit on x86-64; 1e-6 allowed).
-    func testMatchesCReference() {
-        let count = 30_000
-        let input = S.noise(count: count, seed: 77, amplitude: 0.8)
-        var rng = WahTestRNG(seed: 78)
-        let variants = [
-            WahSettings(),
-            WahSettings(levelCompensation: 0.3, outputGain: 1.5, mix: 0.6),
-            WahSettings(heelFrequency: 300, toeFrequency: 3_000, heelQ: 5, toeQ: 1.2, smoothingTime: 0),
-        ]
-        for settings in variants {
-            var wah = WahProcessor(settings: settings)
-            wah.prepare(sampleRate: S.sampleRate)
-            var cs = wah_ref_settings()
-            wah_ref_default_settings(&cs)
-            cs.heel_frequency = settings.heelFrequency
-            cs.toe_frequency = settings.toeFrequency
-            cs.heel_q = settings.heelQ
-            cs.toe_q = settings.toeQ
-            cs.level_compensation = settings.levelCompensation
-            cs.output_gain = settings.outputGain
-            cs.mix = settings.mix
-            cs.smoothing_time = settings.smoothingTime
-            var c = wah_ref_state()
-            wah_ref_prepare(&c, S.sampleRate, &cs)
+        /// The Swift processor and the plain C reference agree (bit for bit on x86-64; 1e-6 allowed).
+        func testMatchesCReference() {
+            let count = 30_000
+            let input = S.noise(count: count, seed: 77, amplitude: 0.8)
+            var rng = WahTestRNG(seed: 78)
+            let variants = [
+                WahSettings(),
+                WahSettings(levelCompensation: 0.3, outputGain: 1.5, mix: 0.6),
+                WahSettings(heelFrequency: 300, toeFrequency: 3_000, heelQ: 5, toeQ: 1.2, smoothingTime: 0)
+            ]
+            for settings in variants {
+                var wah = WahProcessor(settings: settings)
+                wah.prepare(sampleRate: S.sampleRate)
+                var cs = wah_ref_settings()
+                wah_ref_default_settings(&cs)
+                cs.heel_frequency = settings.heelFrequency
+                cs.toe_frequency = settings.toeFrequency
+                cs.heel_q = settings.heelQ
+                cs.toe_q = settings.toeQ
+                cs.level_compensation = settings.levelCompensation
+                cs.output_gain = settings.outputGain
+                cs.mix = settings.mix
+                cs.smoothing_time = settings.smoothingTime
+                var c = wah_ref_state()
+                wah_ref_prepare(&c, S.sampleRate, &cs)
 
-            var swiftOut = [Float](repeating: 0, count: count), cOut = swiftOut
-            var position = 0
-            var bypass = false
-            while position < count {
-                let length = min(rng.int(1, 512), count - position)
-                let pedal = Float(rng.unit() * 1.2 - 0.1)
-                wah.setPedal(pedal)
-                wah_ref_set_pedal(&c, pedal)
-                if rng.int(0, 20) == 0 {
-                    bypass.toggle()
-                    wah.settings.bypass = bypass
-                    cs.bypass = bypass ? 1 : 0
-                    wah_ref_update_settings(&c, &cs)
-                }
-                input.withUnsafeBufferPointer { i in
-                    swiftOut.withUnsafeMutableBufferPointer { o in
-                        wah.process(i.baseAddress! + position, o.baseAddress! + position, count: length)
+                var swiftOut = [Float](repeating: 0, count: count), cOut = swiftOut
+                var position = 0
+                var bypass = false
+                while position < count {
+                    let length = min(rng.int(1, 512), count - position)
+                    let pedal = Float(rng.unit() * 1.2 - 0.1)
+                    wah.setPedal(pedal)
+                    wah_ref_set_pedal(&c, pedal)
+                    if rng.int(0, 20) == 0 {
+                        bypass.toggle()
+                        wah.settings.bypass = bypass
+                        cs.bypass = bypass ? 1 : 0
+                        wah_ref_update_settings(&c, &cs)
                     }
-                    cOut.withUnsafeMutableBufferPointer { o in
-                        wah_ref_process(&c, i.baseAddress! + position, o.baseAddress! + position, Int32(length))
+                    input.withUnsafeBufferPointer { i in
+                        swiftOut.withUnsafeMutableBufferPointer { o in
+                            wah.process(i.baseAddress! + position, o.baseAddress! + position, count: length)
+                        }
+                        cOut.withUnsafeMutableBufferPointer { o in
+                            wah_ref_process(&c, i.baseAddress! + position, o.baseAddress! + position, Int32(length))
+                        }
                     }
+                    position += length
                 }
-                position += length
+                var worst: Float = 0
+                for n in 0..<count { worst = max(worst, abs(swiftOut[n] - cOut[n])) }
+                XCTAssertLessThanOrEqual(worst, 1e-6, "\(settings)")
+                XCTAssertEqual(wah.pedal, wah_ref_pedal(&c))
             }
-            var worst: Float = 0
-            for n in 0..<count { worst = max(worst, abs(swiftOut[n] - cOut[n])) }
-            XCTAssertLessThanOrEqual(worst, 1e-6, "\(settings)")
-            XCTAssertEqual(wah.pedal, wah_ref_pedal(&c))
         }
-    }
     #endif
 }

@@ -16,7 +16,9 @@ final class ArrivalForecastTests: XCTestCase {
     /// Reads `period` ns apart, each interval off by up to `jitter` ns (a phone's own clock and
     /// the network), as the pump sees them; returns how many reads fell inside the window the
     /// forecast gave for them, how many had a window, and the forecast.
-    func feed(count: Int, period: Double, jitter: Double, seed: UInt64 = 7) -> (caught: Int, windows: Int, forecast: ArrivalForecast) {
+    func feed(count: Int, period: Double, jitter: Double, seed: UInt64 = 7) -> (
+        caught: Int, windows: Int, forecast: ArrivalForecast
+    ) {
         var f = ArrivalForecast()
         var j = Jitter(state: seed)
         var t: Double = 1e9

@@ -13,7 +13,9 @@ final class LiveControlTests: XCTestCase {
         XCTAssertTrue(c.post(.rezero))
         XCTAssertTrue(c.post(.quit))
         XCTAssertTrue(c.hasCommands)
-        XCTAssertEqual(c.take(), [.teach(.start(name: "swing", value: nil)), .calibrate(mapping: 2), .nextScene, .reload, .rezero, .quit])
+        XCTAssertEqual(
+            c.take(),
+            [.teach(.start(name: "swing", value: nil)), .calibrate(mapping: 2), .nextScene, .reload, .rezero, .quit])
         XCTAssertFalse(c.hasCommands, "a frame loop's cheap look says nothing waits once taken")
         XCTAssertEqual(c.take(), [])
     }

@@ -39,7 +39,8 @@ final class MonitorBoardTests: XCTestCase {
         XCTAssertEqual(r.mapping(0).raw, 0.5)
         XCTAssertEqual(r.mapping(0).output, 96)
         XCTAssertEqual(r.senderCount, 1)
-        XCTAssertEqual(r.sender(0).name, String("sensorlog@192.168.1.20 with a name far longer than 32 bytes".prefix(31)))
+        XCTAssertEqual(
+            r.sender(0).name, String("sensorlog@192.168.1.20 with a name far longer than 32 bytes".prefix(31)))
         XCTAssertEqual(r.sender(0).frames, 100)
         XCTAssertEqual(r.sender(0).skipped, 3)
     }
@@ -76,7 +77,10 @@ final class MonitorBoardTests: XCTestCase {
     /// The view's solo reaches the pipeline; a solo beyond the mappings now running (the view
     /// soloed mapping 3, then a reload left two) lets every mapping send instead of none.
     func testASoloBeyondTheMappingsIsNone() throws {
-        let maps = [try Mapping(parsing: "accel.x cc=11 speed=none smooth=0"), try Mapping(parsing: "accel.y cc=12 speed=none smooth=0")]
+        let maps = [
+            try Mapping(parsing: "accel.x cc=11 speed=none smooth=0"),
+            try Mapping(parsing: "accel.y cc=12 speed=none smooth=0")
+        ]
         let sent = PlotTrace(mappings: maps)
         let control = LiveControl()
         var pipeline = Pipeline(mappings: maps, outputs: [sent], control: control)

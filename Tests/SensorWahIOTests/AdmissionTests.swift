@@ -29,7 +29,7 @@ final class AdmissionTests: XCTestCase {
             ("192.168.1.21", .notPaired(ip: "192.168.1.21", firstTime: true)),
             ("192.168.1.21", .notPaired(ip: "192.168.1.21", firstTime: false)),
             ("8.8.8.8", .outsideAllow(ip: "8.8.8.8", firstTime: true)),
-            ("192.168.1.20", .admitted),
+            ("192.168.1.20", .admitted)
         ]
         for (ip, want) in table { XCTAssertEqual(a.judge(try addr(ip)), want, ip) }
         XCTAssertEqual(a.paired, "192.168.1.20")

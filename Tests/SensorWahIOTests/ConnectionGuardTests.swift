@@ -7,7 +7,7 @@ import XCTest
 @testable import SensorWahIO
 import TestSupport
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The bounds every accepted connection lives under (ConnectionGuard, ConnectionTable), over
@@ -24,7 +24,7 @@ extension ListenerTests {
             slow.send("1")
             // the real sender keeps sending readings
             sender.send(bytes(Self.rows(1, start: 101 + Double(i) * 0.1)))
-            closed = slow.readUntilClosed(within: 0.3).closed   // the trickle's pace, and the look whether it was closed
+            closed = slow.readUntilClosed(within: 0.3).closed  // the trickle's pace, and the look whether it was closed
         }
         XCTAssertTrue(closed, "a connection sending a byte every 0.3 s but no line stayed open past --idle-timeout 2")
         XCTAssertFalse(sender.readUntilClosed(within: 0.2).closed, "the sender that sends readings was closed")
@@ -55,14 +55,22 @@ extension ListenerTests {
     }
 
     func testOneAddressCannotTakeEverySlot() throws {
-        let h = try Harness { $0.maxConnections = 8 }    // 4 from one address
+        let h = try Harness { $0.maxConnections = 8 }  // 4 from one address
         var fds: [Loopback.Client] = []
-        for i in 0..<4 { fds.append(try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(2, start: 100 + Double(i)))], close: false, from: "127.0.0.2")) }
+        for i in 0..<4 {
+            fds.append(
+                try tcpSend(
+                    h.tcpPort, [bytes([Self.header] + Self.rows(2, start: 100 + Double(i)))], close: false,
+                    from: "127.0.0.2"))
+        }
         _ = h.waitFor(8, seconds: 0.5)
         let fifth = try tcpSend(h.tcpPort, [], close: false, from: "127.0.0.2")
         let answer = fifth.readUntilClosed(within: 2)
-        XCTAssertTrue(answer.text.contains("already 4 connections from 127.0.0.2, every one in use (at most 4 from one address)"), answer.text)
-        let other = try tcpSend(h.tcpPort, [bytes([Self.header] + Self.rows(3, start: 300))], close: false, from: "127.0.0.1")
+        XCTAssertTrue(
+            answer.text.contains("already 4 connections from 127.0.0.2, every one in use (at most 4 from one address)"),
+            answer.text)
+        let other = try tcpSend(
+            h.tcpPort, [bytes([Self.header] + Self.rows(3, start: 300))], close: false, from: "127.0.0.1")
         XCTAssertEqual(h.waitFor(3).count, 3, "another address was shut out")
         for c in fds + [fifth, other] { c.close() }
         _ = h.stop()
@@ -70,12 +78,14 @@ extension ListenerTests {
 
     func testEvictionPicksTheConnectionLongestWithoutAMessage() {
         let logger = Logger(label: "test")
-        let table = ConnectionTable(limits: ConnectionLimits(total: 4, perAddress: 4, firstMessageDeadline: 0, idle: 0), what: "connection", logger: logger)
+        let table = ConnectionTable(
+            limits: ConnectionLimits(total: 4, perAddress: 4, firstMessageDeadline: 0, idle: 0), what: "connection",
+            logger: logger)
         let now: UInt64 = 100_000_000_000
         let a = ConnectionGuard(table: table, address: "a", limits: table.limits, opened: now - 10_000_000_000)
         let b = ConnectionGuard(table: table, address: "a", limits: table.limits, opened: now - 20_000_000_000)
         let c = ConnectionGuard(table: table, address: "a", limits: table.limits, opened: now - 1_000_000_000)
-        b.progress(at: now)    // b has sent a message just now: busy
+        b.progress(at: now)  // b has sent a message just now: busy
         // a sent nothing for 10 s, c for 1 s
         XCTAssertTrue(ConnectionTable.stalest([a, b, c], now: now, after: 2, unheard: 0.5) === a)
         XCTAssertNil(ConnectionTable.stalest([b, c], now: now, after: 2, unheard: 1.5))

@@ -10,7 +10,8 @@ import TestSupport
 
 /// Real sockets on loopback against an in-process listener.
 final class ListenerTests: XCTestCase {
-    static let header = "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)"
+    static let header =
+        "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)"
     static let header2 = "accelerometerTimestamp_sinceReboot(s)|accelerometerAccelerationX(G)"
 
     /// A sweep of n rows from -1 to 1 G, 100 Hz.
@@ -28,7 +29,10 @@ final class ListenerTests: XCTestCase {
         var tcpPort = 0
         var udpPort = 0
 
-        init(_ configure: (inout ListenerConfiguration) -> Void = { _ in }, mappings: [Mapping] = [try! Mapping(parsing: "accel.x cc=11 smooth=0 speed=none")]) throws {
+        init(
+            _ configure: (inout ListenerConfiguration) -> Void = { _ in },
+            mappings: [Mapping] = [try! Mapping(parsing: "accel.x cc=11 smooth=0 speed=none")]
+        ) throws {
             var c = ListenerConfiguration()
             c.bindHost = "127.0.0.1"
             c.tcpPort = 0
@@ -54,7 +58,12 @@ final class ListenerTests: XCTestCase {
         /// came in the 50 ms after (a test that expects none sees one too many).
         func waitFor(_ n: Int, seconds: Double = 5) -> [MIDIEvent] {
             var got: [MIDIEvent] = []
-            _ = try? waitUntil("\(n) events", timeout: seconds, poll: 0.002, observe: { got += events(); return got.count }) { $0 >= n }
+            _ = try? waitUntil(
+                "\(n) events", timeout: seconds, poll: 0.002,
+                observe: {
+                    got += events(); return got.count
+                }
+            ) { $0 >= n }
             usleep(50_000)
             return got + events()
         }
@@ -75,8 +84,10 @@ final class ListenerTests: XCTestCase {
     /// A TCP connection to the listener (from `source`), `chunks` sent with `pauseMicros` between,
     /// closed after unless `close` is false.
     @discardableResult
-    func tcpSend(_ port: Int, _ chunks: [[UInt8]], pauseMicros: UInt32 = 0, close shouldClose: Bool = true,
-                 from source: String = "127.0.0.1") throws -> Loopback.Client {
+    func tcpSend(
+        _ port: Int, _ chunks: [[UInt8]], pauseMicros: UInt32 = 0, close shouldClose: Bool = true,
+        from source: String = "127.0.0.1"
+    ) throws -> Loopback.Client {
         let c = try Loopback.Client(.tcp, to: port, from: source)
         for chunk in chunks {
             c.send(chunk)
@@ -110,9 +121,11 @@ final class ListenerTests: XCTestCase {
     }
 
     func testUDPDatagramsOneLineEach() throws {
-        let h = try Harness { $0.tcpPort = nil; $0.udpPorts = [0] }
+        let h = try Harness {
+            $0.tcpPort = nil; $0.udpPorts = [0]
+        }
         let lines = [Self.header] + Self.rows(100)
-        try udpSend(h.udpPort, lines)      // no terminators: a datagram ends its line
+        try udpSend(h.udpPort, lines)  // no terminators: a datagram ends its line
         let want = expected(lines)
         XCTAssertEqual(h.waitFor(want.count).map(\.value), want.map(\.value))
         _ = h.stop()
@@ -126,11 +139,15 @@ final class ListenerTests: XCTestCase {
         let payload = bytes(lines)
         let server = try ServerBootstrap(group: group)
             .childChannelInitializer { ch in
-                ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(PhoneServer(payload: payload)) }
+                ch.eventLoop.makeCompletedFuture {
+                    try ch.pipeline.syncOperations.addHandler(PhoneServer(payload: payload))
+                }
             }
             .bind(host: "127.0.0.1", port: 0).wait()
         let port = server.localAddress!.port!
-        let h = try Harness { $0.tcpPort = nil; $0.connect = [Endpoint(host: "127.0.0.1", port: port)] }
+        let h = try Harness {
+            $0.tcpPort = nil; $0.connect = [Endpoint(host: "127.0.0.1", port: port)]
+        }
         let want = expected(lines)
         // first connection, then a reconnect after the server closed it: the stream twice
         let got = h.waitFor(2 * want.count + 1, seconds: 8)
@@ -237,7 +254,9 @@ final class ListenerTests: XCTestCase {
     }
 
     func testOverLongUDPDatagramIsDroppedAndTheSenderKept() throws {
-        let h = try Harness { $0.tcpPort = nil; $0.udpPorts = [0]; $0.maxLineLength = 256 }
+        let h = try Harness {
+            $0.tcpPort = nil; $0.udpPorts = [0]; $0.maxLineLength = 256
+        }
         let lines = [Self.header] + Self.rows(20)
         try udpSend(h.udpPort, [lines[0], String(repeating: "9", count: 1000)] + Array(lines.dropFirst()))
         let want = expected(lines)
@@ -249,7 +268,7 @@ final class ListenerTests: XCTestCase {
         let h = try Harness()
         let lines = [Self.header] + Self.rows(10)
         var payload = bytes(lines)
-        payload += Array("2024-01-01T00:00:00.000Z,200.5,0.9".utf8)   // cut mid-line
+        payload += Array("2024-01-01T00:00:00.000Z,200.5,0.9".utf8)  // cut mid-line
         _ = try tcpSend(h.tcpPort, [payload])
         let want = expected(lines)
         XCTAssertEqual(h.waitFor(want.count).map(\.value), want.map(\.value))
@@ -279,7 +298,7 @@ final class ListenerTests: XCTestCase {
             ("127.0.0.1", true), ("127.0.0.2", true), ("10.1.2.3", true), ("172.16.0.1", true), ("172.20.10.2", true),
             ("172.32.0.1", false), ("192.168.43.17", true), ("169.254.7.7", true), ("8.8.8.8", false),
             ("100.64.0.1", false), ("::1", true), ("fe80::1", true), ("fd12:3456::1", true), ("2001:db8::1", false),
-            ("::ffff:192.168.1.9", true), ("::ffff:8.8.8.8", false),
+            ("::ffff:192.168.1.9", true), ("::ffff:8.8.8.8", false)
         ]
         let core = h.listener.core
         for (ip, expected) in table {
@@ -308,7 +327,9 @@ final class ListenerTests: XCTestCase {
         let stats = h.stop()
         XCTAssertEqual(stats.pairRefused, 1)
         // a named pair ignores even the first sender when it is not the one
-        let named = try Harness { $0.pair = true; $0.pairWith = "127.0.0.3" }
+        let named = try Harness {
+            $0.pair = true; $0.pairWith = "127.0.0.3"
+        }
         _ = try tcpSend(named.tcpPort, [bytes([Self.header] + Self.rows(10))], from: "127.0.0.1")
         XCTAssertEqual(named.waitFor(1, seconds: 0.5).count, 0)
         _ = try tcpSend(named.tcpPort, [bytes([Self.header] + Self.rows(10))], from: "127.0.0.3")
@@ -331,12 +352,18 @@ final class ListenerTests: XCTestCase {
     /// `glide=`: a sender falls silent and its controller glides to rest on the network thread
     /// (10 ms steps over 300 ms), then comes back without a jump when the sender returns.
     func testSilentSenderGlidesToRestAndBack() throws {
-        let h = try Harness({ $0.restAfter = 0.2 }, mappings: [try! Mapping(parsing: "accel.x cc=11 smooth=0 speed=none glide=300")])
+        let h = try Harness(
+            { $0.restAfter = 0.2 }, mappings: [try! Mapping(parsing: "accel.x cc=11 smooth=0 speed=none glide=300")])
         let up = (0..<20).map { "2024-01-01T00:00:00.000Z,\(100 + Double($0) * 0.01),1,0,-1" }
         let phone = try tcpSend(h.tcpPort, [bytes([Self.header] + up)], close: false)
         var got = h.waitFor(1)
         // silent past rest-after (0.2 s), then the glide's 300 ms down to rest (64)
-        _ = try? waitUntil("the glide down to rest", timeout: 5, poll: 0.01, observe: { got += h.events(); return got.map { Int($0.value) } }) { $0.last == 64 }
+        _ = try? waitUntil(
+            "the glide down to rest", timeout: 5, poll: 0.01,
+            observe: {
+                got += h.events(); return got.map { Int($0.value) }
+            }
+        ) { $0.last == 64 }
         got += h.events()
         let values = got.map { Int($0.value) }
         XCTAssertEqual(values.first, 127)
@@ -363,12 +390,17 @@ final class ListenerTests: XCTestCase {
     }
 
     func testRecordingIsVerbatimAndReplaysToTheSameStream() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-rec-\(getpid())-\(Int.random(in: 0...99999))").path
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sw-rec-\(getpid())-\(Int.random(in: 0...99999))"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let h = try Harness { $0.recordDirectory = dir }
         let lines = [Self.header] + Self.rows(200)
         let payload = bytes(lines)
-        _ = try tcpSend(h.tcpPort, stride(from: 0, to: payload.count, by: 333).map { Array(payload[$0..<min($0 + 333, payload.count)]) }, pauseMicros: 100)
+        _ = try tcpSend(
+            h.tcpPort,
+            stride(from: 0, to: payload.count, by: 333).map { Array(payload[$0..<min($0 + 333, payload.count)]) },
+            pauseMicros: 100)
         let live = h.waitFor(expected(lines).count)
         let stats = h.stop()
         XCTAssertEqual(stats.recordings.count, 1)

@@ -10,14 +10,16 @@ import TestSupport
 /// The motion stage is per sender: two phones held differently, streaming at once to one
 /// listener, each get their own tilt. And the re-zero request reaches the inputs.
 final class MotionInputTests: XCTestCase {
-    static let header = "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G),gyroTimestamp_sinceReboot(s),gyroRotationX(rad/s),gyroRotationY(rad/s),gyroRotationZ(rad/s)"
+    static let header =
+        "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G),gyroTimestamp_sinceReboot(s),gyroRotationX(rad/s),gyroRotationY(rad/s),gyroRotationZ(rad/s)"
 
     static func lines(x: Double, n: Int) -> [String] {
         let z = -(1 - x * x).squareRoot()
-        return [header] + (0..<n).map { i in
-            let t = 500 + Double(i) * 0.01
-            return "2024-01-01T00:00:00.000Z,\(t),\(x),0,\(z),\(t),0.001,-0.002,0.001"
-        }
+        return [header]
+            + (0..<n).map { i in
+                let t = 500 + Double(i) * 0.01
+                return "2024-01-01T00:00:00.000Z,\(t),\(x),0,\(z),\(t),0.001,-0.002,0.001"
+            }
     }
 
     func testEachSenderHasItsOwnTilt() throws {
@@ -25,7 +27,9 @@ final class MotionInputTests: XCTestCase {
         var c = ListenerConfiguration()
         c.bindHost = "127.0.0.1"; c.tcpPort = 0; c.restAfter = 0
         var logger = Logger(label: "test"); logger.logLevel = .warning
-        let listener = Listener(configuration: c, mappings: [try Mapping(parsing: "tilt.x cc=1 smooth=0")], queue: queue, wake: {}, logger: logger)
+        let listener = Listener(
+            configuration: c, mappings: [try Mapping(parsing: "tilt.x cc=1 smooth=0")], queue: queue, wake: {},
+            logger: logger)
         try listener.start()
         let port = Int(listener.boundAddresses.first { $0.hasPrefix("tcp") }!.split(separator: ":").last!)!
         // two connections, lines interleaved in small chunks
@@ -63,15 +67,21 @@ final class MotionInputTests: XCTestCase {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Recordings/watch-sweeps.csv").path
         let out = Collect()
-        var pipeline = Pipeline(mappings: [try Mapping(parsing: "tilt.pitch zero cc=1 smooth=0 range=-10..10")], outputs: [out])
+        var pipeline = Pipeline(
+            mappings: [try Mapping(parsing: "tilt.pitch zero cc=1 smooth=0 range=-10..10")], outputs: [out])
         Shutdown.requestRezero()
-        _ = try FileReplay(path: path, parserOptions: .init(), maxLineLength: 16_384, timing: PlaybackTiming(fast: true)).run(into: &pipeline)
+        _ = try FileReplay(
+            path: path, parserOptions: .init(), maxLineLength: 16_384, timing: PlaybackTiming(fast: true)
+        ).run(into: &pipeline)
         XCTAssertFalse(Shutdown.takeRezeroRequest(), "taken once, by the replay")
         // the watch starts at a pitch of ~2.5°: zeroed, the first value is level (64)
         XCTAssertEqual(Int(out.events.first?.value ?? 0), 64, accuracy: 1)
-        var plain = Pipeline(mappings: [try Mapping(parsing: "tilt.pitch cc=1 smooth=0 range=-10..10")], outputs: [Collect()])
+        var plain = Pipeline(
+            mappings: [try Mapping(parsing: "tilt.pitch cc=1 smooth=0 range=-10..10")], outputs: [Collect()])
         let o2 = plain.outputs[0] as! Collect
-        _ = try FileReplay(path: path, parserOptions: .init(), maxLineLength: 16_384, timing: PlaybackTiming(fast: true)).run(into: &plain)
+        _ = try FileReplay(
+            path: path, parserOptions: .init(), maxLineLength: 16_384, timing: PlaybackTiming(fast: true)
+        ).run(into: &plain)
         XCTAssertGreaterThan(Int(o2.events.first?.value ?? 0), 70, "without the re-zero, the watch's own pitch shows")
     }
 }

@@ -13,9 +13,12 @@ final class OSCListenerTests: XCTestCase {
         while b.count % 4 != 0 { b.append(0) }
         return b
     }
-    static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+    static func be32(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+    }
     static func message(_ address: String, _ floats: [Float]) -> [UInt8] {
-        string(address) + string("," + String(repeating: "f", count: floats.count)) + floats.flatMap { be32($0.bitPattern) }
+        string(address) + string("," + String(repeating: "f", count: floats.count))
+            + floats.flatMap { be32($0.bitPattern) }
     }
     static func bundle(_ elements: [[UInt8]]) -> [UInt8] {
         var b = string("#bundle") + be32(0) + be32(1)
@@ -51,7 +54,13 @@ final class OSCListenerTests: XCTestCase {
             try listener.start()
             for a in listener.boundAddresses {
                 let port = Int(a.split(separator: ":").last!)!
-                if a.hasPrefix("osc.udp") { udp = port } else if a.hasPrefix("osc.tcp") { tcp = port } else if a.hasPrefix("tcp") { lineTCP = port }
+                if a.hasPrefix("osc.udp") {
+                    udp = port
+                } else if a.hasPrefix("osc.tcp") {
+                    tcp = port
+                } else if a.hasPrefix("tcp") {
+                    lineTCP = port
+                }
             }
         }
 
@@ -60,7 +69,12 @@ final class OSCListenerTests: XCTestCase {
         func waitFor(_ n: Int, seconds: Double = 5) -> [MIDIEvent] {
             var got: [MIDIEvent] = []
             func drain() { while let e = queue.pop() { got.append(e.event) } }
-            _ = try? waitUntil("\(n) events", timeout: seconds, poll: 0.002, observe: { drain(); return got.count }) { $0 >= n }
+            _ = try? waitUntil(
+                "\(n) events", timeout: seconds, poll: 0.002,
+                observe: {
+                    drain(); return got.count
+                }
+            ) { $0 >= n }
             usleep(50_000)
             drain()
             return got
@@ -68,15 +82,19 @@ final class OSCListenerTests: XCTestCase {
     }
 
     func testTwoZIGSIMDevicesOnOneSocketAreTwoSendersAndGarbageIsRefused() throws {
-        let h = try Harness(mappings: ["user.x cc=1 smooth=0 speed=none sender=phoneA",
-                                       "user.x cc=2 smooth=0 speed=none sender=phoneB",
-                                       "quat.w cc=3 smooth=0 speed=none sender=zigsim"])
+        let h = try Harness(mappings: [
+            "user.x cc=1 smooth=0 speed=none sender=phoneA",
+            "user.x cc=2 smooth=0 speed=none sender=phoneB",
+            "quat.w cc=3 smooth=0 speed=none sender=zigsim"
+        ])
         let sock = try Loopback.Client(.udp, to: h.udp)
         for i in 0..<20 {
-            let a = Float(i) / 19          // 0 ... 1 G
-            sock.send(Self.bundle([Self.message("/phoneA/accel", [a, 0, 0]), Self.message("/phoneA/quaternion", [0, 0, 0, a])]))
+            let a = Float(i) / 19  // 0 ... 1 G
+            sock.send(
+                Self.bundle([Self.message("/phoneA/accel", [a, 0, 0]), Self.message("/phoneA/quaternion", [0, 0, 0, a])]
+                ))
             sock.send(Self.bundle([Self.message("/ZIGSIM/phoneB/accel", [-a, 0, 0])]))
-            if i == 5 { sock.send([0x2F, 0x61, 0x00]) }      // not a multiple of 4: refused
+            if i == 5 { sock.send([0x2F, 0x61, 0x00]) }  // not a multiple of 4: refused
             if i == 6 { sock.send(Array(repeating: 0xFF, count: 64)) }
             usleep(1000)
         }
@@ -87,7 +105,8 @@ final class OSCListenerTests: XCTestCase {
         let cc2 = events.filter { $0.controller == 2 }.map(\.value)
         XCTAssertEqual(cc1.first, 64); XCTAssertEqual(cc1.last, 127)
         XCTAssertEqual(cc2.first, 64); XCTAssertEqual(cc2.last, 0)
-        XCTAssertEqual(events.filter { $0.controller == 3 }.count, 20, "sender=zigsim selects the app: every quaternion of phoneA")
+        XCTAssertEqual(
+            events.filter { $0.controller == 3 }.count, 20, "sender=zigsim selects the app: every quaternion of phoneA")
         XCTAssertEqual(stats.osc.malformed, 2)
         XCTAssertEqual(stats.osc.packets, 42)
         XCTAssertEqual(stats.osc.frames, 40)
@@ -98,7 +117,8 @@ final class OSCListenerTests: XCTestCase {
         let h = try Harness(mappings: ["user.x cc=5 smooth=0 speed=none sender=zigsim@127.0.0.1/j1"])
         let sock = try Loopback.Client(.udp, to: h.udp)
         for i in 0...10 {
-            sock.send(Array(#"{"device":{"uuid":"j1"},"sensordata":{"accel":{"x":\#(Double(i) / 10),"y":0,"z":0}}}"#.utf8))
+            sock.send(
+                Array(#"{"device":{"uuid":"j1"},"sensordata":{"accel":{"x":\#(Double(i) / 10),"y":0,"z":0}}}"#.utf8))
             usleep(1000)
         }
         sock.send(Array("{not json".utf8))
@@ -116,7 +136,7 @@ final class OSCListenerTests: XCTestCase {
         for i in 0...10 { stream += Self.slip(Self.message("/fader", [9, Float(i) / 10])) }
         let sock = try Loopback.Client(.tcp, to: h.tcp)
         var i = 0
-        while i < stream.count {    // 3-byte pieces: packets split everywhere
+        while i < stream.count {  // 3-byte pieces: packets split everywhere
             sock.send(Array(stream[i..<min(i + 3, stream.count)]))
             i += 3
             if i % 60 == 0 { usleep(500) }
@@ -131,12 +151,16 @@ final class OSCListenerTests: XCTestCase {
     }
 
     func testLineSendersAreNamedAfterTheirFormatAndTheirAddressStillMatches() throws {
-        let h = try Harness(mappings: ["accel.x cc=1 smooth=0 speed=none sender=sensorlog",
-                                       "accel.x cc=2 smooth=0 speed=none sender=127.0.0.1",
-                                       "accel.x cc=3 smooth=0 speed=none sender=sensorlog@127.0.0.1",
-                                       "accel.x cc=4 smooth=0 speed=none sender=hyperimu"], lineServer: true)
+        let h = try Harness(
+            mappings: [
+                "accel.x cc=1 smooth=0 speed=none sender=sensorlog",
+                "accel.x cc=2 smooth=0 speed=none sender=127.0.0.1",
+                "accel.x cc=3 smooth=0 speed=none sender=sensorlog@127.0.0.1",
+                "accel.x cc=4 smooth=0 speed=none sender=hyperimu"
+            ], lineServer: true)
         let sock = try Loopback.Client(.tcp, to: h.lineTCP)
-        var text = "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)\n"
+        var text =
+            "loggingTime(txt),accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)\n"
         for i in 0..<10 { text += "2024-01-01T00:00:00.000Z,\(100 + Double(i) * 0.01),\(Double(i) / 10),0,-1\n" }
         sock.send(Array(text.utf8))
         sock.close()

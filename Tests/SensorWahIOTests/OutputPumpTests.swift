@@ -7,7 +7,7 @@ import XCTest
 import SensorWahRuntime
 import TestSupport
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The output thread's hand-off as `listen` wires it: the listener wakes it as bytes arrive
@@ -40,7 +40,7 @@ final class OutputPumpTests: XCTestCase {
             phone.send(r + "\n")
             usleep(3000)
         }
-        try phone.closeAndAwaitPeerClose()   // every row read, and the departure seen
+        try phone.closeAndAwaitPeerClose()  // every row read, and the departure seen
         _ = listener.stop()
         pump.stop()
         // a sweep from -1 to 1 G over 0..1: the first rows clamp at 0, then every row moves;
@@ -66,18 +66,21 @@ final class OutputPumpTests: XCTestCase {
         let pump = OutputPump(queue: queue, outputs: [out])
         pump.latencyBySender = true
         pump.start()
-        let mappings = try ["accel.x cc=11 smooth=0 speed=none sender=sensorlog",
-                            "accel.x cc=12 smooth=0 speed=none sender=hyperimu"].map { try Mapping(parsing: $0) }
+        let mappings = try [
+            "accel.x cc=11 smooth=0 speed=none sender=sensorlog",
+            "accel.x cc=12 smooth=0 speed=none sender=hyperimu"
+        ].map { try Mapping(parsing: $0) }
         let (listener, port) = try Self.listen(mappings, into: pump)
         let first = [ListenerTests.header] + ListenerTests.rows(60)
-        let hyper = ["timestamp,ST_LIS3DHTR.x,ST_LIS3DHTR.y,ST_LIS3DHTR.z"]
+        let hyper =
+            ["timestamp,ST_LIS3DHTR.x,ST_LIS3DHTR.y,ST_LIS3DHTR.z"]
             + (0..<80).map { i in "\(1_700_000_000_000 + i * 10),\(-9.8 + 19.6 * Double(i) / 79),0,-9.8" }
         let again = [ListenerTests.header] + ListenerTests.rows(60, start: 200)
         // one connection after another, so the shared mapper sees them in this order
         for lines in [first, hyper, again] {
             let phone = try Loopback.Client(.tcp, to: port)
             for l in lines { phone.send(l + "\n"); usleep(1000) }
-            try phone.closeAndAwaitPeerClose()   // all read and the departure seen before the next connects
+            try phone.closeAndAwaitPeerClose()  // all read and the departure seen before the next connects
         }
         let stats = listener.stop()
         pump.stop()
@@ -85,7 +88,9 @@ final class OutputPumpTests: XCTestCase {
         // what each sender's lines give through the parser and mapper alone
         var mapper = Mapper(mappings: mappings)
         var counts = ["sensorlog@127.0.0.1": 0, "hyperimu@127.0.0.1": 0]
-        for (lines, name) in [(first, "sensorlog@127.0.0.1"), (hyper, "hyperimu@127.0.0.1"), (again, "sensorlog@127.0.0.1")] {
+        for (lines, name) in [
+            (first, "sensorlog@127.0.0.1"), (hyper, "hyperimu@127.0.0.1"), (again, "sensorlog@127.0.0.1")
+        ] {
             var parser = SensorParser()
             var frame = SensorFrame()
             for l in lines where parser.parse(l, into: &frame) == .frame {
@@ -109,8 +114,10 @@ final class OutputPumpTests: XCTestCase {
         let queue = SPSCQueue<QueuedEvent>(capacity: 64)
         let pump = OutputPump(queue: queue, outputs: [Collect()])
         pump.start()
-        queue.push(QueuedEvent(event: MIDIEvent(time: 0, kind: .controlChange, channel: 0, controller: 11, value: 1),
-                               receivedNanos: monotonicNanos(), sender: 3))
+        queue.push(
+            QueuedEvent(
+                event: MIDIEvent(time: 0, kind: .controlChange, channel: 0, controller: 11, value: 1),
+                receivedNanos: monotonicNanos(), sender: 3))
         pump.wake()
         try waitUntil("the message delivered", observe: { pump.deliveredSoFar.load(ordering: .relaxed) }) { $0 == 1 }
         pump.stop()
@@ -123,7 +130,7 @@ final class OutputPumpTests: XCTestCase {
         let queue = SPSCQueue<QueuedEvent>(capacity: 64)
         let pump = OutputPump(queue: queue, outputs: [Collect()])
         pump.start()
-        usleep(400_000)   // a duration: what is tested is that nothing spins while nothing comes
+        usleep(400_000)  // a duration: what is tested is that nothing spins while nothing comes
         pump.stop()
         XCTAssertEqual(pump.spins, 0)
         XCTAssertEqual(pump.spinNanos, 0)
@@ -162,7 +169,7 @@ final class OutputPumpTests: XCTestCase {
             }
             sender.start()
             try waitUntil("the sender's 150 lines", timeout: 20, poll: 0.01) { sender.isFinished }
-            try phone.closeAndAwaitPeerClose()   // every line read, and the departure seen
+            try phone.closeAndAwaitPeerClose()  // every line read, and the departure seen
             _ = listener.stop()
             pump.stop()
             let sweep = Array(out.events.map(\.value).dropLast())
@@ -171,8 +178,9 @@ final class OutputPumpTests: XCTestCase {
             XCTAssertEqual(pump.latency.total, out.events.count)
             if anticipate {
                 XCTAssertGreaterThan(pump.watches, 50, "awake before \(pump.watches) of 150 lines")
-                XCTAssertLessThan(pump.watchNanos, UInt64(pump.watches) * 2_100_000,
-                                  "\(pump.watches) windows took \(pump.watchNanos / 1000) us")
+                XCTAssertLessThan(
+                    pump.watchNanos, UInt64(pump.watches) * 2_100_000,
+                    "\(pump.watches) windows took \(pump.watchNanos / 1000) us")
             } else {
                 XCTAssertEqual(pump.watches, 0)
             }
@@ -185,7 +193,7 @@ final class OutputPumpTests: XCTestCase {
         let queue = SPSCQueue<QueuedEvent>(capacity: 64)
         let out = Collect()
         let pump = OutputPump(queue: queue, outputs: [out])
-        pump.spinLimitNanos = 50_000_000   // 50 ms: a wait that ran to the limit would show
+        pump.spinLimitNanos = 50_000_000  // 50 ms: a wait that ran to the limit would show
         pump.start()
         let producer = Thread {
             for _ in 0..<20 {
@@ -195,19 +203,24 @@ final class OutputPumpTests: XCTestCase {
                 usleep(5000)
             }
             pump.arriving(true)
-            queue.push(QueuedEvent(event: MIDIEvent(time: 0, kind: .controlChange, channel: 0, controller: 11, value: 42),
-                                   receivedNanos: monotonicNanos(), queuedNanos: monotonicNanos()))
+            queue.push(
+                QueuedEvent(
+                    event: MIDIEvent(time: 0, kind: .controlChange, channel: 0, controller: 11, value: 42),
+                    receivedNanos: monotonicNanos(), queuedNanos: monotonicNanos()))
             pump.wake()
             pump.arriving(false)
         }
         producer.start()
         try waitUntil("the producer's reads", poll: 0.01) { producer.isFinished }
-        try waitUntil("the message after them delivered", observe: { pump.deliveredSoFar.load(ordering: .relaxed) }) { $0 >= 1 }
+        try waitUntil("the message after them delivered", observe: { pump.deliveredSoFar.load(ordering: .relaxed) }) {
+            $0 >= 1
+        }
         pump.stop()
         XCTAssertEqual(out.events.map(\.value), [42])
         // each wait lasts about the 1 ms read (more on a loaded machine), never the 50 ms limit
-        XCTAssertLessThan(pump.spinNanos, UInt64(max(pump.spins, 1)) * 20_000_000,
-                          "\(pump.spins) busy waits took \(pump.spinNanos / 1000) us")
+        XCTAssertLessThan(
+            pump.spinNanos, UInt64(max(pump.spins, 1)) * 20_000_000,
+            "\(pump.spins) busy waits took \(pump.spinNanos / 1000) us")
     }
 
     /// A listener on a free loopback TCP port wired to `pump` as `listen` wires it; returns it
@@ -219,8 +232,9 @@ final class OutputPumpTests: XCTestCase {
         c.restAfter = 0
         var logger = Logger(label: "test")
         logger.logLevel = .warning
-        let listener = Listener(configuration: c, mappings: mappings,
-                                queue: pump.queue, wake: pump.wake, arriving: pump.arriving, logger: logger)
+        let listener = Listener(
+            configuration: c, mappings: mappings,
+            queue: pump.queue, wake: pump.wake, arriving: pump.arriving, logger: logger)
         try listener.start()
         let port = Int(listener.boundAddresses.first { $0.hasPrefix("tcp") }!.split(separator: ":").last!)!
         return (listener, port)

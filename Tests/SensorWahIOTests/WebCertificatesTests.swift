@@ -9,7 +9,8 @@ final class WebCertificatesTests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sw-certs-\(getpid())").path
         try? FileManager.default.removeItem(atPath: dir)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let first = try WebCertificates.load(folder: dir, names: ["stage.local", "localhost", "127.0.0.1", "192.168.1.20"])
+        let first = try WebCertificates.load(
+            folder: dir, names: ["stage.local", "localhost", "127.0.0.1", "192.168.1.20"])
         XCTAssertTrue(first.issued)
         XCTAssertEqual(first.names, ["stage.local", "localhost", "127.0.0.1", "192.168.1.20"])
         let again = try WebCertificates.load(folder: dir, names: ["stage.local", "127.0.0.1"])
@@ -25,7 +26,9 @@ final class WebCertificatesTests: XCTestCase {
         XCTAssertNotEqual(fresh.authorityPEM, first.authorityPEM)
         XCTAssertTrue(fresh.issued, "issued by the new authority")
         // a certificate 30 days from its end is issued again
-        let later = try WebCertificates.load(folder: dir, names: ["stage.local"], now: Date().addingTimeInterval(Double(WebCertificates.serverDays - 20) * 86_400))
+        let later = try WebCertificates.load(
+            folder: dir, names: ["stage.local"],
+            now: Date().addingTimeInterval(Double(WebCertificates.serverDays - 20) * 86_400))
         XCTAssertTrue(later.issued)
         for f in ["web-ca-key.pem", "web-server-key.pem"] {
             let a = try FileManager.default.attributesOfItem(atPath: dir + "/" + f)
@@ -92,14 +95,19 @@ final class WebCertificatesTests: XCTestCase {
     func testTheAuthorityIsConstrainedToLocalNames() throws {
         let dir = tempFolder("constraints")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let c = try WebCertificates.load(folder: dir, names: ["stage.local", "localhost", "127.0.0.1", "192.168.1.20", "10.1.2.3",
-                                                              "fd00::5", "8.8.8.8", "2001:db8::1", "example.com"])
+        let c = try WebCertificates.load(
+            folder: dir,
+            names: [
+                "stage.local", "localhost", "127.0.0.1", "192.168.1.20", "10.1.2.3",
+                "fd00::5", "8.8.8.8", "2001:db8::1", "example.com"
+            ])
         XCTAssertEqual(c.names, ["stage.local", "localhost", "127.0.0.1", "192.168.1.20", "10.1.2.3", "fd00::5"])
         XCTAssertEqual(c.notices.count, 1, "\(c.notices)")
         XCTAssertTrue(c.notices[0].contains("8.8.8.8, 2001:db8::1, example.com left out"), c.notices[0])
         XCTAssertTrue(WebCertificates.constrained(pem: c.authorityPEM))
         XCTAssertEqual(try WebCertificates.validityDays(c.authorityPEM), 825, accuracy: 0.1)
-        let server = c.serverChainPEM.components(separatedBy: "-----END CERTIFICATE-----")[0] + "-----END CERTIFICATE-----\n"
+        let server =
+            c.serverChainPEM.components(separatedBy: "-----END CERTIFICATE-----")[0] + "-----END CERTIFICATE-----\n"
         XCTAssertEqual(try WebCertificates.validityDays(server), 90, accuracy: 0.1)
         let ok = try opensslVerify(ca: c.authorityPEM, cert: server, in: dir)
         XCTAssertEqual(ok.status, 0, ok.output)
@@ -111,9 +119,12 @@ final class WebCertificatesTests: XCTestCase {
             XCTAssertNotEqual(r.status, 0, "\(names): \(r.output)")
             XCTAssertTrue(r.output.contains("subtree violation"), "\(names): \(r.output)")
         }
-        for (name, allowed) in [("x.lan", true), ("pi.home.arpa", true), ("box.internal", true), ("local", true), ("lan.example.com", false),
-                                ("172.16.0.1", true), ("172.32.0.1", false), ("100.64.1.1", true), ("169.254.9.9", true), ("fe80::1", true),
-                                ("::1", true), ("::2", false)] {
+        for (name, allowed) in [
+            ("x.lan", true), ("pi.home.arpa", true), ("box.internal", true), ("local", true),
+            ("lan.example.com", false),
+            ("172.16.0.1", true), ("172.32.0.1", false), ("100.64.1.1", true), ("169.254.9.9", true), ("fe80::1", true),
+            ("::1", true), ("::2", false)
+        ] {
             XCTAssertEqual(WebCertificates.permitted(name), allowed, name)
         }
     }

@@ -10,7 +10,7 @@ final class CallbackTimerTests: XCTestCase {
         XCTAssertEqual(t.count, 6)
         XCTAssertEqual(t.maxNanos, 1_017_000)
         XCTAssertEqual(t.maxAt, 3, "the first callback that took the worst time")
-        XCTAssertEqual(t.quantileNanos(0.5), 10_000)   // upper edge of the median's 0.5 µs bucket
+        XCTAssertEqual(t.quantileNanos(0.5), 10_000)  // upper edge of the median's 0.5 µs bucket
         t.clear()
         XCTAssertEqual(t.maxAt, 0)
         t.record(1)

@@ -9,7 +9,8 @@ import XCTest
 
 /// The engine in this process against a dummy-backend server (tools/jack-dummy).
 final class JackEngineTests: XCTestCase {
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     enum ServerError: Error { case notStarted(String) }
 
@@ -18,7 +19,9 @@ final class JackEngineTests: XCTestCase {
     /// test process itself must have been started with PipeWire's libjack (LD_LIBRARY_PATH as
     /// `pw-jack` sets it; tools/test does): checked in /proc/self/maps.
     static var pipewire: Bool { ProcessInfo.processInfo.environment["SENSORWAH_JACK_IMPL"] == "pipewire" }
-    static var script: String { repo.appendingPathComponent(pipewire ? "tools/pipewire-dummy" : "tools/jack-dummy").path }
+    static var script: String {
+        repo.appendingPathComponent(pipewire ? "tools/pipewire-dummy" : "tools/jack-dummy").path
+    }
 
     final class Server {
         let name = "swe\(getpid())x\(UInt32.random(in: 0..<UInt32.max))"
@@ -31,9 +34,14 @@ final class JackEngineTests: XCTestCase {
             var e = ["JACK_DEFAULT_SERVER": name, "JACK_NO_START_SERVER": "1"]
             if JackEngineTests.pipewire {
                 // (procfs files report size 0: read to the end, not by size)
-                let maps = FileHandle(forReadingAtPath: "/proc/self/maps").map { String(decoding: $0.readDataToEndOfFile(), as: UTF8.self) } ?? ""
+                let maps =
+                    FileHandle(forReadingAtPath: "/proc/self/maps").map {
+                        String(decoding: $0.readDataToEndOfFile(), as: UTF8.self)
+                    } ?? ""
                 guard maps.contains("pipewire-0.3/jack/libjack") else {
-                    XCTFail("SENSORWAH_JACK_IMPL=pipewire, but this process did not load PipeWire's libjack: run the tests under pw-jack (tools/test does)")
+                    XCTFail(
+                        "SENSORWAH_JACK_IMPL=pipewire, but this process did not load PipeWire's libjack: run the tests under pw-jack (tools/test does)"
+                    )
                     throw ServerError.notStarted("wrong libjack")
                 }
                 let r = try JackEngineTests.run(JackEngineTests.script, ["env", name])
@@ -77,7 +85,9 @@ final class JackEngineTests: XCTestCase {
     }
 
     @discardableResult
-    static func run(_ program: String, _ args: [String], env: [String: String] = [:], wait: Bool = true) throws -> (status: Int32, out: String, err: String, process: Process) {
+    static func run(_ program: String, _ args: [String], env: [String: String] = [:], wait: Bool = true) throws -> (
+        status: Int32, out: String, err: String, process: Process
+    ) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: program.contains("/") ? program : "/usr/bin/env")
         p.arguments = program.contains("/") ? args : [program] + args
@@ -96,7 +106,8 @@ final class JackEngineTests: XCTestCase {
         Children.stopAtTestEnd(p, ([program] + args).joined(separator: " "))
         if !wait { return (0, "", "", p) }
         p.waitUntilExit()
-        let out = (try? String(contentsOf: o, encoding: .utf8)) ?? "", err = (try? String(contentsOf: er, encoding: .utf8)) ?? ""
+        let out = (try? String(contentsOf: o, encoding: .utf8)) ?? "",
+            err = (try? String(contentsOf: er, encoding: .utf8)) ?? ""
         try? FileManager.default.removeItem(at: dir)
         return (p.terminationStatus, out, err, p)
     }
@@ -106,7 +117,9 @@ final class JackEngineTests: XCTestCase {
     }
 
     static func waitForPort(_ server: Server, prefix: String, seconds: Double = 10) -> String? {
-        let seen = try? waitUntil("a JACK port \(prefix)...", timeout: seconds, poll: 0.05, observe: { Self.ports(server) }) {
+        let seen = try? waitUntil(
+            "a JACK port \(prefix)...", timeout: seconds, poll: 0.05, observe: { Self.ports(server) }
+        ) {
             $0.contains { $0.hasPrefix(prefix) }
         }
         return seen?.first { $0.hasPrefix(prefix) }
@@ -169,12 +182,15 @@ final class JackEngineTests: XCTestCase {
         wah.setPedal(0.8)
         wah.prepare(sampleRate: 48_000)
         var offline = [Float](repeating: 0, count: recordedIn.count)
-        recordedIn.withUnsafeBufferPointer { i in offline.withUnsafeMutableBufferPointer { o in
-            wah.process(i.baseAddress!, o.baseAddress!, count: i.count)
-        } }
+        recordedIn.withUnsafeBufferPointer { i in
+            offline.withUnsafeMutableBufferPointer { o in
+                wah.process(i.baseAddress!, o.baseAddress!, count: i.count)
+            }
+        }
         XCTAssertTrue(recordedOut.allSatisfy { $0.isFinite })
         let diff = zip(recordedOut, offline).enumerated().first { $0.element.0 != $0.element.1 }
-        XCTAssertNil(diff, "JACK output differs from the offline wah at sample \(diff?.offset ?? -1) (sound from \(firstSound))")
+        XCTAssertNil(
+            diff, "JACK output differs from the offline wah at sample \(diff?.offset ?? -1) (sound from \(firstSound))")
     }
 
     /// MIDI written in order, once each, across a period-size change (jack_bufsize).
@@ -197,7 +213,8 @@ final class JackEngineTests: XCTestCase {
             }
             usleep(1000)
         }
-        _ = try? waitUntil("2000 MIDI messages written by the process callback", observe: { engine.stats.midiWritten }) { $0 >= 2000 }
+        _ = try? waitUntil("2000 MIDI messages written by the process callback", observe: { engine.stats.midiWritten })
+        { $0 >= 2000 }
         engine.stop()
         let s = engine.stats
         XCTAssertEqual(s.midiWritten, 2000)
@@ -230,28 +247,28 @@ final class JackEngineTests: XCTestCase {
     /// (`swift test -c release -Xswiftc -enable-testing --filter AllocatesNothing`).
     func testProducerSideAllocatesNothing() throws {
         #if DEBUG
-        throw XCTSkip("allocation-freedom is a property of optimised builds (swift test -c release)")
+            throw XCTSkip("allocation-freedom is a property of optimised builds (swift test -c release)")
         #else
-        let server = try Server(period: 1024)
-        var c = JackEngineConfiguration()
-        c.serverName = server.name
-        c.channels = 1
-        c.midiOut = true
-        c.midiCapacity = 1 << 16
-        let engine = JackEngine(configuration: c, logger: logger)
-        XCTAssertTrue(engine.start())
-        defer { engine.stop() }
-        let events = (0..<20_000).map { MIDIEvent.cc(11, UInt16($0 % 128), at: Double($0)) }
-        for e in events.prefix(100) { engine.send(e) }   // warm up (lazy symbol binding, metadata)
-        MallocInterposerSwift.initialize()
-        MallocInterposerSwift.hook()
-        for e in events.dropFirst(100) {
-            engine.send(e)
-            engine.setPedal(Float(e.value) / 127)
-        }
-        MallocInterposerSwift.unhook()
-        let stats = MallocInterposerSwift.getStatistics()
-        XCTAssertEqual(stats.mallocCount, 0, "allocations while queuing \(events.count - 100) messages")
+            let server = try Server(period: 1024)
+            var c = JackEngineConfiguration()
+            c.serverName = server.name
+            c.channels = 1
+            c.midiOut = true
+            c.midiCapacity = 1 << 16
+            let engine = JackEngine(configuration: c, logger: logger)
+            XCTAssertTrue(engine.start())
+            defer { engine.stop() }
+            let events = (0..<20_000).map { MIDIEvent.cc(11, UInt16($0 % 128), at: Double($0)) }
+            for e in events.prefix(100) { engine.send(e) }  // warm up (lazy symbol binding, metadata)
+            MallocInterposerSwift.initialize()
+            MallocInterposerSwift.hook()
+            for e in events.dropFirst(100) {
+                engine.send(e)
+                engine.setPedal(Float(e.value) / 127)
+            }
+            MallocInterposerSwift.unhook()
+            let stats = MallocInterposerSwift.getStatistics()
+            XCTAssertEqual(stats.mallocCount, 0, "allocations while queuing \(events.count - 100) messages")
         #endif
     }
 }

@@ -27,7 +27,8 @@ final class MIDIRingTests: XCTestCase {
         XCTAssertEqual(cc.count, 3)
         XCTAssertEqual((0..<3).map(cc.byte), [0xB3, 11, 100])
         XCTAssertEqual(cc.arrival, 42)
-        let cc14 = MIDIRingEntry(MIDIEvent(time: 0, kind: .controlChange14, channel: 0, controller: 1, value: 0x2ABC), arrival: 0)
+        let cc14 = MIDIRingEntry(
+            MIDIEvent(time: 0, kind: .controlChange14, channel: 0, controller: 1, value: 0x2ABC), arrival: 0)
         XCTAssertEqual(cc14.count, 6)
         XCTAssertEqual((0..<6).map(cc14.byte), [0xB0, 1, 0x55, 0xB0, 33, 0x3C])
         let bend = MIDIRingEntry(MIDIEvent(time: 0, kind: .pitchBend, channel: 15, value: 8192), arrival: 0)
@@ -35,12 +36,14 @@ final class MIDIRingTests: XCTestCase {
     }
 
     func testFIFOWrapAroundAndDropWhenFull() {
-        let ring = MIDIRing(capacity: 5)        // rounded up to 8
+        let ring = MIDIRing(capacity: 5)  // rounded up to 8
         defer { ring.destroy() }
         XCTAssertEqual(ring.capacity, 8)
         var next: UInt64 = 0, expect: UInt64 = 0
         for round in 0..<50 {
-            for _ in 0..<(round % 8 + 1) { XCTAssertTrue(ring.push(MIDIRingEntry(arrival: next, packed: next))); next += 1 }
+            for _ in 0..<(round % 8 + 1) {
+                XCTAssertTrue(ring.push(MIDIRingEntry(arrival: next, packed: next))); next += 1
+            }
             while let e = ring.pop() { XCTAssertEqual(e.arrival, expect); expect += 1 }
         }
         for i in 0..<8 { XCTAssertTrue(ring.push(MIDIRingEntry(arrival: UInt64(i), packed: 0))) }
@@ -73,19 +76,25 @@ final class MIDIRingTests: XCTestCase {
 
     func testFrameOffsetFollowsArrivalTime() {
         // period 1000 µs, 48 frames; this cycle started at 10_000 µs
-        func off(_ a: UInt64) -> Int? { midiFrameOffset(arrival: a, cycleStart: 10_000, periodMicros: 1000, frames: 48) }
+        func off(_ a: UInt64) -> Int? {
+            midiFrameOffset(arrival: a, cycleStart: 10_000, periodMicros: 1000, frames: 48)
+        }
         XCTAssertEqual(off(9_000), 0)
         XCTAssertEqual(off(9_500), 24)
         XCTAssertEqual(off(9_999), 47)
-        XCTAssertEqual(off(8_000), 0)          // older than the previous period: frame 0
-        XCTAssertNil(off(10_000))              // arrived during this period: next one
+        XCTAssertEqual(off(8_000), 0)  // older than the previous period: frame 0
+        XCTAssertNil(off(10_000))  // arrived during this period: next one
         XCTAssertEqual(midiFrameOffset(arrival: 5, cycleStart: 10, periodMicros: 0, frames: 64), 0)
     }
 
     func testConnectionSyntax() throws {
         XCTAssertEqual(try JackConnection.parse("system"), [.system])
-        XCTAssertEqual(try JackConnection.parse("out_1=system:playback_1, in_1 = a:b ,midi_out=x:y"),
-                       [.port(local: "out_1", peer: "system:playback_1"), .port(local: "in_1", peer: "a:b"), .port(local: "midi_out", peer: "x:y")])
+        XCTAssertEqual(
+            try JackConnection.parse("out_1=system:playback_1, in_1 = a:b ,midi_out=x:y"),
+            [
+                .port(local: "out_1", peer: "system:playback_1"), .port(local: "in_1", peer: "a:b"),
+                .port(local: "midi_out", peer: "x:y")
+            ])
         XCTAssertThrowsError(try JackConnection.parse("out_3=a:b"))
         XCTAssertThrowsError(try JackConnection.parse("out_1=nocolon"))
         XCTAssertThrowsError(try JackConnection.parse("playback"))

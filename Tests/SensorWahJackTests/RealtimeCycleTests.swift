@@ -13,19 +13,20 @@ final class RealtimeCycleTests: XCTestCase {
         defer { s.pointee.destroy(); s.deinitialize(count: 1); s.deallocate() }
         s.pointee.channels = 2
         func prepare(_ rate: UInt32) {
-            s.pointee.fx.build(specs: [.wahOnly], channels: 2, sampleRate: Double(rate), wah: WahSettings(), controllers: [],
-                               pedal: 0, bypassed: false, followsSwitch: false, crossfadeSeconds: 0.02)
+            s.pointee.fx.build(
+                specs: [.wahOnly], channels: 2, sampleRate: Double(rate), wah: WahSettings(), controllers: [],
+                pedal: 0, bypassed: false, followsSwitch: false, crossfadeSeconds: 0.02)
             s.pointee.preparedRate.store(rate, ordering: .releasing)
         }
         prepare(48_000)
         _ = rtSampleRate(44_100, UnsafeMutableRawPointer(s))
         s.pointee.pedalBits.store(Float(0.75).bitPattern, ordering: .relaxed)
-        rtCycle(s, 128)        // no ports: the audio part finds no buffers and skips
+        rtCycle(s, 128)  // no ports: the audio part finds no buffers and skips
         XCTAssertEqual(s.pointee.rateSeen.load(ordering: .relaxed), 44_100, "the callback did not let go of the chains")
         XCTAssertEqual(s.pointee.fx.appliedPedal, Float(0).bitPattern, "a chain of the old rate was touched")
         XCTAssertEqual(s.pointee.cycles.load(ordering: .relaxed), 1)
         XCTAssertEqual(s.pointee.periodFrames.load(ordering: .relaxed), 128)
-        prepare(44_100)        // what JackEngine.supervise does then
+        prepare(44_100)  // what JackEngine.supervise does then
         rtCycle(s, 128)
         XCTAssertEqual(s.pointee.fx.appliedPedal, Float(0.75).bitPattern)
         // both channels now behave exactly as the wah alone prepared at 44.1 kHz, moved to 0.75
@@ -52,10 +53,11 @@ final class RealtimeCycleTests: XCTestCase {
     func testChainSwitchCrossfadesAndParametersReachTheirSet() {
         var fx = EffectChainSet()
         defer { fx.destroy() }
-        let a = try! EffectChainSpec(parsing: "tremolo depth=0 > delay mix=0")   // passes the input
-        let b = try! EffectChainSpec(parsing: "fuzz drive=0 level=0")              // silence
-        fx.build(specs: [a, b], channels: 1, sampleRate: 48_000, wah: WahSettings(), controllers: [(20, "delay.mix")],
-                 pedal: 0, bypassed: false, followsSwitch: false, crossfadeSeconds: 0.01)
+        let a = try! EffectChainSpec(parsing: "tremolo depth=0 > delay mix=0")  // passes the input
+        let b = try! EffectChainSpec(parsing: "fuzz drive=0 level=0")  // silence
+        fx.build(
+            specs: [a, b], channels: 1, sampleRate: 48_000, wah: WahSettings(), controllers: [(20, "delay.mix")],
+            pedal: 0, bypassed: false, followsSwitch: false, crossfadeSeconds: 0.01)
         let n = 128
         let input = [Float](repeating: 0.5, count: n)
         var out = [Float](repeating: 0, count: n)
@@ -71,7 +73,7 @@ final class RealtimeCycleTests: XCTestCase {
         XCTAssertEqual(cycle().last!, 0.5, accuracy: 1e-4)
         fx.select(1)
         var faded: [Float] = []
-        for _ in 0..<5 { faded += cycle() }   // 640 samples > 480 (10 ms)
+        for _ in 0..<5 { faded += cycle() }  // 640 samples > 480 (10 ms)
         XCTAssertEqual(faded[0], 0.5, accuracy: 0.01)
         XCTAssertEqual(faded[240], 0.25, accuracy: 0.02, "half way through the fade")
         XCTAssertEqual(faded[600], 0, accuracy: 1e-4)

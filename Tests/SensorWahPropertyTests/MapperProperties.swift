@@ -37,7 +37,7 @@ enum Draw {
         let (bipolar, centreAt, invert) = polarity
         var words = [sources[source], targets[target]] + (targets[target].hasPrefix("fx=") ? [] : ["ch=\(channel)"])
         words += ["range=\(lo)..\(hi)", bipolar ? "bipolar" : "unipolar", smooth ? "smooth=40" : "smooth=0"]
-        if bipolar { words.append("centre=\(lo + centreAt * width)") }   // strictly inside, as the parser asks
+        if bipolar { words.append("centre=\(lo + centreAt * width)") }  // strictly inside, as the parser asks
         if invert { words.append("invert") }
         if dead.0 { words.append("deadzone=\(dead.1)") }
         if shape.0 == 1 { words.append("curve=exp:\(shape.1)") }
@@ -135,16 +135,20 @@ extension Mapping {
             for (k, at) in samples.enumerated() {
                 let x = at.isFinite ? m.input(at: at) : at
                 var fromThis = 0
-                mapper.process(frame(q, x, at: Double(k + 1) * 0.01)) { sent.append($0); fromThis += 1 }
+                mapper.process(frame(q, x, at: Double(k + 1) * 0.01)) {
+                    sent.append($0); fromThis += 1
+                }
                 if x.isNaN { #expect(fromThis == 0, "NaN at sample \(k) sent \(fromThis) message(s)") }
             }
-            #expect(sent.allSatisfy { (0...m.carriedMax).contains(Int($0.value)) && $0.time.isFinite },
-                    "sent \(sent.map(\.value))")
+            #expect(
+                sent.allSatisfy { (0...m.carriedMax).contains(Int($0.value)) && $0.time.isFinite },
+                "sent \(sent.map(\.value))")
             total += sent.count
             // and after any stream, resting sends exactly the rest value
             var rested: [Int] = []
             mapper.rest(at: Double(samples.count + 100) * 0.01) { rested.append(Int($0.value)) }
-            #expect(rested.allSatisfy { $0 == m.carried(m.rest) }, "rest after the stream sent \(rested), not \(m.rest)")
+            #expect(
+                rested.allSatisfy { $0 == m.carried(m.rest) }, "rest after the stream sent \(rested), not \(m.rest)")
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Every child process a test starts through the suites' launchers (`CLI.Running`,
@@ -51,7 +51,9 @@ public enum Children {
             running = []
             lock.unlock()
             for (p, what) in left {
-                print("\(testCase.name): stopping a child process the test left running (pid \(p.processIdentifier)): \(what)")
+                print(
+                    "\(testCase.name): stopping a child process the test left running (pid \(p.processIdentifier)): \(what)"
+                )
                 Children.stop(p)
             }
         }

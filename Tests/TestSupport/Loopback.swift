@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The tests' sockets on the loopback: free ports, whether a peer has bound its port yet, and a
@@ -54,7 +54,7 @@ public enum Loopback {
             for line in text.split(separator: "\n").dropFirst() {
                 let f = line.split(separator: " ")
                 guard f.count > 3, f[1].hasSuffix(hexPort) else { continue }
-                if transport == .udp || f[3] == "0A" { return true }   // 0A: TCP_LISTEN
+                if transport == .udp || f[3] == "0A" { return true }  // 0A: TCP_LISTEN
             }
         }
         return false
@@ -68,8 +68,10 @@ public enum Loopback {
         for file in ["/proc/net/udp", "/proc/net/udp6"] {
             guard let text = procText(file) else { continue }
             for line in text.split(separator: "\n").dropFirst() {
-                let f = line.split(separator: " ")   // sl local rem st tx_queue:rx_queue ...
-                guard f.count > 4, f[1].hasSuffix(hexPort), let rx = f[4].split(separator: ":").last.flatMap({ Int($0, radix: 16) }) else { continue }
+                let f = line.split(separator: " ")  // sl local rem st tx_queue:rx_queue ...
+                guard f.count > 4, f[1].hasSuffix(hexPort),
+                    let rx = f[4].split(separator: ":").last.flatMap({ Int($0, radix: 16) })
+                else { continue }
                 total = (total ?? 0) + rx
             }
         }
@@ -78,8 +80,10 @@ public enum Loopback {
 
     /// Waits until the process bound to UDP `port` has read every datagram sent to it so far.
     public static func awaitUDPRead(_ port: Int, timeout: Double = 10) throws {
-        try waitUntil("the process on UDP port \(port) to read every datagram", timeout: timeout, poll: 0.005,
-                      observe: { unreadUDP(port) }) { $0 == 0 }
+        try waitUntil(
+            "the process on UDP port \(port) to read every datagram", timeout: timeout, poll: 0.005,
+            observe: { unreadUDP(port) }
+        ) { $0 == 0 }
     }
 
     /// A socket to 127.0.0.1:`port`, connected (for UDP too, so `send` needs no address), from
@@ -99,7 +103,9 @@ public enum Loopback {
                 local.sin_family = sa_family_t(AF_INET)
                 local.sin_addr.s_addr = inet_addr(source)
                 let r = withUnsafePointer(to: &local) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
                 }
                 guard r == 0 else {
                     let e = errno; Glibc.close(fd)
@@ -108,11 +114,16 @@ public enum Loopback {
             }
             var addr = Loopback.address(port)
             let r = withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             guard r == 0 else {
                 let e = errno; Glibc.close(fd)
-                throw Failure(description: "connect to \(Loopback.host):\(port)\(source.map { " from \($0)" } ?? ""): \(String(cString: strerror(e)))")
+                throw Failure(
+                    description:
+                        "connect to \(Loopback.host):\(port)\(source.map { " from \($0)" } ?? ""): \(String(cString: strerror(e)))"
+                )
             }
             if transport == .tcp {
                 var one: Int32 = 1
@@ -129,7 +140,9 @@ public enum Loopback {
         public func send(_ bytes: [UInt8]) -> Bool {
             var off = 0
             repeat {
-                let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress.map { $0 + off }, bytes.count - off, Int32(MSG_NOSIGNAL)) }
+                let n = bytes.withUnsafeBytes {
+                    Glibc.send(fd, $0.baseAddress.map { $0 + off }, bytes.count - off, Int32(MSG_NOSIGNAL))
+                }
                 if n < 0 { return false }
                 off += n
             } while off < bytes.count && transport == .tcp
@@ -180,8 +193,12 @@ public enum Loopback {
         /// Waits until the peer process has read every byte sent so far (`readByPeer`).
         public func awaitReadByPeer(timeout: Double = 10) throws {
             let local = Loopback.localPort(fd), remote = Loopback.remotePort(fd)
-            try waitUntil("the peer on port \(remote) to read all that was sent", timeout: timeout, poll: 0.005,
-                          state: { "bytes queued (tx:rx, this end's and the peer's, /proc/net/tcp): \(Loopback.queues(local: local, remote: remote))" }) { readByPeer }
+            try waitUntil(
+                "the peer on port \(remote) to read all that was sent", timeout: timeout, poll: 0.005,
+                state: {
+                    "bytes queued (tx:rx, this end's and the peer's, /proc/net/tcp): \(Loopback.queues(local: local, remote: remote))"
+                }
+            ) { readByPeer }
         }
 
         /// Closes this end once the peer has read everything, and waits until the peer process
@@ -192,10 +209,12 @@ public enum Loopback {
             try awaitReadByPeer(timeout: timeout)
             let local = Loopback.localPort(fd), remote = Loopback.remotePort(fd)
             close()
-            try waitUntil("the peer on port \(remote) to close its end", timeout: timeout, poll: 0.005,
-                          observe: { Loopback.tcpState(local: local, remote: remote) }) { (state: Int?) -> Bool in
+            try waitUntil(
+                "the peer on port \(remote) to close its end", timeout: timeout, poll: 0.005,
+                observe: { Loopback.tcpState(local: local, remote: remote) }
+            ) { (state: Int?) -> Bool in
                 guard let state else { return true }
-                return state == 0x06 || state == 0x07   // TIME_WAIT, CLOSE
+                return state == 0x06 || state == 0x07  // TIME_WAIT, CLOSE
             }
         }
 
@@ -225,7 +244,9 @@ public enum Loopback {
     static func bind(_ fd: Int32, port: Int) -> Int32 {
         var a = address(port)
         return withUnsafePointer(to: &a) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
     }
 
@@ -236,9 +257,10 @@ public enum Loopback {
         for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
             guard let text = procText(file) else { continue }
             for line in text.split(separator: "\n").dropFirst() {
-                let f = line.split(separator: " ")   // sl local rem st tx_queue:rx_queue ...
+                let f = line.split(separator: " ")  // sl local rem st tx_queue:rx_queue ...
                 guard f.count > 4, let l = f[1].split(separator: ":").last, let r = f[2].split(separator: ":").last,
-                      let lp = Int(l, radix: 16), let rp = Int(r, radix: 16) else { continue }
+                    let lp = Int(l, radix: 16), let rp = Int(r, radix: 16)
+                else { continue }
                 let q = f[4].split(separator: ":").compactMap { Int($0, radix: 16) }
                 guard q.count == 2 else { continue }
                 if lp == local && rp == remote { mine = (q[0], q[1]) }
@@ -256,7 +278,8 @@ public enum Loopback {
             for line in text.split(separator: "\n").dropFirst() {
                 let f = line.split(separator: " ")
                 guard f.count > 3, let l = f[1].split(separator: ":").last, let r = f[2].split(separator: ":").last,
-                      Int(l, radix: 16) == local, Int(r, radix: 16) == remote else { continue }
+                    Int(l, radix: 16) == local, Int(r, radix: 16) == remote
+                else { continue }
                 return Int(f[3], radix: 16)
             }
         }
@@ -266,14 +289,18 @@ public enum Loopback {
     static func remotePort(_ fd: Int32) -> Int {
         var a = sockaddr_in()
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &len) } }
+        _ = withUnsafeMutablePointer(to: &a) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &len) }
+        }
         return Int(UInt16(bigEndian: a.sin_port))
     }
 
     static func localPort(_ fd: Int32) -> Int {
         var a = sockaddr_in()
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        _ = withUnsafeMutablePointer(to: &a) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
         return Int(UInt16(bigEndian: a.sin_port))
     }
 }

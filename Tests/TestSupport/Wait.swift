@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A wait that ran out of time: what was awaited, for how long, and what was seen last. Thrown
@@ -25,8 +25,10 @@ public struct WaitTimedOut: Error, CustomStringConvertible {
 /// closure ends the wait at once (the awaited process exited, say). The last look is at the
 /// deadline, so a condition met just in time counts.
 @discardableResult
-public func waitUntil<T>(_ what: @autoclosure () -> String, timeout: Double = 10, poll: Double = 0.02,
-                         observe: () throws -> T, _ satisfied: (T) throws -> Bool) throws -> T {
+public func waitUntil<T>(
+    _ what: @autoclosure () -> String, timeout: Double = 10, poll: Double = 0.02,
+    observe: () throws -> T, _ satisfied: (T) throws -> Bool
+) throws -> T {
     let deadline = Wait.now() + timeout
     while true {
         let seen = try observe()
@@ -39,8 +41,10 @@ public func waitUntil<T>(_ what: @autoclosure () -> String, timeout: Double = 10
 
 /// `waitUntil` for a condition with nothing of its own to show: `state` says what was seen
 /// when the time ran out.
-public func waitUntil(_ what: @autoclosure () -> String, timeout: Double = 10, poll: Double = 0.02,
-                      state: () -> String = { "the condition still false" }, _ condition: () throws -> Bool) throws {
+public func waitUntil(
+    _ what: @autoclosure () -> String, timeout: Double = 10, poll: Double = 0.02,
+    state: () -> String = { "the condition still false" }, _ condition: () throws -> Bool
+) throws {
     do {
         try waitUntil(what(), timeout: timeout, poll: poll, observe: condition) { $0 }
     } catch let e as WaitTimedOut {

@@ -18,7 +18,9 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
             let (args, _) = c.arguments(for: command, given: [])
             _ = c.arguments(for: command, given: ["map", "udp"])
         }
-        do { _ = try c.parsedScenes() } catch let p as ConfigFile.Problem { checkProblem(p) } catch { problems.append("scenes: unexpected error \(error)") }
+        do { _ = try c.parsedScenes() } catch let p as ConfigFile.Problem { checkProblem(p) } catch {
+            problems.append("scenes: unexpected error \(error)")
+        }
         for m in c.mappings { _ = c.line(ofMapping: m.text) }
     } catch let p as ConfigFile.Problem {
         checkProblem(p)

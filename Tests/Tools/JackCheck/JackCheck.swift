@@ -5,7 +5,7 @@ import SensorWahEngine
 import SensorWahIO
 import SensorWahJack
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `sensorwah-jack-check`: test and benchmark machinery, never installed. Runs the JACK client
@@ -26,11 +26,17 @@ struct JackCheck: ParsableCommand {
     var rate = 200.0
     @Option(help: "Seconds for one heel-toe-heel sweep.")
     var sweepPeriod = 2.0
-    @Option(help: ArgumentHelp("Hold the pedal at this value (0...127, or 0...16383 for 14-bit targets) instead of sweeping.", valueName: "VALUE"))
+    @Option(
+        help: ArgumentHelp(
+            "Hold the pedal at this value (0...127, or 0...16383 for 14-bit targets) instead of sweeping.",
+            valueName: "VALUE"))
     var hold: Int?
     @Flag(help: "Send the stream to the JACK MIDI port midi_out.")
     var midiJack = false
-    @Flag(help: "Register control_in, the Program Change input of `listen` with scenes (what arrives is counted, not taken).")
+    @Flag(
+        help:
+            "Register control_in, the Program Change input of `listen` with scenes (what arrives is counted, not taken)."
+    )
     var controlIn = false
     @Flag(help: "Also print the stream as JSON lines on stdout.")
     var midiStdout = false
@@ -46,23 +52,40 @@ struct JackCheck: ParsableCommand {
     var voice = WahVoice.svf.rawValue
     @Option(name: .customLong("wah-mode"), help: "What moves the pedal: sensor, envelope or both.")
     var wahMode = WahMode.sensor.rawValue
-    @Flag(help: "Measure line-to-audio instead of sweeping: lines over loopback TCP to the real listener, the first process cycle that sees each pedal change (see LineToAudio.swift); runs --seconds.")
+    @Flag(
+        help:
+            "Measure line-to-audio instead of sweeping: lines over loopback TCP to the real listener, the first process cycle that sees each pedal change (see LineToAudio.swift); runs --seconds."
+    )
     var lineToAudio = false
     @Option(name: .customLong("map"), help: "The mapping whose target is swept (default: sensorwah's default mapping).")
     var map: String?
-    @Option(name: .customLong("fx"), help: "The effect chain the engine runs (as sensorwah --fx; default: the wah alone).")
+    @Option(
+        name: .customLong("fx"), help: "The effect chain the engine runs (as sensorwah --fx; default: the wah alone).")
     var fx: String?
-    @Option(name: .customLong("fx-map"), help: "An fx= mapping swept as well, e.g. \"tilt.y fx=tremolo.rate to=1..8\" (its own triangle, period --fx-period).")
+    @Option(
+        name: .customLong("fx-map"),
+        help:
+            "An fx= mapping swept as well, e.g. \"tilt.y fx=tremolo.rate to=1..8\" (its own triangle, period --fx-period)."
+    )
     var fxMap: String?
     @Option(help: "Seconds for one sweep of the --fx-map parameter.")
     var fxPeriod = 1.0
-    @Option(name: .customLong("scene-fx"), help: "A second chain, switched to and back every --scene-every seconds (a scene's change of chain, crossfaded in the callback).")
+    @Option(
+        name: .customLong("scene-fx"),
+        help:
+            "A second chain, switched to and back every --scene-every seconds (a scene's change of chain, crossfaded in the callback)."
+    )
     var sceneFx: String?
     @Option(help: "Seconds between changes of chain (with --scene-fx).")
     var sceneEvery = 0.5
-    @Option(name: .customLong("fx-cc"), help: "CC=EFFECT.PARAM: a Control Change on control_in moves a parameter (as sensorwah --fx-cc; repeatable).")
+    @Option(
+        name: .customLong("fx-cc"),
+        help: "CC=EFFECT.PARAM: a Control Change on control_in moves a parameter (as sensorwah --fx-cc; repeatable).")
     var fxCC: [String] = []
-    @Flag(help: "Feed the engine from the real listener with the --web control page (lines over loopback TCP from a sender thread, see ListenWithPage.swift) instead of the sweep; runs --seconds.")
+    @Flag(
+        help:
+            "Feed the engine from the real listener with the --web control page (lines over loopback TCP from a sender thread, see ListenWithPage.swift) instead of the sweep; runs --seconds."
+    )
     var listenWeb = false
 
     func validate() throws {
@@ -71,17 +94,23 @@ struct JackCheck: ParsableCommand {
         guard sweepPeriod > 0, sweepPeriod.isFinite else { throw ValidationError("--sweep-period must be positive") }
         guard channels == 1 || channels == 2 else { throw ValidationError("--channels must be 1 or 2") }
         guard WahVoice(rawValue: voice) != nil else { throw ValidationError("--voice must be svf or crybaby") }
-        guard WahMode(rawValue: wahMode) != nil else { throw ValidationError("--wah-mode must be sensor, envelope or both") }
+        guard WahMode(rawValue: wahMode) != nil else {
+            throw ValidationError("--wah-mode must be sensor, envelope or both")
+        }
     }
 
     func run() throws {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         let logger = Logger(label: "sensorwah.jack-check")
         let mapping: Mapping
-        do { mapping = try map.map { try Mapping(parsing: $0) } ?? .default } catch { throw ValidationError("--map: \(error)") }
+        do { mapping = try map.map { try Mapping(parsing: $0) } ?? .default } catch {
+            throw ValidationError("--map: \(error)")
+        }
         var connections: [JackConnection] = []
         for text in jackConnect {
-            do { connections += try JackConnection.parse(text) } catch { throw ValidationError("--jack-connect: \(error.message)") }
+            do { connections += try JackConnection.parse(text) } catch {
+                throw ValidationError("--jack-connect: \(error.message)")
+            }
         }
         Shutdown.installHandlers()
         if lineToAudio {
@@ -106,7 +135,9 @@ struct JackCheck: ParsableCommand {
         c.chains = chains
         for b in fxCC {
             let parts = b.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2, let cc = Int(parts[0]) else { throw ValidationError("--fx-cc '\(b)': CC=EFFECT.PARAM") }
+            guard parts.count == 2, let cc = Int(parts[0]) else {
+                throw ValidationError("--fx-cc '\(b)': CC=EFFECT.PARAM")
+            }
             c.effectControllers.append((cc, String(parts[1])))
         }
         // the --fx-map sweep's target, resolved against each chain (the second chain's slot
@@ -115,7 +146,9 @@ struct JackCheck: ParsableCommand {
         if let text = fxMap {
             for chain in chains {
                 var m = [try Mapping(parsing: text)]
-                do { try Mapping.resolveEffectTargets(&m, chain: chain) } catch { throw ValidationError("--fx-map: \(error)") }
+                do { try Mapping.resolveEffectTargets(&m, chain: chain) } catch {
+                    throw ValidationError("--fx-map: \(error)")
+                }
                 fxTargets.append(m[0].target)
             }
         }
@@ -124,7 +157,8 @@ struct JackCheck: ParsableCommand {
         c.hooks = audit?.hooks
         let session = JackSession(engine: JackEngine(configuration: c, logger: logger), logger: logger)
         session.onStop = { engine in audit?.report(engine: engine) }
-        var outputs = session.start(midi: midiJack, wahTarget: wah ? mapping.target : nil, sceneChains: chains.indices.map { $0 })
+        var outputs = session.start(
+            midi: midiJack, wahTarget: wah ? mapping.target : nil, sceneChains: chains.indices.map { $0 })
         if midiStdout { outputs.append(JSONOutput()) }
 
         let sweep = ControllerSweep(target: mapping.target, period: sweepPeriod, rate: rate, hold: hold)

@@ -7,7 +7,7 @@ import SensorWahIO
 import SensorWahJack
 import SensorWahRuntime
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `--line-to-audio`: how long a pedal change takes from the network to the wah. The real
@@ -20,8 +20,8 @@ import Glibc
 enum LineToAudio {
     /// Shared with the process callback's hook: plain atomics, no references.
     nonisolated(unsafe) static var engine: JackEngine?
-    static let sentNanos = UnsafeAtomic<UInt64>.create(0)      // send time of the line in flight (0: none)
-    static let seenNanos = UnsafeAtomic<UInt64>.create(0)      // start of the first cycle that saw it
+    static let sentNanos = UnsafeAtomic<UInt64>.create(0)  // send time of the line in flight (0: none)
+    static let seenNanos = UnsafeAtomic<UInt64>.create(0)  // start of the first cycle that saw it
     static let lastBits = UnsafeAtomic<UInt32>.create(0)
 
     /// Called by JACK's thread at the start of every cycle, before the wah reads the pedal.
@@ -31,7 +31,8 @@ enum LineToAudio {
         if bits != LineToAudio.lastBits.load(ordering: .relaxed) {
             LineToAudio.lastBits.store(bits, ordering: .relaxed)
             if LineToAudio.sentNanos.load(ordering: .acquiring) != 0 {
-                _ = LineToAudio.seenNanos.compareExchange(expected: 0, desired: monotonicNanos(), ordering: .acquiringAndReleasing)
+                _ = LineToAudio.seenNanos.compareExchange(
+                    expected: 0, desired: monotonicNanos(), ordering: .acquiringAndReleasing)
             }
         }
     }
@@ -46,7 +47,7 @@ enum LineToAudio {
         c.initialPedal = 0.5
         c.hooks = RTHooks(enter: hook, exit: noop)
         let jack = JackEngine(configuration: c, logger: logger)
-        engine = jack   // before the first cycle: the hook only reads it
+        engine = jack  // before the first cycle: the hook only reads it
         lastBits.store(jack.pedal.bitPattern, ordering: .relaxed)
         let session = JackSession(engine: jack, logger: logger)
         let outputs = session.start(midi: false, wahTarget: mapping.target)
@@ -60,15 +61,19 @@ enum LineToAudio {
         config.bindHost = "127.0.0.1"
         config.tcpPort = 0
         config.restAfter = 0
-        let listener = Listener(configuration: config, mappings: [mapping], queue: queue, wake: pump.wake,
-                                arriving: pump.arriving, logger: logger)
+        let listener = Listener(
+            configuration: config, mappings: [mapping], queue: queue, wake: pump.wake,
+            arriving: pump.arriving, logger: logger)
         try listener.start()
         guard let addr = listener.boundAddresses.first(where: { $0.hasPrefix("tcp://") }),
-              let port = Int(addr.split(separator: ":").last ?? "") else { throw RuntimeError("listener has no TCP port") }
+            let port = Int(addr.split(separator: ":").last ?? "")
+        else { throw RuntimeError("listener has no TCP port") }
 
         let fd = try connectLoopback(port)
         func send(_ s: String) { _ = s.withCString { write(fd, $0, strlen($0)) } }
-        send("accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)\n")
+        send(
+            "accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)\n"
+        )
         usleep(50_000)
 
         var latencies: [UInt64] = []
@@ -97,13 +102,24 @@ enum LineToAudio {
         let st = session.engine.stats
         let periodMicros = Double(st.periodFrames) / Double(max(st.sampleRate, 1)) * 1e6
         latencies.sort()
-        func q(_ p: Double) -> Double { latencies.isEmpty ? 0 : Double(latencies[min(latencies.count - 1, Int((Double(latencies.count) * p).rounded(.up)) - 1)]) / 1000 }
+        func q(_ p: Double) -> Double {
+            latencies.isEmpty
+                ? 0
+                : Double(latencies[min(latencies.count - 1, Int((Double(latencies.count) * p).rounded(.up)) - 1)])
+                    / 1000
+        }
         let within = latencies.filter { Double($0) / 1000 <= periodMicros }.count
-        print(String(format: "line-to-audio, %d frames at %d Hz (period %.0f us): %d pedal changes, p50 %.0f us = %.2f periods, p99 %.0f us = %.2f periods, max %.0f us = %.2f periods; within one period %d of %d; missed %d; xruns %d",
-                     st.periodFrames, st.sampleRate, periodMicros, latencies.count,
-                     q(0.5), q(0.5) / periodMicros, q(0.99), q(0.99) / periodMicros, q(1.0), q(1.0) / periodMicros,
-                     within, latencies.count, missed, st.xruns))
-        print(String(format: "  line read off the socket -> handed to the wah (output thread): p50 %d us, p99 %d us", pump.latency.percentile(0.5), pump.latency.percentile(0.99)))
+        print(
+            String(
+                format:
+                    "line-to-audio, %d frames at %d Hz (period %.0f us): %d pedal changes, p50 %.0f us = %.2f periods, p99 %.0f us = %.2f periods, max %.0f us = %.2f periods; within one period %d of %d; missed %d; xruns %d",
+                st.periodFrames, st.sampleRate, periodMicros, latencies.count,
+                q(0.5), q(0.5) / periodMicros, q(0.99), q(0.99) / periodMicros, q(1.0), q(1.0) / periodMicros,
+                within, latencies.count, missed, st.xruns))
+        print(
+            String(
+                format: "  line read off the socket -> handed to the wah (output thread): p50 %d us, p99 %d us",
+                pump.latency.percentile(0.5), pump.latency.percentile(0.99)))
     }
 }
 
@@ -116,7 +132,11 @@ func connectLoopback(_ port: Int) throws -> Int32 {
     sa.sin_family = sa_family_t(AF_INET)
     sa.sin_port = in_port_t(UInt16(port).bigEndian)
     sa.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let rc = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    let rc = withUnsafePointer(to: &sa) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+    }
     guard rc == 0 else { close(fd); throw RuntimeError("cannot connect to the listener on port \(port)") }
     return fd
 }

@@ -6,7 +6,7 @@ import SensorWahIO
 import SensorWahJack
 import SensorWahRuntime
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `--listen-web`: instead of the synthetic sweep, the real listener with the `--web` port and
@@ -26,22 +26,29 @@ enum ListenWithPage {
         config.webPort = 0
         config.restAfter = 0
         config.webCertificates = try WebCertificates.load(names: ["localhost", "127.0.0.1"])
-        config.control = ControlHooks(token: try ControlToken.load(), parse: { try Mapping(parsing: $0) },
-                                      outputLines: Self.lines(pump))
+        config.control = ControlHooks(
+            token: try ControlToken.load(), parse: { try Mapping(parsing: $0) },
+            outputLines: Self.lines(pump))
         config.mappingTexts = [mapping.syntax]
-        config.live = LiveControl()   // the page's solo reaches the pipeline, as in listen
-        let listener = Listener(configuration: config, mappings: [mapping], queue: queue, wake: pump.wake,
-                                arriving: pump.arriving, logger: logger)
+        config.live = LiveControl()  // the page's solo reaches the pipeline, as in listen
+        let listener = Listener(
+            configuration: config, mappings: [mapping], queue: queue, wake: pump.wake,
+            arriving: pump.arriving, logger: logger)
         try listener.start()
         func port(_ scheme: String) -> Int {
-            listener.boundAddresses.first { $0.hasPrefix(scheme + "://") }.flatMap { Int($0.split(separator: ":").last ?? "") } ?? 0
+            listener.boundAddresses.first { $0.hasPrefix(scheme + "://") }.flatMap {
+                Int($0.split(separator: ":").last ?? "")
+            } ?? 0
         }
         let tcp = port("tcp")
-        FileHandle.standardError.write(Data("listen-web: tcp \(tcp) https \(port("https")) token \(config.control!.token)\n".utf8))
+        FileHandle.standardError.write(
+            Data("listen-web: tcp \(tcp) https \(port("https")) token \(config.control!.token)\n".utf8))
 
         let fd = try connectLoopback(tcp)
         func send(_ s: String) { _ = s.withCString { write(fd, $0, strlen($0)) } }
-        send("accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)\n")
+        send(
+            "accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)\n"
+        )
         let start = monotonicSeconds()
         var i = 0
         while !Shutdown.isRequested {
@@ -49,7 +56,7 @@ enum ListenWithPage {
             if t >= seconds { break }
             sleep(until: start + t)
             let phase = (t / 2).truncatingRemainder(dividingBy: 1)
-            let x = phase < 0.5 ? -1 + 4 * phase : 3 - 4 * phase   // -1 .. 1 .. -1 every 2 s
+            let x = phase < 0.5 ? -1 + 4 * phase : 3 - 4 * phase  // -1 .. 1 .. -1 every 2 s
             send(String(format: "%.4f,%.4f,0.0000,-1.0000\n", t, x))
             i += 1
         }

@@ -2,7 +2,7 @@ import ArgumentParser
 import SensorWahEngine
 import SensorWahJack
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `SENSORWAH_RT_AUDIT=1`: counts, on the JACK process thread and only inside the process
@@ -39,39 +39,48 @@ final class RTAudit {
         if v == "" || v == "0" { return nil }
         let canary = v == "canary"
         guard let install = symbol("sw_rtaudit_install", as: (@convention(c) () -> Int32).self),
-              let enter = symbol(canary ? "sw_rtaudit_enter_canary" : "sw_rtaudit_enter", as: Hook.self),
-              let setCanary = symbol("sw_rtaudit_set_canary_object", as: (@convention(c) (UnsafeMutableRawPointer?) -> Void).self),
-              let exit = symbol("sw_rtaudit_exit", as: Hook.self),
-              let count = symbol("sw_rtaudit_counter_count", as: (@convention(c) () -> Int32).self),
-              let name = symbol("sw_rtaudit_counter_name", as: (@convention(c) (Int32) -> UnsafePointer<CChar>?).self),
-              let value = symbol("sw_rtaudit_counter", as: (@convention(c) (Int32) -> UInt64).self),
-              let site = symbol("sw_rtaudit_site", as: (@convention(c) (Int32, Int32) -> UInt).self),
-              let sysno = symbol("sw_rtaudit_syscall_number", as: (@convention(c) (Int32) -> Int).self),
-              let sud = symbol("sw_rtaudit_sud_status", as: (@convention(c) () -> Int32).self),
-              let describe = symbol("sw_rtaudit_describe", as: (@convention(c) (UInt, UnsafeMutablePointer<CChar>?, Int32) -> Void).self),
-              let reset = symbol("sw_rtaudit_reset", as: (@convention(c) () -> Void).self)
+            let enter = symbol(canary ? "sw_rtaudit_enter_canary" : "sw_rtaudit_enter", as: Hook.self),
+            let setCanary = symbol(
+                "sw_rtaudit_set_canary_object", as: (@convention(c) (UnsafeMutableRawPointer?) -> Void).self),
+            let exit = symbol("sw_rtaudit_exit", as: Hook.self),
+            let count = symbol("sw_rtaudit_counter_count", as: (@convention(c) () -> Int32).self),
+            let name = symbol("sw_rtaudit_counter_name", as: (@convention(c) (Int32) -> UnsafePointer<CChar>?).self),
+            let value = symbol("sw_rtaudit_counter", as: (@convention(c) (Int32) -> UInt64).self),
+            let site = symbol("sw_rtaudit_site", as: (@convention(c) (Int32, Int32) -> UInt).self),
+            let sysno = symbol("sw_rtaudit_syscall_number", as: (@convention(c) (Int32) -> Int).self),
+            let sud = symbol("sw_rtaudit_sud_status", as: (@convention(c) () -> Int32).self),
+            let describe = symbol(
+                "sw_rtaudit_describe", as: (@convention(c) (UInt, UnsafeMutablePointer<CChar>?, Int32) -> Void).self),
+            let reset = symbol("sw_rtaudit_reset", as: (@convention(c) () -> Void).self)
         else {
-            throw ValidationError("SENSORWAH_RT_AUDIT is set but the audit library is not loaded: run with LD_PRELOAD=$(tools/jack-rtaudit/build)")
+            throw ValidationError(
+                "SENSORWAH_RT_AUDIT is set but the audit library is not loaded: run with LD_PRELOAD=$(tools/jack-rtaudit/build)"
+            )
         }
         let r = install()
         guard r == 0 else {
-            throw ValidationError("SENSORWAH_RT_AUDIT: cannot install the audit hooks (\(r == -1 ? "Swift runtime hooks not found" : r == -3 ? "libswiftCore has no symbol table (_swift_retain_adapter)" : "cannot handle SIGSYS"))")
+            throw ValidationError(
+                "SENSORWAH_RT_AUDIT: cannot install the audit hooks (\(r == -1 ? "Swift runtime hooks not found" : r == -3 ? "libswiftCore has no symbol table (_swift_retain_adapter)" : "cannot handle SIGSYS"))"
+            )
         }
-        let audit = RTAudit(hooks: RTHooks(enter: enter, exit: exit), count: count, name: name, value: value, site: site,
-                            sysno: sysno, sud: sud, describe: describe, reset: reset)
+        let audit = RTAudit(
+            hooks: RTHooks(enter: enter, exit: exit), count: count, name: name, value: value, site: site,
+            sysno: sysno, sud: sud, describe: describe, reset: reset)
         audit.runSelfTest()
         if canary { setCanary(Unmanaged.passUnretained(RTAudit.canaryObject).toOpaque()) }
         return audit
     }
 
-    private init(hooks: RTHooks, count: @escaping @convention(c) () -> Int32,
-                 name: @escaping @convention(c) (Int32) -> UnsafePointer<CChar>?,
-                 value: @escaping @convention(c) (Int32) -> UInt64,
-                 site: @escaping @convention(c) (Int32, Int32) -> UInt,
-                 sysno: @escaping @convention(c) (Int32) -> Int,
-                 sud: @escaping @convention(c) () -> Int32,
-                 describe: @escaping @convention(c) (UInt, UnsafeMutablePointer<CChar>?, Int32) -> Void,
-                 reset: @escaping @convention(c) () -> Void) {
+    private init(
+        hooks: RTHooks, count: @escaping @convention(c) () -> Int32,
+        name: @escaping @convention(c) (Int32) -> UnsafePointer<CChar>?,
+        value: @escaping @convention(c) (Int32) -> UInt64,
+        site: @escaping @convention(c) (Int32, Int32) -> UInt,
+        sysno: @escaping @convention(c) (Int32) -> Int,
+        sud: @escaping @convention(c) () -> Int32,
+        describe: @escaping @convention(c) (UInt, UnsafeMutablePointer<CChar>?, Int32) -> Void,
+        reset: @escaping @convention(c) () -> Void
+    ) {
         self.describe = describe
         self.reset = reset
         self.hooks = hooks
@@ -88,19 +97,22 @@ final class RTAudit {
     private func runSelfTest() {
         let box = Unmanaged.passRetained(SelfTestBox(hooks))
         var t = pthread_t()
-        if pthread_create(&t, nil, { arg in
-            let b = Unmanaged<SelfTestBox>.fromOpaque(arg!).takeRetainedValue()
-            b.hooks.enter()
-            b.result = rtAuditSelfTestWork(CommandLine.arguments.count + 3)
-            var m = pthread_mutex_t()
-            pthread_mutex_init(&m, nil)
-            pthread_mutex_lock(&m)
-            pthread_mutex_unlock(&m)
-            _ = write(2, "", 0)
-            b.hooks.exit()
-            pthread_mutex_destroy(&m)
-            return nil
-        }, box.toOpaque()) == 0 {
+        if pthread_create(
+            &t, nil,
+            { arg in
+                let b = Unmanaged<SelfTestBox>.fromOpaque(arg!).takeRetainedValue()
+                b.hooks.enter()
+                b.result = rtAuditSelfTestWork(CommandLine.arguments.count + 3)
+                var m = pthread_mutex_t()
+                pthread_mutex_init(&m, nil)
+                pthread_mutex_lock(&m)
+                pthread_mutex_unlock(&m)
+                _ = write(2, "", 0)
+                b.hooks.exit()
+                pthread_mutex_destroy(&m)
+                return nil
+            }, box.toOpaque()) == 0
+        {
             pthread_join(t, nil)
         } else {
             box.release()
