@@ -8,9 +8,10 @@ public func monotonicSeconds() -> Double {
     Double(monotonicNanos()) * 1e-9
 }
 
-/// Sleeps until the monotonic clock reads `deadline` (seconds); returns early on a stop request.
-public func sleep(until deadline: Double) {
-    while !Shutdown.isRequested {
+/// Sleeps until the monotonic clock reads `deadline` (seconds), in steps of at most 0.1 s;
+/// returns early on a stop request, or as soon as `wake` says so (asked before each step).
+public func sleep(until deadline: Double, wake: () -> Bool = { false }) {
+    while !Shutdown.isRequested && !wake() {
         let now = monotonicSeconds()
         if now >= deadline { return }
         let wait = min(deadline - now, 0.1)

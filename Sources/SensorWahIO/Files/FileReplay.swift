@@ -343,13 +343,9 @@ public struct FileReplay {
         /// Sleeps until `deadline` (monotonic seconds) in steps of at most 0.1 s, taking the
         /// live view's commands as they come; a stop or a `q` ends the wait.
         private mutating func wait(until deadline: Double) {
-            while !Shutdown.isRequested && !quit {
-                if let c = control, c.hasCommands { takeCommands(c); continue }
-                let now = monotonicSeconds()
-                if now >= deadline { return }
-                let step = min(deadline - now, 0.1)
-                var ts = timespec(tv_sec: Int(step), tv_nsec: Int((step - Double(Int(step))) * 1e9))
-                nanosleep(&ts, nil)
+            while !Shutdown.isRequested && !quit && monotonicSeconds() < deadline {
+                sleep(until: deadline) { control?.hasCommands ?? false }
+                if let c = control, c.hasCommands { takeCommands(c) }
             }
         }
 
