@@ -151,7 +151,9 @@ let package = Package(
             .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
         ], exclude: ["Golden", "Reference"]),
         // (PlotTrace, from the console, records what a pipeline under test sends)
-        .testTarget(name: "SensorWahEngineTests", dependencies: ["SensorWahCore", "SensorWahEngine", "SensorWahConsole"]),
+        .testTarget(name: "SensorWahEngineTests", dependencies: [
+            "SensorWahCore", "SensorWahEngine", "SensorWahConsole", .product(name: "Atomics", package: "swift-atomics"),
+        ]),
         .testTarget(name: "SensorWahConsoleTests", dependencies: ["SensorWahCore", "SensorWahEngine", "SensorWahConsole"]),
         .testTarget(name: "SensorWahIOTests", dependencies: [
             "SensorWahCore", "SensorWahRuntime", "SensorWahEngine", "SensorWahIO", "TestSupport",

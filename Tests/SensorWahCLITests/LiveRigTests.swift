@@ -5,10 +5,11 @@ import SensorWahCore
 import SensorWahEngine
 import SensorWahIO
 import SensorWahRuntime
+import TestSupport
 @testable import sensorwah
 
 /// `listen`'s live rig in this process, against a clock the test drives: commands posted to
-/// the run's `LiveControl` are carried out at the rig's next step, a configuration file that
+/// the run's `LiveControl` are carried out on the listener's loop, a configuration file that
 /// is rewritten is reloaded once it has held still for `ConfigWatch.settleNanos` and not
 /// before, the scene playing keeps playing across the reload, and `quit` ends the run.
 final class LiveRigTests: XCTestCase {
@@ -79,24 +80,54 @@ final class LiveRigTests: XCTestCase {
             - accel.x cc=12
         """
 
-    func testCommandsTakeEffectAtTheNextStep() throws {
+    /// Each post wakes the listener's loop, which carries the command out there: the step
+    /// after it (or any later look from the loop) sees it done.
+    func testPostedCommandsAreCarriedOutOnTheListenersLoop() throws {
         let path = try config(Self.twoScenes)
         let run = try start(["listen", "--config", path])
         defer { run.stop() }
-        var now: UInt64 = 1_000_000_000
         XCTAssertEqual(run.targets, ["CC 11 on channel 1"])
         XCTAssertTrue(run.live.post(.nextScene))
-        XCTAssertEqual(run.targets, ["CC 11 on channel 1"], "nothing happens until the rig steps")
-        run.rig.step(now: now)
-        XCTAssertEqual(run.targets, ["CC 12 on channel 1"])
+        XCTAssertEqual(run.targets, ["CC 12 on channel 1"], "done before the loop's next look")
         run.live.post(.nextScene)
-        now += 50_000_000
-        run.rig.step(now: now)
         XCTAssertEqual(run.targets, ["CC 11 on channel 1"], "the next after the last is the first")
+        run.live.post(.programChange(program: 1, channel: 1))
+        XCTAssertEqual(run.targets, ["CC 12 on channel 1"], "program 1 is the second scene")
+        run.live.post(.programChange(program: 7, channel: 1))
+        XCTAssertEqual(run.targets, ["CC 12 on channel 1"], "a program with no scene changes nothing")
+        let outcome = Outcome()
+        run.live.post(.selectScene(5)) { outcome.set($0) }
+        XCTAssertEqual(
+            try waitUntil("the outcome", observe: { outcome.value }) { $0 != nil }, .failed("no scene 6: there are 2"))
+        run.live.post(.selectScene(0))
+        XCTAssertEqual(run.targets, ["CC 11 on channel 1"])
+    }
+
+    /// `quit` (the live view's `q`) ends `run`, which waits on the main thread.
+    func testQuitEndsTheRun() throws {
+        let path = try config(Self.twoScenes)
+        let run = try start(["listen", "--config", path])
+        defer { run.stop() }
+        let returned = Outcome()
+        nonisolated(unsafe) let rig = run.rig
+        Thread.detachNewThread {
+            rig.run()
+            returned.set(.done)
+        }
+        run.rig.step(now: 1_000_000_000)
+        XCTAssertNil(returned.value, "the run goes on until asked to stop")
         XCTAssertFalse(run.rig.quitAsked)
         run.live.post(.quit)
-        run.rig.step(now: now + 50_000_000)
-        XCTAssertTrue(run.rig.quitAsked, "q ends the run after the step")
+        try waitUntil("run to return", observe: { returned.value }) { $0 == .done }
+        XCTAssertTrue(run.rig.quitAsked)
+    }
+
+    /// A `LiveOutcome` set on one thread and read on another.
+    final class Outcome: @unchecked Sendable {
+        private let lock = NSLock()
+        private var outcome: LiveOutcome?
+        func set(_ o: LiveOutcome) { lock.withLock { outcome = o } }
+        var value: LiveOutcome? { lock.withLock { outcome } }
     }
 
     func testARewrittenFileIsReloadedOnceItHoldsStill() throws {

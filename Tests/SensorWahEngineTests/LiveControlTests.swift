@@ -1,3 +1,4 @@
+import Atomics
 import XCTest
 @testable import SensorWahEngine
 
@@ -49,5 +50,39 @@ final class LiveControlTests: XCTestCase {
         let taken = c.take()
         XCTAssertEqual(taken.count, 40)
         for i in 1...4 { XCTAssertEqual(taken.filter { $0 == .calibrate(mapping: i) }.count, 10) }
+    }
+
+    /// A set wake is called after each post that is kept (not after one the full mailbox drops);
+    /// the waiter of a command is told how it went by whoever carries it out.
+    func testWakeAndReplies() {
+        let c = LiveControl()
+        let woken = ManagedAtomic<Int>(0)
+        c.setWake { woken.wrappingIncrement(ordering: .relaxed) }
+        let told = ManagedAtomic<Int>(0)
+        XCTAssertTrue(
+            c.post(.save) { outcome in
+                if outcome == .saved(path: "a.yaml") { told.wrappingIncrement(ordering: .relaxed) }
+            })
+        XCTAssertEqual(woken.load(ordering: .relaxed), 1)
+        let posted = c.takePosted()
+        XCTAssertEqual(posted.map(\.command), [.save])
+        posted[0].reply?(.saved(path: "a.yaml"))
+        XCTAssertEqual(told.load(ordering: .relaxed), 1)
+        for _ in 0..<LiveControl.capacity { c.post(.nextScene) }
+        XCTAssertFalse(c.post(.reload))
+        XCTAssertEqual(woken.load(ordering: .relaxed), 1 + LiveControl.capacity, "no wake for a dropped command")
+        c.setWake(nil)
+        _ = c.take()
+        XCTAssertTrue(c.post(.reload))
+        XCTAssertEqual(woken.load(ordering: .relaxed), 1 + LiveControl.capacity)
+    }
+
+    /// A rig that answers nobody (`take`) tells a waiting reply the command failed.
+    func testTakeFailsWaitingReplies() {
+        let c = LiveControl()
+        let failed = ManagedAtomic<Bool>(false)
+        c.post(.runMappings([], texts: [])) { if case .failed = $0 { failed.store(true, ordering: .relaxed) } }
+        XCTAssertEqual(c.take(), [.runMappings([], texts: [])])
+        XCTAssertTrue(failed.load(ordering: .relaxed))
     }
 }

@@ -230,6 +230,8 @@ final class ListenerCore: @unchecked Sendable {
     var detect: OSCDetect?
     /// The live view's feed (`--monitor`): frames noted here, a picture published every 50 ms.
     var monitor: MonitorFeed?
+    /// Carries out the commands the listener leaves to the rig (`Listener.setRig`), on this loop.
+    var rig: ((LiveCommand) -> LiveOutcome)?
 
     init(
         config: ListenerConfiguration, mappings: [Mapping], loop: EventLoop, queue: SPSCQueue<QueuedEvent>,

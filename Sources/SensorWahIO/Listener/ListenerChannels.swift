@@ -167,6 +167,9 @@ public final class Listener: @unchecked Sendable {
     public func start() throws {
         let core = self.core
         let config = core.config
+        // the run's commands are carried out on this loop, as soon as they are posted
+        config.live?.setWake { core.loop.execute { core.drainCommands() } }
+        core.loop.execute { core.drainCommands() }
         // a stage machine is busy with audio: ask for real-time scheduling of the input thread
         // (granted to root or with rtprio limits; otherwise it stays a normal thread)
         core.loop.execute {
@@ -359,6 +362,7 @@ public final class Listener: @unchecked Sendable {
     /// its rest value, and returns the final counts.
     public func stop() -> ListenerStats {
         let core = self.core
+        core.config.live?.setWake(nil)
         _ = try? core.loop.submit {
             self.stopping = true
             for p in self.phyphoxPollers { p.stopping = true }
@@ -384,13 +388,13 @@ public final class Listener: @unchecked Sendable {
     /// drove are sent their rest values.
     public func replaceMappings(_ mappings: [Mapping], texts: [String] = []) {
         let core = self.core
-        _ = try? core.loop.submit {
+        onLoop {
             core.book.listTexts = texts
             let before = core.handoff.pushed
             core.handoff.stamp(received: monotonicNanos())
             core.pipeline.replaceMappings(core.reassignOSC([mappings])[0])
             if core.handoff.pushed != before { core.wake() }
-        }.wait()
+        }
     }
 
     /// Recognises another model's gestures and poses (the `--gestures` file reloaded, or taught
@@ -400,42 +404,40 @@ public final class Listener: @unchecked Sendable {
     /// returned.
     public func replaceLearned(_ model: LearnedModel, file: String? = nil) -> String? {
         let core = self.core
-        do {
-            return try core.loop.submit { () -> String? in
-                var running = core.pipeline.mapper.mappings
-                if let e = LearnedModel.resolve(&running, against: model, file: file) { return e }
-                var scenes = core.book.scenes
-                for i in scenes.indices {
-                    if let e = LearnedModel.resolve(&scenes[i].mappings, against: model, file: file) {
-                        return "scene '\(scenes[i].name)': \(e)"
-                    }
+        return onLoop { () -> String? in
+            var running = core.pipeline.mapper.mappings
+            if let e = LearnedModel.resolve(&running, against: model, file: file) { return e }
+            var scenes = core.book.scenes
+            for i in scenes.indices {
+                if let e = LearnedModel.resolve(&scenes[i].mappings, against: model, file: file) {
+                    return "scene '\(scenes[i].name)': \(e)"
                 }
-                // a gesture keeps its count under its name; a new one starts at 0
-                let before = core.learned?.gestures.classes.map(\.name) ?? []
-                let counts = core.controlView.learned
-                for i in counts.indices {
-                    let name = i < model.gestures.classes.count ? model.gestures.classes[i].name : nil
-                    core.controlView.learned[i] = name.flatMap { n in before.firstIndex(of: n).map { counts[$0] } } ?? 0
-                }
-                core.learned = model
-                core.learnedGestureCount = min(model.gestures.classes.count, SensorFrame.learnedGestures)
-                for s in core.sessions.values { s.step.motion.replaceLearned(model) }
-                core.book.scenes = scenes
-                if running != core.pipeline.mapper.mappings {
-                    let before = core.handoff.pushed
-                    core.handoff.stamp(received: monotonicNanos())
-                    core.pipeline.replaceMappings(running, scene: core.book.isEmpty ? nil : core.book.index)
-                    if core.handoff.pushed != before { core.wake() }
-                }
-                return nil
-            }.wait()
-        } catch { return "the listener has stopped" }
+            }
+            // a gesture keeps its count under its name; a new one starts at 0
+            let before = core.learned?.gestures.classes.map(\.name) ?? []
+            let counts = core.controlView.learned
+            for i in counts.indices {
+                let name = i < model.gestures.classes.count ? model.gestures.classes[i].name : nil
+                core.controlView.learned[i] = name.flatMap { n in before.firstIndex(of: n).map { counts[$0] } } ?? 0
+            }
+            core.learned = model
+            core.learnedGestureCount = min(model.gestures.classes.count, SensorFrame.learnedGestures)
+            for s in core.sessions.values { s.step.motion.replaceLearned(model) }
+            core.book.scenes = scenes
+            if running != core.pipeline.mapper.mappings {
+                let before = core.handoff.pushed
+                core.handoff.stamp(received: monotonicNanos())
+                core.pipeline.replaceMappings(running, scene: core.book.isEmpty ? nil : core.book.index)
+                if core.handoff.pushed != before { core.wake() }
+            }
+            return nil
+        } ?? "the listener has stopped"
     }
 
     /// The mappings running now (taken on the network thread).
     public func runningMappings() -> [Mapping] {
         let core = self.core
-        return (try? core.loop.submit { core.pipeline.mapper.mappings }.wait()) ?? []
+        return onLoop { core.pipeline.mapper.mappings } ?? []
     }
 
     /// A line for the control page's message (calibration's progress), from any thread.
@@ -455,7 +457,7 @@ public final class Listener: @unchecked Sendable {
     public func replaceFrameTap(_ tap: ((String, SensorFrame) -> Void)?) {
         let core = self.core
         nonisolated(unsafe) let t = tap
-        _ = try? core.loop.submit { core.frameTap = t }.wait()
+        onLoop { core.frameTap = t }
     }
 
     /// The rest orientation a sender captured most recently, with a version that changes on
@@ -469,52 +471,40 @@ public final class Listener: @unchecked Sendable {
         return (v, g)
     }
 
-    /// Every sender's present orientation becomes its rest ("set forward"), on the network thread.
-    public func captureRest() {
-        let core = self.core
-        _ = try? core.loop.submit { core.captureRest() }.wait()
+    /// Hands the commands the listener does not carry out itself (calibrate, teach, reload,
+    /// reload the gestures, quit) to `rig`, which runs on the listener's loop (before `start`).
+    public func setRig(_ rig: @escaping (LiveCommand) -> LiveOutcome) {
+        core.rig = rig
     }
 
-    /// Moves to the next scene (SIGUSR2, a key), on the network thread.
-    public func nextScene() {
-        let core = self.core
-        _ = try? core.loop.submit { core.switchScene(to: core.book.index + 1) }.wait()
+    /// Runs `body` on the listener's loop every `nanos` until the returned cancel is called
+    /// (the rig's watch over files, outputs and Program Change inputs).
+    public func every(nanos: Int64, _ body: @escaping () -> Void) -> () -> Void {
+        nonisolated(unsafe) let body = body
+        let task = core.loop.scheduleRepeatedTask(initialDelay: .nanoseconds(nanos), delay: .nanoseconds(nanos)) {
+            _ in body()
+        }
+        return { task.cancel() }
     }
 
-    /// A Program Change selects scene `program` (0: the first in the file), on the network
-    /// thread. One out of range, or the scene already running, is logged and changes nothing.
-    public func selectScene(program: Int, channel: Int) {
-        let core = self.core
-        _ = try? core.loop.submit {
-            let scenes = core.book.scenes
-            guard let current = core.book.current else { return }
-            guard scenes.indices.contains(program) else {
-                let names = scenes.enumerated().map { "\($0.offset) \($0.element.name)" }.joined(separator: ", ")
-                core.logger.warning(
-                    "Program Change \(program) (channel \(channel)): there is no scene \(program) (the scenes are \(names)); scene '\(current.name)' stays"
-                )
-                return
-            }
-            guard program != core.book.index else {
-                core.logger.info(
-                    "Program Change \(program) (channel \(channel)): scene '\(scenes[program].name)' is already running"
-                )
-                return
-            }
-            core.logger.info("Program Change \(program) (channel \(channel))")
-            core.switchScene(to: program)
-        }.wait()
+    /// Runs `body` on the listener's loop and returns what it returns: at once when called on
+    /// the loop (the rig), else waiting for the loop (nil once the listener has stopped).
+    @discardableResult
+    public func onLoop<T>(_ body: @escaping () -> T) -> T? {
+        if core.loop.inEventLoop { return body() }
+        nonisolated(unsafe) let body = body
+        return try? core.loop.submit { UncheckedBox(body()) }.wait().value
     }
 
     /// New scenes from a reloaded configuration: the running scene continues if it is still
     /// there (with its new mappings), else the first one starts.
     public func replaceScenes(_ scenes: [Scene], texts: [[String]] = []) {
         let core = self.core
-        _ = try? core.loop.submit {
+        onLoop {
             let sets = core.reassignOSC(scenes.map(\.mappings))
             let next = zip(scenes, sets).map { Scene(name: $0.0.name, mappings: $0.1, chain: $0.0.chain) }
             core.switchScene(to: core.book.replace(next, texts: texts))
-        }.wait()
+        }
     }
 
     /// Counts so far (taken on the event loop).
@@ -531,4 +521,10 @@ public final class Listener: @unchecked Sendable {
                 return s
             }.wait()) ?? core.stats
     }
+}
+
+/// A value handed back from the listener's loop to the thread that waits for it.
+struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }

@@ -102,6 +102,11 @@ struct ControlAnswer {
     static func error(_ status: HTTPResponseStatus, _ message: String) -> ControlAnswer {
         .init(status: status, json: ["error": message])
     }
+    /// A command that was not carried out (500: the listener could not do what it was asked).
+    static func failed(_ outcome: LiveOutcome) -> ControlAnswer {
+        guard case .failed(let why) = outcome else { return .error(.internalServerError, "\(outcome)") }
+        return .error(.internalServerError, why)
+    }
 }
 
 extension ListenerCore {
@@ -226,8 +231,33 @@ extension ListenerCore {
         if handoff.pushed != before { wake() }
     }
 
-    /// One API call (already authorised).
-    func controlCall(_ method: HTTPMethod, _ path: String, query: String = "", body: [UInt8]) -> ControlAnswer {
+    /// Posts `command` to the run's control plane and takes every command waiting (this one
+    /// included, after any posted before it); `answer` is given `then`'s answer once it is
+    /// carried out. Nil: the answer is on its way; else the answer now (the plane refused).
+    func post(
+        _ command: LiveCommand, answer: @escaping (ControlAnswer) -> Void,
+        then: @escaping (LiveOutcome) -> ControlAnswer
+    ) -> ControlAnswer? {
+        guard let live = config.live else { return .error(.serviceUnavailable, "this run takes no commands") }
+        nonisolated(unsafe) let finish = { (o: LiveOutcome) in answer(then(o)) }
+        let loop = self.loop
+        let posted = live.post(command) { outcome in
+            if loop.inEventLoop { finish(outcome) } else { loop.execute { finish(outcome) } }
+        }
+        guard posted else {
+            return .error(.serviceUnavailable, "\(LiveControl.capacity) commands are waiting already: try again")
+        }
+        drainCommands()
+        return nil
+    }
+
+    /// One API call (already authorised): its answer now, or nil when `answer` is given it
+    /// once the command it posted is carried out.
+    func controlCall(
+        _ method: HTTPMethod, _ path: String, query: String = "", body: [UInt8],
+        answer: @escaping (ControlAnswer) -> Void
+    ) -> ControlAnswer? {
+        loop.assertInEventLoop()
         guard let hooks = config.control else { return .error(.notFound, "no control API") }
         let parts = path.split(separator: "/").map(String.init)  // ["api", ...]
         func index(_ s: String, count: Int) -> Int? { Int(s).flatMap { $0 >= 1 && $0 <= count ? $0 : nil } }
@@ -283,16 +313,20 @@ extension ListenerCore {
                     .notFound,
                     "there \(list.count == 1 ? "is 1 mapping" : "are \(list.count) mappings"), not '\(parts[2])'")
             }
+            let change: String
             if method == .DELETE {
                 list.remove(at: n - 1); texts.remove(at: n - 1)
-                logger.notice("control: mapping \(n) removed")
+                change = "control: mapping \(n) removed"
             } else {
                 guard let (m, t) = parsed() else { return problem }
                 list[n - 1] = m; texts[n - 1] = t
-                logger.notice("control: mapping \(n) is now \(t)")
+                change = "control: mapping \(n) is now \(t)"
             }
-            controlRun(list, texts: texts)
-            return .init(status: .ok, json: controlState())
+            return post(.runMappings(list, texts: texts), answer: answer) { outcome in
+                guard outcome == .done else { return .failed(outcome) }
+                self.logger.notice("\(change)")
+                return .init(status: .ok, json: self.controlState())
+            }
         case (.POST, "mappings", 2):
             guard list.count < ControlLimits.maxMappings else {
                 return .error(
@@ -301,9 +335,12 @@ extension ListenerCore {
             }
             guard let (m, t) = parsed() else { return problem }
             list.append(m); texts.append(t)
-            logger.notice("control: mapping \(list.count) added: \(t)")
-            controlRun(list, texts: texts)
-            return .init(status: .created, json: controlState())
+            let change = "control: mapping \(list.count) added: \(t)"
+            return post(.runMappings(list, texts: texts), answer: answer) { outcome in
+                guard outcome == .done else { return .failed(outcome) }
+                self.logger.notice("\(change)")
+                return .init(status: .created, json: self.controlState())
+            }
         case (.POST, "scene", 3):
             let scenes = book.scenes
             guard !scenes.isEmpty else { return .error(.conflict, "no scenes: they live in the --config file") }
@@ -316,8 +353,9 @@ extension ListenerCore {
                     "no scene '\(parts[2])': the scenes are \(scenes.enumerated().map { "\($0.offset + 1) \($0.element.name)" }.joined(separator: ", "))"
                 )
             }
-            if n - 1 != book.index { switchScene(to: n - 1) }
-            return .init(status: .ok, json: controlState())
+            return post(.selectScene(n - 1), answer: answer) { outcome in
+                outcome == .done ? .init(status: .ok, json: self.controlState()) : .failed(outcome)
+            }
         case (.POST, "solo", 3):
             guard let n = Int(parts[2]), (0...list.count).contains(n) else {
                 return .error(.notFound, "solo takes 0 (every mapping) to \(list.count)")
@@ -389,15 +427,13 @@ extension ListenerCore {
             config.live?.post(.rezero)
             return .init(status: .ok, json: ["rezero": "hold the sensor still for half a second"])
         case (.POST, "save", 2):
-            guard let save = hooks.save else {
+            guard hooks.save != nil else {
                 return .error(.conflict, "no configuration file to save to: start listen with --config FILE")
             }
-            do {
-                let path = try save(book.current?.name, texts)
-                logger.notice("control: mappings saved to \(path)")
+            return post(.save, answer: answer) { outcome in
+                guard case .saved(let path) = outcome else { return .failed(outcome) }
+                self.logger.notice("control: mappings saved to \(path)")
                 return .init(status: .ok, json: ["saved": path])
-            } catch {
-                return .error(.internalServerError, "not saved: \(error)")
             }
         case (_, "state", 2), (_, "mappings", _), (_, "scene", 3), (_, "solo", 3), (_, "calibrate", 3),
             (_, "rezero", 2), (_, "save", 2), (_, "teach", 2), (_, "teach", 3):
@@ -443,7 +479,7 @@ extension WebHTTPHandler {
             return true
         }
         let query = h.uri.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
-        reply(core.controlCall(h.method, path, query: query, body: body))
+        if let now = core.controlCall(h.method, path, query: query, body: body, answer: reply) { reply(now) }
         return true
     }
 }

@@ -230,76 +230,20 @@ struct Listen: ParsableCommand {
         // reloads; without one there is nothing to reload and a hang-up ends the run)
         Shutdown.installHandlers(hangupStops: global.config == nil)
         if global.config != nil { Shutdown.installReloadHandler() }
+        Shutdown.installRezeroSignal()
         global.bootstrapLogging()
         let logger = Logger(label: "sensorwah.listen")
-        let (scenes, startScene): ([Scene], Int)
-        do { (scenes, startScene) = try loadScenes() } catch let p as ConfigFile.Problem {
-            throw RuntimeFailure("\(p)")
-        }
-        let mappings =
-            scenes.isEmpty
-            ? try output.jack.resolve(mapping.mappings() + output.jack.switchMappings()) : scenes[startScene].mappings
-        for m in mappings { logger.info("mapping: \(m.summary)") }
-        Shutdown.installRezeroSignal()
-
-        let live = LiveControl()
-        var config = try Wiring.listenerConfiguration(self, scenes: scenes, startScene: startScene, live: live)
-        if config.control != nil {
-            config.mappingTexts = scenes.isEmpty ? try mapping.texts() + output.jack.switchMappings().map(\.syntax) : []
-            config.sceneTexts = sceneTexts(scenes)
-        }
-
-        let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 16)
-        let pump = OutputPump(
-            queue: queue,
-            outputs: detect
-                ? []
-                : try Wiring.outputs(
-                    output, mappings: mappings, controlIn: !scenes.isEmpty,
-                    scenes: scenes, startScene: startScene, logger: logger))
-        config.control?.outputLines = Wiring.outputLines(pump.outputs, pump: pump)
-        let view =
-            detect
-            ? nil
-            : Wiring.liveView(
-                monitor, title: "listen", output: output,
-                scenes: scenes.isEmpty ? [mappings] : config.scenes.map(\.mappings),
-                sceneNames: scenes.map(\.name), outputs: pump.outputs, pump: pump,
-                calibrateKey: global.config != nil, teachKey: mapping.gesturesFile != nil, control: live)
-        pump.latencyBySender = latency
-        pump.anticipate = !noAnticipate
-        pump.start()
-        let listener = Listener(
-            configuration: config, mappings: mappings, queue: queue, wake: pump.wake,
-            arriving: pump.arriving, logger: logger)
-        if let v = view { listener.monitor = MonitorFeed(board: v.board) }
-        let sourceTap: ((String, SensorFrame) -> Void)? = try Wiring.oscSources(output.network).map { sources in
-            { sender, frame in sources.send(frame, sender: sender) }
-        }
-        if let t = sourceTap { listener.setFrameTap(t) }
-        do {
-            try listener.start()
-        } catch {
-            _ = listener.stop()
-            pump.stop()
-            throw RuntimeFailure("cannot listen: \(error)")
-        }
-        if web {
-            Wiring.announceWebPage(listener, certificates: config.webCertificates, control: config.control, view: view)
-        }
-        view?.start()
-        let rig = LiveRig(
-            listen: self, listener: listener, pump: pump, control: live, view: view, controlPage: config.control != nil,
-            scenes: scenes, startScene: startScene, sourceTap: sourceTap, logger: logger)
+        let rig = try Wiring.liveRig(self, logger: logger)
+        rig.view?.start()
         rig.run()
-        view?.stop()
+        rig.view?.stop()
         logger.notice(
             "stopping\(Shutdown.stopSignalName.map { " on \($0)" } ?? ""): sending rest values and note-offs, flushing recordings"
         )
-        let stats = listener.stop()
-        pump.stop()
-        printError(summary(stats, pump: pump))
-        if pump.undelivered > 0 { throw ExitCode(1) }
+        let stats = rig.listener.stop()
+        rig.pump.stop()
+        printError(summary(stats, pump: rig.pump))
+        if rig.pump.undelivered > 0 { throw ExitCode(1) }
     }
 
     /// Each scene's mapping texts as the configuration file gives them (the wah switch's, which

@@ -10,12 +10,14 @@ import SensorWahRuntime
     import Glibc
 #endif
 
-/// `listen`'s live rig: everything that changes a running listener besides the senders. It
-/// owns the scenes' switching, the configuration file's reload and watch, the gestures file's
-/// reload, the calibration and the teaching state machines, the rest pose's saving and the
-/// outputs' failure notices. The live view's keys, the control page, the signals and a Program
-/// Change only post `LiveCommand`s (or set the solo); `step` takes them and does the work, on
-/// the thread that runs the rig (the command's main thread), never on the data path.
+/// `listen`'s live rig: what changes a running listener besides the senders and is not the
+/// listener's own (scenes, mapping edits and re-zero are carried out by the listener). It owns
+/// the configuration file's reload and watch, the gestures file's reload and watch, the
+/// calibration and the teaching state machines, the rest pose's saving and the outputs'
+/// failure notices. The live view's keys, the control page, the signals, a Program Change and
+/// the file watchers only post `LiveCommand`s (or set the solo); the listener takes them on its
+/// event loop and hands the rig its own (`carry`). The rig's watch (`step`) runs on that loop
+/// too, every `intervalNanos`: one thread does all of it, never the data path's output thread.
 final class LiveRig {
     let listen: Listen
     let listener: Listener
@@ -35,15 +37,18 @@ final class LiveRig {
     /// it again, as the start did).
     let arguments: [String]
 
-    private var watch: ConfigWatch?
+    private var configWatch: ConfigWatch?
     private var modelWatch: ConfigWatch?
     private var scenesRun: Bool
     private var calibration: KeyCalibration?
     private var teaching: LiveTeach?
     private var savedRestVersion = 0
     private var toldFailures = 0, dead = false
-    /// The live view's `q`: the run ends after this step.
+    /// The live view's `q`: the run ends.
     private(set) var quitAsked = false
+    private var stopWatch: (() -> Void)?
+    private let ended = DispatchSemaphore(value: 0)
+    private var ending = false
 
     init(
         listen: Listen, listener: Listener, pump: OutputPump, control: LiveControl, view: LiveView?, controlPage: Bool,
@@ -55,9 +60,10 @@ final class LiveRig {
         programChanges = Wiring.programChangeInputs(pump.outputs)
         runningChains = JackSession.engine(in: pump.outputs).flatMap { $0.wah ? $0.engine.chainSpecs : nil }
         scenesRun = !scenes.isEmpty
-        watch = listen.global.config.map { ConfigWatch(path: $0) }
+        configWatch = listen.global.config.map { ConfigWatch(path: $0) }
         modelWatch = listen.mapping.gesturesFile.map { ConfigWatch(path: $0) }
         control.teachingLabel = nil
+        listener.onLoop { listener.setRig { [unowned self] in self.carry($0) } }
         if let path = listen.mapping.gesturesFile, !FileManager.default.fileExists(atPath: path) {
             logger.notice(
                 "\(path) does not exist yet: teach gestures and poses live (t in the live view, Teach on the control page) and it is made"
@@ -81,20 +87,35 @@ final class LiveRig {
     /// should not lag), else 50 ms.
     var intervalNanos: Int { programChanges.isEmpty ? 50_000_000 : 10_000_000 }
 
-    /// Steps until a stop is asked for, then ends what is under way.
+    /// Watches on the listener's loop until a stop is asked for (a signal, `quit`), ends what is
+    /// under way there, and returns.
     func run() {
-        while !Shutdown.isRequested && !quitAsked {
-            var ts = timespec(tv_sec: 0, tv_nsec: intervalNanos)
-            nanosleep(&ts, nil)
-            step()
-        }
-        calibration?.cancel()
-        teaching?.cancel()
+        stopWatch = listener.every(nanos: Int64(intervalNanos)) { [unowned self] in self.watch(now: monotonicNanos()) }
+        ended.wait()
     }
 
-    /// One turn: the outputs' state, the signals and the posted commands, the calibration's and
-    /// the files' progress, Program Changes, the rest pose.
-    func step(now: UInt64 = monotonicNanos()) {
+    /// One turn of the watch, on the listener's loop, at the time the caller gives (tests drive it).
+    func step(now: UInt64) {
+        listener.onLoop { self.watch(now: now) }
+    }
+
+    /// Ends the run: the watch stops, a calibration or teaching under way is dropped, `run` returns.
+    private func end() {
+        guard !ending else { return }
+        ending = true
+        stopWatch?()
+        calibration?.cancel()
+        calibration = nil
+        teaching?.cancel()
+        teaching = nil
+        ended.signal()
+    }
+
+    /// One turn: the outputs' state, the signals, the calibration's and the files' progress,
+    /// Program Changes and the rest pose, each change posted as a command.
+    private func watch(now: UInt64) {
+        guard !ending else { return }
+        if Shutdown.isRequested { end(); return }
         let f = pump.failures
         if f.count > toldFailures {
             toldFailures = f.count
@@ -110,22 +131,8 @@ final class LiveRig {
         if Shutdown.nextSceneRequested.exchange(false, ordering: .relaxed) { control.post(.nextScene) }
         if Shutdown.reloadRequested.exchange(false, ordering: .relaxed) { control.post(.reload) }
         if Shutdown.takeRezeroRequest() { control.post(.rezero) }
-        var reloadAsked = false
-        for command in control.take() {
-            switch command {
-            case .nextScene: listener.nextScene()
-            case .rezero: listener.captureRest()
-            case .quit: quitAsked = true
-            case .reload: reloadAsked = true
-            case .calibrate(let n): calibrate(n)
-            case .teach(let request):
-                teaching = teach(request, teaching)
-                if teaching == nil, case .finish = request { modelWatch?.accept() }  // written and put to work already
-            }
-        }
         if let c = calibration, !c.step() { calibration = nil }
-        control.teachingLabel = teaching?.label
-        if modelWatch?.poll(now: now) == true, let path = listen.mapping.gesturesFile { reloadModel(path) }
+        if modelWatch?.poll(now: now) == true { control.post(.reloadGestures) }
         for c in programChanges {
             c.takeProgramChanges { channel, program in
                 if let want = listen.sceneChannel, want != Int(channel) + 1 {
@@ -133,7 +140,7 @@ final class LiveRig {
                         "Program Change \(program) on channel \(Int(channel) + 1) ignored (--scene-channel \(want))")
                     return
                 }
-                listener.selectScene(program: Int(program), channel: Int(channel) + 1)
+                control.post(.programChange(program: Int(program), channel: Int(channel) + 1))
             }
         }
         let rest = listener.capturedRest
@@ -141,9 +148,38 @@ final class LiveRig {
             savedRestVersion = rest.version
             saveRest(rest.gravity)
         }
-        let changed = watch?.poll(now: now) ?? false
-        guard watch != nil, changed || reloadAsked else { return }
-        if let running = reload() { scenesRun = running }
+        if configWatch?.poll(now: now) == true { control.post(.reload) }
+    }
+
+    /// A command the listener leaves to the rig, on the listener's loop.
+    func carry(_ command: LiveCommand) -> LiveOutcome {
+        switch command {
+        case .quit:
+            quitAsked = true
+            end()
+        case .reload:
+            guard configWatch != nil else {
+                return .failed("no configuration file to reload: start with --config FILE")
+            }
+            configWatch?.accept()
+            if let running = reload() {
+                scenesRun = running
+            } else {
+                return .failed("the running configuration is kept")
+            }
+        case .reloadGestures:
+            guard let path = listen.mapping.gesturesFile else { return .failed("no gestures file (--gestures FILE)") }
+            reloadModel(path)
+        case .calibrate(let n):
+            calibrate(n)
+        case .teach(let request):
+            teaching = teach(request, teaching)
+            if teaching == nil, case .finish = request { modelWatch?.accept() }  // written and put to work already
+            control.teachingLabel = teaching?.label
+        default:
+            return .failed("\(command) is the listener's")
+        }
+        return .done
     }
 
     /// Says a line where the performer looks: the live view's message line and the control page's.
