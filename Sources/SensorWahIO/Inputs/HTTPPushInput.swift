@@ -18,18 +18,12 @@ extension ListenerCore {
         app: String = "sensorlogger", host: String? = nil
     ) -> SenderSession {
         let dev = Array((device ?? "").utf8)
-        if let s = list.first(where: { $0.oscDevice == dev }) { return s }
+        if let s = list.first(where: { $0.push?.device == dev }) { return s }
         if list.count >= Self.maxOSCDevicesPerSender, let last = list.last { return last }
         let ip = host ?? address?.ipAddress ?? "unknown"
         var name = "\(app)@\(ip)"
         if !dev.isEmpty { name += "/" + String(decoding: dev, as: UTF8.self) }
-        let s = newSession(name: name, peer: name, verbatimRecording: false)
-        s.oscDevice = dev
-        s.push = SensorLoggerFrames()
-        if let dir = config.recordDirectory, let r = FrameRecorder(directory: dir, peer: name, logger: logger) {
-            s.frameLog = r
-            stats.recordings.append(r.path)
-        }
+        let s = newSession(name: name, peer: name, decoder: .push(PushDecoder(device: dev)))
         sessions[ObjectIdentifier(s)] = s
         stats.accepted += 1
         logger.info("sender: \(name)")
@@ -39,20 +33,21 @@ extension ListenerCore {
 
     /// One batch; returns the frames it gave.
     func feedPush(_ s: SenderSession, _ batch: SensorLoggerBatch, received: UInt64, countAsPush: Bool = true) -> Int {
+        guard let d = s.push else { return 0 }
         s.lastDataNanos = received
         if stats.firstDataNanos == 0 { stats.firstDataNanos = received }
         stats.lastDataNanos = received
         var pushed = false
         var n = 0
-        let lateBefore = s.push!.late
+        let lateBefore = d.frames.late
         if let id = batch.sessionId {
-            if let last = s.pushSessionId, last != id {
-                s.push!.restart()
+            if let last = d.sessionId, last != id {
+                d.frames.restart()
                 logger.info("\(s.name): a new recording session (\(id)); time continues")
             }
-            s.pushSessionId = id
+            d.sessionId = id
         }
-        s.push!.add(batch) { frame in
+        d.frames.add(batch) { frame in
             n += 1
             s.frameLog?.append(frame)  // recorded as decoded; derived values are recomputed on replay
             var derived = frame
@@ -61,7 +56,7 @@ extension ListenerCore {
         if countAsPush {
             stats.push.batches += 1
             stats.push.frames += n
-            stats.push.late += s.push!.late - lateBefore
+            stats.push.late += d.frames.late - lateBefore
             stats.push.otherSensors += batch.otherSensors
         }
         if pushed { wake() }

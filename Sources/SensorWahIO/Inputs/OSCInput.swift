@@ -26,7 +26,7 @@ extension ListenerCore {
             if decoded == nil, let last = list.last { return last }  // refused and counted there
             let device = decoded?.device ?? ""
             let bytes = Array(device.utf8)
-            if let s = list.first(where: { $0.oscApp == .zigsim && $0.oscDevice == bytes }) { return s }
+            if let s = list.first(where: { $0.osc?.app == .zigsim && $0.osc?.device == bytes }) { return s }
             if list.count >= Self.maxOSCDevicesPerSender, let last = list.last { return last }
             let s = bytes.withUnsafeBytes { openOSC(address, app: .zigsim, device: bytes.isEmpty ? nil : $0) }
             list.append(s)
@@ -36,8 +36,9 @@ extension ListenerCore {
             // messages with no built-in address join the sender's first session
             if app == .osc, let first = list.first { found = first; return }
             let n = device?.count ?? 0
-            for s in list
-            where s.oscApp == app && s.oscDevice.count == n && (device == nil || s.oscDevice.elementsEqual(device!)) {
+            for s in list {
+                guard let o = s.osc, o.app == app, o.device.count == n else { continue }
+                guard device == nil || o.device.elementsEqual(device!) else { continue }
                 found = s
                 return
             }
@@ -61,14 +62,7 @@ extension ListenerCore {
         var name = "\(app.rawValue)@\(ip)"
         let dev = device.map { Array($0) } ?? []
         if !dev.isEmpty { name += "/" + String(decoding: dev, as: UTF8.self) }
-        let s = newSession(name: name, peer: name, verbatimRecording: false)
-        s.osc = OSCFrameBuilder(routes: oscRoutes)
-        s.oscDevice = dev
-        s.oscApp = app
-        if let dir = config.recordDirectory, let r = FrameRecorder(directory: dir, peer: name, logger: logger) {
-            s.frameLog = r
-            stats.recordings.append(r.path)
-        }
+        let s = newSession(name: name, peer: name, decoder: .osc(OSCDecoder(routes: oscRoutes, app: app, device: dev)))
         sessions[ObjectIdentifier(s)] = s
         stats.accepted += 1
         logger.info("OSC sender: \(name) (from port \(address?.port ?? 0))")
@@ -77,13 +71,14 @@ extension ListenerCore {
 
     /// One OSC packet from a sender: decode, build frames, map, hand off. On the event loop.
     func feedOSC(_ s: SenderSession, _ p: UnsafeRawBufferPointer, received: UInt64) {
+        guard let d = s.osc else { return }
         s.lastDataNanos = received
         if stats.firstDataNanos == 0 { stats.firstDataNanos = received }
         stats.lastDataNanos = received
         stats.bytes &+= p.count
         var pushed = false
-        if let first = p.first, first == 0x7B { feedZigSimJSON(s, p, received: received); return }
-        let error = s.osc!.packet(
+        if let first = p.first, first == 0x7B { feedZigSimJSON(s, d, p, received: received); return }
+        let error = d.builder.packet(
             p, arrival: received,
             emit: { frame in
                 s.frameLog?.append(frame)  // recorded as decoded; derived values are recomputed on replay
@@ -91,8 +86,8 @@ extension ListenerCore {
                 if deliver(&derived, from: s, received: received) { pushed = true }
             },
             unused: { m in
-                guard detect == nil, s.unusedAddressesLogged < 8 else { return }
-                s.unusedAddressesLogged += 1
+                guard detect == nil, d.unusedAddressesLogged < 8 else { return }
+                d.unusedAddressesLogged += 1
                 logger.notice(
                     "\(s.peer): OSC address \(m.addressString) (,\(m.typeTagString)) has no built-in meaning and no osc: mapping; counted (--detect lists what arrives)"
                 )
@@ -130,9 +125,9 @@ struct OSCPeerKey: Hashable {
 
 extension ListenerCore {
     /// A ZIG SIM JSON datagram (JSON mode allocates; the OSC mode does not).
-    func feedZigSimJSON(_ s: SenderSession, _ p: UnsafeRawBufferPointer, received: UInt64) {
+    func feedZigSimJSON(_ s: SenderSession, _ d: OSCDecoder, _ p: UnsafeRawBufferPointer, received: UInt64) {
         var pushed = false
-        let error = s.osc!.zigSimJSON(p, arrival: received) { frame in
+        let error = d.builder.zigSimJSON(p, arrival: received) { frame in
             s.frameLog?.append(frame)
             var derived = frame
             if deliver(&derived, from: s, received: received) { pushed = true }

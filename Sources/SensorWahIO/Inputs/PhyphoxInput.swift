@@ -66,7 +66,7 @@ final class PhyphoxPoller: @unchecked Sendable {
                         }
                         let s = session()
                         if restarted {
-                            s.push!.restart()
+                            s.push?.frames.restart()
                             core.logger.info("phyphox at \(target): the experiment restarted; time continues")
                         }
                         core.stats.phyphox.polls += 1

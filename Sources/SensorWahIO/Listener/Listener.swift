@@ -141,7 +141,61 @@ public struct ListenerStats: Sendable {
     public var bytes = 0
 }
 
-/// One sender: its own framer, parser (its own header) and recording.
+/// What turns one sender's bytes into frames: a decoder of its input's kind, holding that
+/// kind's state. Each is a class, so the listener works on it in place (no copy per packet).
+enum SenderDecoder {
+    /// Text lines (TCP, UDP, a phone acting as server), read by the session's parser.
+    case lines(LineDecoder)
+    /// OSC packets over UDP or TCP, ZIG SIM's JSON datagrams.
+    case osc(OSCDecoder)
+    /// JSON batches of samples: Sensor Logger's HTTP push, phyphox's polls.
+    case push(PushDecoder)
+    /// A phone's browser (`--web`).
+    case web(WebDecoder)
+}
+
+/// A line sender's framer and its verbatim recording (`--record`).
+final class LineDecoder {
+    var framer: LineFramer
+    var recorder: StreamRecorder?
+    /// `--record`: the folder this sender's file goes to once its first byte arrives (a
+    /// connection that never sends leaves no empty file behind).
+    var recordDirectory: String?
+    /// A line passed the maximum length (stream senders are then disconnected).
+    var overLong = false
+    init(maxLineLength: Int, recordDirectory: String?) {
+        framer = LineFramer(maxLineLength: maxLineLength)
+        self.recordDirectory = recordDirectory
+    }
+}
+
+/// An OSC sender: packets to frames, and what told it apart (its app, its device id).
+final class OSCDecoder {
+    var builder: OSCFrameBuilder
+    let app: OSCApp
+    let device: [UInt8]
+    var unusedAddressesLogged = 0
+    init(routes: OSCRoutes, app: OSCApp, device: [UInt8]) {
+        builder = OSCFrameBuilder(routes: routes)
+        self.app = app
+        self.device = device
+    }
+}
+
+/// A sender of sample batches: samples to frames, its device id, the recording session it is in.
+final class PushDecoder {
+    var frames = SensorLoggerFrames()
+    let device: [UInt8]
+    var sessionId: String?
+    init(device: [UInt8]) { self.device = device }
+}
+
+/// A phone's browser: its batches to frames.
+final class WebDecoder {
+    var motion = BrowserMotion()
+}
+
+/// One sender: its decoder, its parser (its header and its counts) and its motion stage.
 final class SenderSession {
     /// What `sender=` in mappings selects: `app@host[/device]` (a line sender is named after
     /// its format once the parser knows it, e.g. `sensorlog@192.168.1.20`; before that, its
@@ -152,30 +206,17 @@ final class SenderSession {
     let host: String
     var named = false
     let peer: String  // address:port, for logs and file names
-    var framer: LineFramer
+    let decoder: SenderDecoder
+    /// The sender's counts, whatever its kind; for a line sender, also its reader (its own header).
     var parser: SensorParser
     var frame = SensorFrame()
-    /// This sender's orientation and gestures (state must not mix between senders).
-    /// The frame step: this sender's motion stage.
+    /// The frame step: this sender's motion stage (its state must not mix with another's).
     var step: FrameStep
     /// The rest orientation last published for saving (`ListenerCore.savedRest`).
     var publishedRest: Vector3?
-    var recorder: StreamRecorder?
-    /// `--record`: the folder this sender's file goes to once its first byte arrives (a
-    /// connection that never sends leaves no empty file behind).
-    var recordDirectory: String?
-    /// OSC senders: packets to frames, the device id that picked this session, and the
-    /// decoded frames' recording (`--record`).
-    var osc: OSCFrameBuilder?
-    var oscDevice: [UInt8] = []
-    var oscApp = OSCApp.osc
-    /// Sensor Logger HTTP push senders: samples to frames.
-    var push: SensorLoggerFrames?
-    /// A phone's browser (`--web`): its batches' decoder.
-    var web: BrowserMotion?
-    var pushSessionId: String?
+    /// `--record` for senders whose frames are decoded from packets or batches: the frames as
+    /// decoded (a line sender's recording is its bytes, in its `LineDecoder`).
     var frameLog: FrameRecorder?
-    var unusedAddressesLogged = 0
     var malformedLogged = false
     var lastFrameNanos: UInt64 = 0
     var lastDataNanos: UInt64
@@ -185,23 +226,28 @@ final class SenderSession {
     var rested = true
     var loggedReasons: UInt32 = 0
     var closed = false
-    /// A line passed the maximum length (stream senders are then disconnected).
-    var overLong = false
 
-    init(
-        name: String, peer: String, config: ListenerConfiguration, logger: Logger, verbatimRecording: Bool = true,
-        learned: LearnedModel?
-    ) {
+    init(name: String, peer: String, decoder: SenderDecoder, config: ListenerConfiguration, learned: LearnedModel?) {
         self.name = name
         self.host = name
         self.peer = peer
-        framer = LineFramer(maxLineLength: verbatimRecording ? config.maxLineLength : 1)
+        self.decoder = decoder
         parser = SensorParser(options: config.parser)
         var settings = config.motion
         settings.learned = learned  // the running model: the configuration's, or one taught or reloaded since
         step = FrameStep(sender: name, motion: settings)
         lastDataNanos = monotonicNanos()
-        if verbatimRecording { recordDirectory = config.recordDirectory }
+    }
+
+    /// The OSC decoder of an OSC sender (nil for every other kind).
+    var osc: OSCDecoder? { if case .osc(let d) = decoder { d } else { nil } }
+    /// The batch decoder of a Sensor Logger or phyphox sender (nil for every other kind).
+    var push: PushDecoder? { if case .push(let d) = decoder { d } else { nil } }
+
+    /// Writes what the recordings hold so far.
+    func flushRecordings() {
+        if case .lines(let d) = decoder { d.recorder?.flush() }
+        frameLog?.flush()
     }
 }
 
@@ -277,7 +323,7 @@ final class ListenerCore: @unchecked Sendable {
         let (routes, error) = Self.assignOSC(&s)
         if let error { logger.error("\(error)") }
         oscRoutes = routes
-        for session in sessions.values where session.osc != nil { session.osc!.routes = routes }
+        for session in sessions.values { session.osc?.builder.routes = routes }
         return s
     }
 
@@ -292,10 +338,16 @@ final class ListenerCore: @unchecked Sendable {
     /// A new sender's session, with the running taught model.
     /// A sender's session. Its name and peer may carry what the sender chose (a device name):
     /// they are kept with control characters escaped, as every terminal and log shows them.
-    func newSession(name: String, peer: String, verbatimRecording: Bool = true) -> SenderSession {
-        SenderSession(
-            name: TerminalText.escaped(name, limit: 200), peer: TerminalText.escaped(peer, limit: 200), config: config,
-            logger: logger, verbatimRecording: verbatimRecording, learned: learned)
+    func newSession(name: String, peer: String, decoder: SenderDecoder) -> SenderSession {
+        let s = SenderSession(
+            name: TerminalText.escaped(name, limit: 200), peer: TerminalText.escaped(peer, limit: 200),
+            decoder: decoder, config: config, learned: learned)
+        if case .lines = decoder { return s }
+        if let dir = config.recordDirectory, let r = FrameRecorder(directory: dir, peer: s.name, logger: logger) {
+            s.frameLog = r
+            stats.recordings.append(r.path)
+        }
+        return s
     }
 
     @inline(__always)
@@ -440,7 +492,9 @@ final class ListenerCore: @unchecked Sendable {
         loop.assertInEventLoop()
         let name = address?.ipAddress ?? "unknown"
         let peer = address.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "unknown"
-        let s = newSession(name: name, peer: peer)
+        let s = newSession(
+            name: name, peer: peer,
+            decoder: .lines(LineDecoder(maxLineLength: config.maxLineLength, recordDirectory: config.recordDirectory)))
         sessions[ObjectIdentifier(s)] = s
         return s
     }
@@ -451,24 +505,24 @@ final class ListenerCore: @unchecked Sendable {
     @discardableResult
     func feed(_ s: SenderSession, _ bytes: UnsafeRawBufferPointer, received: UInt64, datagram: Bool = false) -> Bool {
         loop.assertInEventLoop()
-        guard !finished else { return false }
+        guard !finished, case .lines(let d) = s.decoder else { return false }
         s.lastDataNanos = received
         if stats.firstDataNanos == 0 { stats.firstDataNanos = received }
         stats.lastDataNanos = received
         stats.bytes &+= bytes.count
-        if let dir = s.recordDirectory, bytes.count > 0 { startRecording(s, in: dir) }
-        s.recorder?.append(bytes)
+        if let dir = d.recordDirectory, bytes.count > 0 { startRecording(d, peer: s.peer, in: dir) }
+        d.recorder?.append(bytes)
         var pushed = false
-        s.framer.feed(bytes) { line in
-            if handle(s, line, received) { pushed = true }
+        d.framer.feed(bytes) { line in
+            if handle(s, d, line, received) { pushed = true }
         }
         if datagram {
             // a datagram ends its last line even without a terminator
-            s.framer.finish { line in if handle(s, line, received) { pushed = true } }
+            d.framer.finish { line in if handle(s, d, line, received) { pushed = true } }
         }
         if pushed { wake() }
-        if !datagram && (s.overLong || s.framer.isOverLong) {
-            if !s.overLong { s.parser.noteTooLong() }
+        if !datagram && (d.overLong || d.framer.isOverLong) {
+            if !d.overLong { s.parser.noteTooLong() }
             logger.warning(
                 "\(s.peer): no line end within --max-line \(config.maxLineLength) bytes; disconnecting this sender")
             stats.cutOff += 1
@@ -478,18 +532,18 @@ final class ListenerCore: @unchecked Sendable {
     }
 
     /// The sender's first bytes: its recording file is created now.
-    private func startRecording(_ s: SenderSession, in dir: String) {
-        s.recordDirectory = nil
-        s.recorder = StreamRecorder(directory: dir, peer: s.peer, logger: logger)
-        if let r = s.recorder { stats.recordings.append(r.path) }
+    private func startRecording(_ d: LineDecoder, peer: String, in dir: String) {
+        d.recordDirectory = nil
+        d.recorder = StreamRecorder(directory: dir, peer: peer, logger: logger)
+        if let r = d.recorder { stats.recordings.append(r.path) }
     }
 
     @inline(__always)
-    private func handle(_ s: SenderSession, _ line: FramedLine, _ received: UInt64) -> Bool {
+    private func handle(_ s: SenderSession, _ d: LineDecoder, _ line: FramedLine, _ received: UInt64) -> Bool {
         switch line {
         case .tooLong(let n):
             s.parser.noteTooLong()
-            s.overLong = true
+            d.overLong = true
             logOnce(s, .tooLong, "a line of \(n) bytes exceeds --max-line \(config.maxLineLength)")
             return false
         case .line(let bytes):
@@ -531,15 +585,19 @@ final class ListenerCore: @unchecked Sendable {
         guard !s.closed else { return }
         s.closed = true
         if !stats.senderNames.contains(s.name) { stats.senderNames.append(s.name) }
-        let lost = s.framer.discardPartial()
-        if lost > 0 {
-            s.parser.skip(.malformed)
-            stats.partialLinesLost += 1
-            logger.info("\(s.peer): connection closed mid-line; \(lost) bytes of that line dropped")
+        switch s.decoder {
+        case .lines(let d):
+            let lost = d.framer.discardPartial()
+            if lost > 0 {
+                s.parser.skip(.malformed)
+                stats.partialLinesLost += 1
+                logger.info("\(s.peer): connection closed mid-line; \(lost) bytes of that line dropped")
+            }
+            d.recorder?.close()
+        case .osc(let d): stats.osc.add(d.builder.stats)
+        case .push, .web: break
         }
-        s.recorder?.close()
         s.frameLog?.close()
-        if let o = s.osc { stats.osc.add(o.stats) }
         stats.parser.add(s.parser.stats)
         sessions[ObjectIdentifier(s)] = nil
         if !s.rested && config.restAfter > 0 { departed.append(s) }
@@ -575,7 +633,7 @@ final class ListenerCore: @unchecked Sendable {
         loop.assertInEventLoop()
         let now = monotonicNanos()
         var pushed = false
-        for s in sessions.values { s.recorder?.flush(); s.frameLog?.flush() }
+        for s in sessions.values { s.flushRecordings() }
         for s in Array(sessions.values) + departed {
             if config.restAfter > 0 && !s.rested && now &- s.lastFrameNanos > Self.nanos(config.restAfter) {
                 s.rested = true

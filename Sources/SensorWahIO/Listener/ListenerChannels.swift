@@ -515,7 +515,7 @@ public final class Listener: @unchecked Sendable {
                 var s = core.stats
                 for session in core.sessions.values {
                     s.parser.add(session.parser.stats)
-                    if let o = session.osc { s.osc.add(o.stats) }
+                    if let o = session.osc { s.osc.add(o.builder.stats) }
                 }
                 s.mapper = core.pipeline.mapper.stats
                 return s

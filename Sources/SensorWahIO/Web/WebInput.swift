@@ -46,12 +46,7 @@ extension ListenerCore {
         let label = "web@\(ip)" + (name.map { "/" + $0 } ?? "")
         if let s = list.first(where: { $0.name == label }) { return s }
         if list.count >= Self.maxOSCDevicesPerSender, let last = list.last { return last }
-        let s = newSession(name: label, peer: label, verbatimRecording: false)
-        s.web = BrowserMotion()
-        if let dir = config.recordDirectory, let r = FrameRecorder(directory: dir, peer: label, logger: logger) {
-            s.frameLog = r
-            stats.recordings.append(r.path)
-        }
+        let s = newSession(name: label, peer: label, decoder: .web(WebDecoder()))
         sessions[ObjectIdentifier(s)] = s
         stats.accepted += 1
         logger.info("sender: \(label)")
@@ -71,12 +66,13 @@ extension ListenerCore {
         }
         let key = address.map { OSCPeerKey($0) }
         let s = shared.session(key) { list in webSession(address, name: batch.name, sessions: &list) }
+        guard case .web(let d) = s.decoder else { return .success(0) }
         s.lastDataNanos = received
         if stats.firstDataNanos == 0 { stats.firstDataNanos = received }
         stats.lastDataNanos = received
         var n = 0, pushed = false
-        let lateBefore = s.web!.late
-        if let c = s.web!.add(
+        let lateBefore = d.motion.late
+        if let c = d.motion.add(
             batch,
             emit: { frame in
                 n += 1
@@ -91,7 +87,7 @@ extension ListenerCore {
         }
         stats.web.batches += 1
         stats.web.frames += n
-        stats.web.late += s.web!.late - lateBefore
+        stats.web.late += d.motion.late - lateBefore
         if pushed { wake() }
         return .success(n)
     }
