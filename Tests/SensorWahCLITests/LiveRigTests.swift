@@ -49,10 +49,14 @@ final class LiveRigTests: XCTestCase {
 
     /// `listen` as `Listen.run` wires it, without a live view, a control page or MIDI ports:
     /// the events go to `Kept`.
-    func start(_ argv: [String]) throws -> Run {
+    func start(_ argv: [String], controlPage: Bool = false) throws -> Run {
         let arguments = try ConfigArguments(argv: argv)
         let listen = try Listen.parse(Array(arguments.arguments.dropFirst()))
         let (scenes, startScene) = try listen.loadScenes()
+        let mappings =
+            scenes.isEmpty
+            ? try listen.output.jack.resolve(listen.mapping.mappings() + listen.output.jack.switchMappings())
+            : scenes[startScene].mappings
         let live = LiveControl()
         let config = try Wiring.listenerConfiguration(listen, scenes: scenes, startScene: startScene, live: live)
         let queue = SPSCQueue<QueuedEvent>(capacity: 1 << 12)
@@ -60,11 +64,11 @@ final class LiveRigTests: XCTestCase {
         pump.start()
         let logger = Logger(label: "test.rig")
         let listener = Listener(
-            configuration: config, mappings: scenes[startScene].mappings, queue: queue, wake: pump.wake,
+            configuration: config, mappings: mappings, queue: queue, wake: pump.wake,
             arriving: pump.arriving, logger: logger)
         try listener.start()
         let rig = LiveRig(
-            listen: listen, listener: listener, pump: pump, control: live, view: nil, controlPage: false,
+            listen: listen, listener: listener, pump: pump, control: live, view: nil, controlPage: controlPage,
             scenes: scenes, startScene: startScene, sourceTap: nil, logger: logger, arguments: argv)
         return Run(rig: rig, listener: listener, pump: pump, live: live)
     }
@@ -164,5 +168,72 @@ final class LiveRigTests: XCTestCase {
         run.live.post(.reload)
         run.rig.step(now: 1_000_000_000)
         XCTAssertEqual(run.targets, ["CC 11 on channel 1"], "a file that does not parse changes nothing")
+    }
+
+    /// A phone on loopback TCP: the header, then `x` of the accelerometer at 100 Hz from time 0.
+    func stream(_ run: Run, _ xs: [Double]) throws {
+        let port = run.listener.boundAddresses.first { $0.hasPrefix("tcp://") }.flatMap {
+            Int($0.split(separator: ":").last ?? "")
+        }
+        let phone = try Loopback.Client(.tcp, to: try XCTUnwrap(port))
+        defer { close(phone.fd) }
+        var text =
+            "accelerometerTimestamp_sinceReboot(s),accelerometerAccelerationX(G),accelerometerAccelerationY(G),accelerometerAccelerationZ(G)\n"
+        for (i, x) in xs.enumerated() { text += "\(Double(i) / 100),\(x),0,-1\n" }
+        XCTAssertTrue(phone.send(text))
+        try waitUntil("the listener to read every line", observe: { run.listener.snapshot().parser.frames }) {
+            $0 >= xs.count
+        }
+    }
+
+    static let oneMapping = """
+        listen:
+          bind: 127.0.0.1
+          port: 0
+        mappings:
+          - accel.x cc=11
+        """
+
+    /// Calibrate (the live view's `c`, the page's Calibrate) traces the sender through the rest
+    /// and the range, and at the rig's step 6 s after the first reading writes the range into
+    /// the file, whose watch then reloads it.
+    func testCalibrateWritesTheRangeAtTheStepAfterTheTrace() throws {
+        let path = try config(Self.oneMapping)
+        let run = try start(["listen", "--config", path], controlPage: true)
+        defer { run.stop() }
+        run.live.post(.calibrate(mapping: 1))
+        // 2 s at rest, then a sweep from -0.6 to 0.9 and back
+        let sweep = (0..<200).map { i in -0.6 + 1.5 * Double(i) / 199 }
+        try stream(run, Array(repeating: 0, count: 200) + sweep + sweep.reversed())
+        let start = monotonicNanos()
+        run.rig.step(now: start + 5_000_000_000)
+        XCTAssertFalse(try String(contentsOfFile: path, encoding: .utf8).contains("range="), "still tracing at 5 s")
+        run.rig.step(now: start + 7_000_000_000)
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        let line = try XCTUnwrap(written.split(separator: "\n").first { $0.contains("accel.x cc=11") })
+        let range = try XCTUnwrap(line.split(separator: " ").first { $0.hasPrefix("range=") })
+        let ends = range.dropFirst("range=".count).components(separatedBy: "..").compactMap(Double.init)
+        XCTAssertEqual(ends.count, 2, String(line))
+        XCTAssertEqual(ends.first ?? 0, -0.6, accuracy: 0.1, String(line))
+        XCTAssertEqual(ends.last ?? 0, 0.9, accuracy: 0.1, String(line))
+    }
+
+    /// Teach a pose (the live view's `t`, the page's Teach): the sender's frames are captured
+    /// from the start, a mark takes the pose held, finish writes the gestures file the run was
+    /// given (made now) and what is being taught is cleared.
+    func testTeachAPoseWritesTheGesturesFile() throws {
+        let path = try config(Self.oneMapping)
+        let gestures = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("g.yaml").path
+        let run = try start(["listen", "--config", path, "--gestures", gestures])
+        defer { run.stop() }
+        run.live.post(.teach(.start(name: "wah", value: 1)))
+        XCTAssertEqual(run.live.teachingLabel, "wah=1")
+        try stream(run, Array(repeating: 0.5, count: 150))
+        run.live.post(.teach(.mark(nanos: monotonicNanos())))
+        run.live.post(.teach(.finish))
+        run.rig.step(now: monotonicNanos())
+        XCTAssertNil(run.live.teachingLabel, "nothing is being taught once finished")
+        let model = try GestureModelFile.read(gestures)
+        XCTAssertEqual(model.poses.map(\.name), ["wah"])
     }
 }

@@ -8,8 +8,8 @@ import SensorWahRuntime
 /// The live view's `c` key in `listen --config`: traces the soloed mapping's source from the
 /// running listener like `sensorwah calibrate N` does (hold the rest pose, then move through
 /// the range), then writes range= (and centre=) into mapping N of the file, whose reload puts
-/// it to work at once. Driven by the live rig (`LiveRig`, `step` every 10-50 ms); the trace is
-/// filled on the network thread through the listener's frame tap.
+/// it to work at once. Driven by the live rig (`LiveRig`, `step` every 10-50 ms on the
+/// listener's loop, at the rig's clock); the trace is filled through the listener's frame tap.
 final class KeyCalibration {
     static let seconds = 6.0, restSeconds = 1.5, patience = 15.0
     let index: Int
@@ -20,16 +20,17 @@ final class KeyCalibration {
     let say: (String) -> Void
     let logger: Logger
     let box: CalibrationBox
-    let started = monotonicNanos()
+    let started: UInt64
 
     /// The frame tap that was there before the trace (`--osc-out-sources`): kept running through
     /// it and put back after.
     var baseTap: ((String, SensorFrame) -> Void)?
 
     private init(
-        index: Int, mapping: Mapping, path: String, listener: Listener, say: @escaping (String) -> Void, logger: Logger
+        index: Int, mapping: Mapping, path: String, listener: Listener, say: @escaping (String) -> Void, logger: Logger,
+        started: UInt64
     ) {
-        self.index = index; self.mapping = mapping; self.path = path
+        self.index = index; self.mapping = mapping; self.path = path; self.started = started
         self.listener = listener; self.say = say; self.logger = logger
         box = CalibrationBox(RangeCalibration(restSeconds: Self.restSeconds))
     }
@@ -38,7 +39,8 @@ final class KeyCalibration {
     /// why it cannot (nil).
     static func start(
         _ index: Int, running: [Mapping], scenes: Bool, path: String?, listener: Listener,
-        say: @escaping (String) -> Void, logger: Logger, baseTap: ((String, SensorFrame) -> Void)? = nil
+        say: @escaping (String) -> Void, logger: Logger, baseTap: ((String, SensorFrame) -> Void)? = nil,
+        now: UInt64 = monotonicNanos()
     ) -> KeyCalibration? {
         func refuse(_ why: String) -> KeyCalibration? {
             say("calibrate: \(why)")
@@ -65,7 +67,8 @@ final class KeyCalibration {
                 "mapping \(index) running is not mapping \(index) of \(path) (a typed --map or --solo?); use sensorwah calibrate"
             )
         }
-        let c = KeyCalibration(index: index, mapping: m, path: path, listener: listener, say: say, logger: logger)
+        let c = KeyCalibration(
+            index: index, mapping: m, path: path, listener: listener, say: say, logger: logger, started: now)
         c.baseTap = baseTap
         let box = c.box, g = m.source.group, wanted = m.sender
         listener.replaceFrameTap { sender, f in
@@ -81,9 +84,8 @@ final class KeyCalibration {
         return c
     }
 
-    /// Moves on; false when finished (written, failed or given up).
-    func step() -> Bool {
-        let now = monotonicNanos()
+    /// Moves on, at monotonic time `now`; false when finished (written, failed or given up).
+    func step(now: UInt64) -> Bool {
         let first = box.first.load(ordering: .relaxed)
         guard first > 0 else {
             if Double(now &- started) / 1e9 < Self.patience { return true }
@@ -105,7 +107,7 @@ final class KeyCalibration {
             )
             return true
         }
-        cancel()  // the network thread has let go of the trace: it is ours to read
+        cancel()  // the frame tap has let go of the trace: it is ours to read
         let r: RangeCalibration.Result
         do { r = try box.cal.result() } catch { return finish("\(error)", failed: true) }
         let n = { (v: Double) in v == v.rounded() ? String(Int(v)) : String(v) }

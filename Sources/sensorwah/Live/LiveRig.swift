@@ -131,7 +131,7 @@ final class LiveRig {
         if Shutdown.nextSceneRequested.exchange(false, ordering: .relaxed) { control.post(.nextScene) }
         if Shutdown.reloadRequested.exchange(false, ordering: .relaxed) { control.post(.reload) }
         if Shutdown.takeRezeroRequest() { control.post(.rezero) }
-        if let c = calibration, !c.step() { calibration = nil }
+        if let c = calibration, !c.step(now: now) { calibration = nil }
         if modelWatch?.poll(now: now) == true { control.post(.reloadGestures) }
         for c in programChanges {
             c.takeProgramChanges { channel, program in

@@ -6,8 +6,8 @@ import SensorWahEngine
 import SensorWahIO
 import SensorWahRuntime
 
-/// Filled on the network thread (the listener's frame tap) with the first sender's frames,
-/// read by the main thread only after the tap is gone.
+/// Filled through the listener's frame tap with the first sender's frames, read by the rig
+/// (on the same loop) only after the tap is gone.
 final class TeachBox: @unchecked Sendable {
     var capture: TeachCapture
     var sender: String?
@@ -20,7 +20,7 @@ final class TeachBox: @unchecked Sendable {
 /// Teach panel): from `start` the first sender's frames are collected through the listener's
 /// frame tap; each mark is a press ("that was one", or "this pose"); `finish` teaches the
 /// presses into FILE (made when missing), writes it and puts the new model to work in every
-/// sender at once. Driven by the main thread's loop, like the calibrate key.
+/// sender at once. Driven by the live rig on the listener's loop, like the calibrate key.
 final class LiveTeach {
     let name: String
     let value: Double?
@@ -87,7 +87,7 @@ final class LiveTeach {
     /// Teaches the presses into the file and returns the new model (nil: nothing taught, or
     /// the file could not be read or written; `say` tells why).
     func finish() -> LearnedModel? {
-        cancel()  // the network thread has let go of the capture: it is ours to read
+        cancel()  // the frame tap has let go of the capture: it is ours to read
         var capture = box.capture
         guard !presses.isEmpty else { return fail("nothing marked (press space at each movement), nothing taught") }
         for p in presses { capture.press(at: p) }
