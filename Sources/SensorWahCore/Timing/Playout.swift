@@ -25,7 +25,7 @@ public struct Playout: Sendable {
         /// The share of readings `auto` lets arrive in time.
         public var quantile = 0.99
         /// Added to that quantile (seconds).
-        public var margin = 0.003
+        public var margin = 0.001
         /// How many readings back the lateness counts half (the memory of the delivery).
         public var halfLife = 30_000.0
         /// `auto` raises the delay when the delivery needs this much more (seconds)...
