@@ -174,8 +174,7 @@ extension JackEngine {
     static func show(_ v: Double, _ p: EffectParameter) -> String {
         switch p.kind {
         case .continuous:
-            let r = (v * 100).rounded() / 100
-            let t = r == r.rounded() ? String(Int(r)) : String(r)
+            let t = NumberText.trimmed(v, 2, nonFinite: .swift)
             return p.unit.isEmpty ? t : t + " " + p.unit
         default: return p.format(v)
         }

@@ -255,7 +255,7 @@ public final class RTPMIDIOutput: EventOutput {
             "RTP-MIDI '\(configuration.name)' on UDP \(configuration.port): \(ps.isEmpty ? "no participants yet" : "\(ps.count) participant\(ps.count == 1 ? "" : "s")")"
         ]
         for p in ps {
-            let rtt = p.roundTrip.map { String(format: ", clock sync round trip %.1f ms", $0 * 1000) } ?? ""
+            let rtt = p.roundTrip.map { ", clock sync round trip \(NumberText.printf($0 * 1000, 1)) ms" } ?? ""
             // a name from the network: no control characters into a terminal or the registry
             let name = String(
                 String.UnicodeScalarView(p.name.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
