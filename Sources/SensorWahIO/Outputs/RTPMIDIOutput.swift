@@ -269,10 +269,7 @@ public final class RTPMIDIOutput: EventOutput {
     @inline(__always)
     private func tick() -> UInt32 { UInt32(truncatingIfNeeded: (monotonicNanos() &- startNanos) / 100_000) }
 
-    public func send(_ e: MIDIEvent) {
-        guard e.kind != .wahSwitch else { return }
-        sender.add(e, tick: tick())
-    }
+    public func send(_ e: MIDIEvent) { sender.add(e, tick: tick()) }
 
     private func takeUpdates() {
         while let u = updates.pop() {
