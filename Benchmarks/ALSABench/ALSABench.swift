@@ -105,8 +105,8 @@ struct ALSABench: ParsableCommand {
                     let t0 = monotonicSeconds()
                     if passOffset != 0 { for g in 0..<3 { frame.times[g] += passOffset } }
                     latest = max(latest, frame.latestTime)
-                    mapper.process(frame) { e in
-                        guard i < total, failure == nil else { return }
+                    mapper.process(frame) { mapped in
+                        guard i < total, failure == nil, case .midi(let e) = mapped else { return }
                         shared.expect(i, e)
                         shared.lineParsed[i] = t0
                         shared.sendStart[i] = monotonicSeconds()
@@ -211,7 +211,7 @@ private final class BenchShared: @unchecked Sendable {
         case .pitchBend:
             expected[2 * i] = .pitchBend(channel: ch, value: e.value & 0x3FFF)
             parts[i] = 1
-        case .noteOn, .noteOff, .wahSwitch, .effect, .effectChain:
+        case .noteOn, .noteOff:
             preconditionFailure("the benchmark sends Control Change and pitch bend only")
         }
     }

@@ -46,7 +46,7 @@ let benchmarks: @Sendable () -> Void = {
             bytes.withUnsafeBytes { all in
                 framer.feed(all) { line in
                     if case .line(let b) = line, parser.parse(b, into: &frame) == .frame {
-                        mapper.process(frame) { sink &+= Int($0.value) }
+                        mapper.process(frame) { sink &+= Int($0.midi?.value ?? 0) }
                     }
                 }
             }
@@ -92,7 +92,7 @@ let benchmarks: @Sendable () -> Void = {
                     framer.feed(all) { line in
                         if case .line(let b) = line, parser.parse(b, into: &frame) == .frame {
                             stage.process(&frame)
-                            mapper.process(frame) { sink &+= Int($0.value) }
+                            mapper.process(frame) { sink &+= Int($0.midi?.value ?? 0) }
                         }
                     }
                 }

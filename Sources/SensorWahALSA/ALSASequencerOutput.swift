@@ -194,8 +194,6 @@ public final class ALSASequencerOutput: @unchecked Sendable {
         case .noteOff:
             sensorwah_seq_ev_set_noteoff(event, ch, Int32(e.controller & 0x7F), 0)
             ok = output(seq)
-        case .wahSwitch, .effect, .effectChain:
-            return true  // not MIDI messages: the wah's engage switch, the effect chain's parameters
         }
         if ok { sent &+= 1 } else { failed &+= 1 }
         return ok

@@ -368,6 +368,7 @@ public final class PedalAutomationOutput: EventOutput {
     public init(_ automation: PedalAutomation) { self.automation = automation }
     public var name: String { "render" }
     public func send(_ e: MIDIEvent) { automation.add(e) }
+    public func send(_ c: EffectControl) { automation.add(c) }
     public func flush() {}
     public func close() {}
 }
@@ -394,10 +395,12 @@ public final class EffectAutomationOutput: EventOutput {
         ranges = chain.parameterList.map { ($0.parameter.range.lowerBound, $0.parameter.range.upperBound) }
     }
     public var name: String { "render" }
-    public func send(_ e: MIDIEvent) {
-        guard e.kind == .effect else { automation.add(e); return }
-        let slot = Int(e.controller)
-        guard slot < ranges.count, let f = PedalAutomation.frame(at: e.time, sampleRate: automation.sampleRate) else {
+    public func send(_ e: MIDIEvent) { automation.add(e) }
+    public func send(_ c: EffectControl) {
+        guard case .parameter(let slot, let position) = c.action else { automation.add(c); return }
+        guard slot >= 0, slot < ranges.count,
+            let f = PedalAutomation.frame(at: c.time, sampleRate: automation.sampleRate)
+        else {
             return
         }
         var frame = f
@@ -405,7 +408,8 @@ public final class EffectAutomationOutput: EventOutput {
         effects.append(
             EffectBreakpoint(
                 frame: frame, slot: slot,
-                value: EffectTarget.value(position: e.value, minimum: ranges[slot].lower, maximum: ranges[slot].upper)))
+                value: EffectTarget.value(position: position, minimum: ranges[slot].lower, maximum: ranges[slot].upper))
+        )
     }
     public func flush() {}
     public func close() {}

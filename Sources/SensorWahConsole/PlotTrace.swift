@@ -23,8 +23,9 @@ public final class PlotTrace: EventOutput {
         /// The smallest and largest reading kept (not dropped as an outlier), NaN: none yet.
         public var keptMin = Double.nan, keptMax = Double.nan
         var rejected = 0, fires = 0
-        /// The event that stands for this target (channel, number and kind of message).
-        let key: MIDIEvent
+        /// The event that stands for this target (channel, number and kind of message; the
+        /// effect parameter's slot).
+        let key: MappedEvent
     }
 
     public private(set) var lanes: [Lane]
@@ -35,7 +36,7 @@ public final class PlotTrace: EventOutput {
     public private(set) var frames = 0
 
     public init(mappings: [Mapping]) {
-        lanes = mappings.map { Lane(mapping: $0, key: MIDIEvent(target: $0.target, value: 1, time: 0)) }
+        lanes = mappings.map { Lane(mapping: $0, key: MappedEvent(target: $0.target, value: 1, time: 0)) }
     }
 
     /// After the pipeline mapped `frame`: what each mapping read, kept and dropped.
@@ -89,9 +90,12 @@ public final class PlotTrace: EventOutput {
 
     public var name: String { "plot" }
 
-    public func send(_ e: MIDIEvent) {
-        for i in lanes.indices where Self.sameController(lanes[i].key, e) {
-            lanes[i].sent.add(e.time, Double(e.value))
+    public func send(_ e: MIDIEvent) { record(.midi(e)) }
+    public func send(_ c: EffectControl) { record(.effect(c)) }
+
+    private func record(_ e: MappedEvent) {
+        if let v = Self.sentValue(e) {
+            for i in lanes.indices where Self.sameController(lanes[i].key, e) { lanes[i].sent.add(e.time, v) }
         }
         extend(e.time)
     }
@@ -99,8 +103,32 @@ public final class PlotTrace: EventOutput {
     public func flush() {}
     public func close() {}
 
-    static func sameController(_ a: MIDIEvent, _ b: MIDIEvent) -> Bool {
-        func family(_ k: MIDIEvent.Kind) -> MIDIEvent.Kind { k == .noteOff ? .noteOn : k }
-        return family(a.kind) == family(b.kind) && a.channel == b.channel && a.controller == b.controller
+    /// The value an event sends: a MIDI value, the switch's 1 or 0, a parameter's position
+    /// (nil for a scene change).
+    static func sentValue(_ e: MappedEvent) -> Double? {
+        switch e {
+        case .midi(let m): return Double(m.value)
+        case .effect(let c):
+            switch c.action {
+            case .wahSwitch(let engaged): return engaged ? 1 : 0
+            case .parameter(_, let position): return Double(position)
+            case .scene: return nil
+            }
+        }
+    }
+
+    static func sameController(_ a: MappedEvent, _ b: MappedEvent) -> Bool {
+        switch (a, b) {
+        case (.midi(let a), .midi(let b)):
+            func family(_ k: MIDIEvent.Kind) -> MIDIEvent.Kind { k == .noteOff ? .noteOn : k }
+            return family(a.kind) == family(b.kind) && a.channel == b.channel && a.controller == b.controller
+        case (.effect(let a), .effect(let b)):
+            switch (a.action, b.action) {
+            case (.wahSwitch, .wahSwitch): return true
+            case (.parameter(let s, _), .parameter(let r, _)): return s == r
+            default: return false
+            }
+        default: return false
+        }
     }
 }

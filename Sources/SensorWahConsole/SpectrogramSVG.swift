@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import SensorWahCore
 
 /// `sensorwah plot --audio`: the spectrum of a sound over time as a compact SVG picture (plain
 /// text, no I/O), with an optional line on top (the wah's centre frequency the gesture asks
@@ -71,7 +72,7 @@ public enum SpectrogramSVG {
         let duration = Double(x.count) / Double(max(rate, 1))
         func px(_ t: Double) -> Double { left + pw * min(max(t / max(duration, 1e-9), 0), 1) }
         func py(_ hz: Double) -> Double { top + ph * (1 - log(hz / o.low) / log(o.high / o.low)) }
-        func n1(_ v: Double) -> String { String((v * 10).rounded() / 10) }
+        func n1(_ v: Double) -> String { NumberText.rounded(v, 1) }
         var s =
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(w))\" height=\"\(Int(h))\" viewBox=\"0 0 \(Int(w)) \(Int(h))\" font-family=\"sans-serif\" font-size=\"12\">\n"
         s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"

@@ -50,7 +50,7 @@ public struct Summary {
         if mapper.nonFinite > 0 { s += ", non-finite \(mapper.nonFinite)" }
         s += "\n  messages sent \(mapper.messages)"
         if mapper.rateLimited > 0 { s += " (\(mapper.rateLimited) changes delayed by the rate limit)" }
-        if showElapsed { s += " in \((elapsed * 100).rounded() / 100) s" }
+        if showElapsed { s += " in \(NumberText.rounded(elapsed, 2)) s" }
         for n in notes { s += "\n  " + n }
         return s
     }

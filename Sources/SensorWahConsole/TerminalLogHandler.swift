@@ -1,4 +1,5 @@
 import Logging
+import SensorWahCore
 import SensorWahRuntime
 import Synchronization
 
@@ -84,7 +85,7 @@ public struct TerminalLogHandler: LogHandler {
 public final class LogRate: Sendable {
     public static let burst = 10
     public static let shared = LogRate()
-    static func tenths(_ s: Double) -> String { String((s * 10).rounded() / 10) }
+    static func tenths(_ s: Double) -> String { NumberText.rounded(s, 1) }
 
     struct Site: Hashable { let file: String; let line: UInt }
     /// Lines a site was not given, the seconds from its window's start to the last of them,

@@ -41,7 +41,7 @@ public struct ControllerSweep {
             sleep(until: start + t)
             let v = value(at: t)
             if v != last {
-                let e = MIDIEvent(target: target, value: v, time: t)
+                let e = MappedEvent(target: target, value: v, time: t)
                 for o in outputs { o.send(e) }
                 last = v
                 sent += 1
@@ -50,7 +50,7 @@ public struct ControllerSweep {
             k += 1
         }
         if let r = rest, r != last {
-            let e = MIDIEvent(target: target, value: r, time: t)
+            let e = MappedEvent(target: target, value: r, time: t)
             for o in outputs { o.send(e) }
             sent += 1
         }

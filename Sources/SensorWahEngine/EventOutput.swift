@@ -1,14 +1,19 @@
 import SensorWahCore
 
 /// Where mapped events go: a MIDI port, the wah's pedal, a JSON stream, a queue to another
-/// thread. Every output of a run receives every event the mapper emits (Control Change, pitch
-/// bend and, as mappings grow, notes and switches) and keeps what concerns it.
+/// thread. Every output of a run receives every MIDI message the mapper emits (Control Change,
+/// 14-bit CC, pitch bend, notes) and keeps what concerns it. Effect control (the wah's switch,
+/// `fx=` parameters, a scene's change of chain) goes to `send(_: EffectControl)`, which only
+/// the outputs that take it implement (the effect chain's, JSON, plot, the queue to the output
+/// thread); a MIDI output leaves it to the default, which drops it.
 ///
 /// Outputs run on the thread that owns the pipeline; `send` must not block for long.
 public protocol EventOutput: AnyObject {
     /// A short name for logs ("stdout", "alsa", "jack", "wah").
     var name: String { get }
     func send(_ e: MIDIEvent)
+    /// Effect control (default: dropped, as a MIDI output does).
+    func send(_ c: EffectControl)
     /// Push buffered messages out now (called when the pipeline waits for time to pass).
     func flush()
     /// The run is over; release what the output holds. Called once per output.
@@ -27,6 +32,15 @@ public protocol EventOutput: AnyObject {
 }
 
 extension EventOutput {
+    public func send(_ c: EffectControl) {}
+    /// Either kind, to its own `send`.
+    @inline(__always)
+    public func send(_ e: MappedEvent) {
+        switch e {
+        case .midi(let m): send(m)
+        case .effect(let c): send(c)
+        }
+    }
     public var failure: String? { nil }
     public var failureIsFinal: Bool { false }
     public var undelivered: Int { 0 }

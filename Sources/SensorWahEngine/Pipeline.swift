@@ -60,15 +60,15 @@ public struct Pipeline {
 
     /// Switches to other mappings while running (a reloaded configuration, a scene change):
     /// controllers only the old ones drove go to rest first.
-    /// `scene`: the index of the scene switched to; the outputs are told (an `effectChain`
-    /// event, after the hand-over's rest values) so the audio engine can switch its chain.
+    /// `scene`: the index of the scene switched to; the outputs are told (a `scene` effect
+    /// control, after the hand-over's rest values) so the audio engine can switch its chain.
     public mutating func replaceMappings(_ next: [Mapping], scene: Int? = nil) {
         let outs = outputs
         mapper.handOver(to: next, at: mapper.latestTime) { e in for o in outs { o.send(e) } }
         mapper = Mapper(mappings: next, continuing: mapper)
         if let i = scene {
-            let e = MIDIEvent(time: mapper.latestTime, kind: .effectChain, channel: 0, value: UInt16(clamping: i))
-            for o in outs { o.send(e) }
+            let c = EffectControl(time: mapper.latestTime, .scene(i))
+            for o in outs { o.send(c) }
         }
     }
 

@@ -26,7 +26,12 @@ public final class QueueOutput: EventOutput {
     public var name: String { "queue" }
 
     @inline(__always)
-    public func send(_ e: MIDIEvent) {
+    public func send(_ e: MIDIEvent) { push(.midi(e)) }
+    @inline(__always)
+    public func send(_ c: EffectControl) { push(.effect(c)) }
+
+    @inline(__always)
+    func push(_ e: MappedEvent) {
         queue.push(QueuedEvent(event: e, receivedNanos: receivedNanos, queuedNanos: monotonicNanos(), sender: sender))
         pushed &+= 1
     }

@@ -55,12 +55,7 @@ public final class JackMIDIOutput: EventOutput, ProgramChangeInput {
     public func takeProgramChanges(_ body: (_ channel: UInt8, _ program: UInt8) -> Void) {
         session.engine.takeProgramChanges(body)
     }
-    public func send(_ e: MIDIEvent) {
-        switch e.kind {
-        case .wahSwitch, .effect, .effectChain: return  // not MIDI: the wah and the effect chain
-        default: session.engine.send(e)
-        }
-    }
+    public func send(_ e: MIDIEvent) { session.engine.send(e) }
     public var failure: String? {
         session.engine.isConnected ? nil : "JACK: no server connected (MIDI out is dropped until one is)"
     }
@@ -74,11 +69,12 @@ public final class JackMIDIOutput: EventOutput, ProgramChangeInput {
     }
 }
 
-/// `--wah` / `--fx`: the audio engine's input. Watches one mapping's target (channel +
+/// `--wah` / `--fx`: the audio engine's input. Watches one mapping's MIDI target (channel +
 /// controller, or pitch bend) and stores the pedal position (value / 127, or / 16383 for 14
-/// bits) in an atomic the audio thread reads every period (the wahs smooth it at audio rate);
-/// hands `fx=` parameters (slot, value in the parameter's units) to the callback through a
-/// lock-free ring, and a scene's change of chain through an atomic.
+/// bits) in an atomic the audio thread reads every period (the wahs smooth it at audio rate).
+/// Takes the effect control: the wah's switch; `fx=` parameters (slot, value in the
+/// parameter's units), handed to the callback through a lock-free ring; a scene's change of
+/// chain, through an atomic.
 public final class WahPedalOutput: EventOutput {
     let session: JackSession
     public let target: Target
@@ -101,20 +97,20 @@ public final class WahPedalOutput: EventOutput {
     public var name: String { "wah" }
     public func send(_ e: MIDIEvent) {
         if !session.engine.isConnected { dropped += 1 }
-        switch e.kind {
-        case .wahSwitch: session.engine.setBypass(e.value == 0)
-        case .effect:
-            let slot = Int(e.controller)
-            guard set < ranges.count, slot < ranges[set].count else { return }
+        if let p = PedalAutomation.pedal(of: e, for: target) { session.engine.setPedal(p) }
+    }
+    public func send(_ c: EffectControl) {
+        if !session.engine.isConnected { dropped += 1 }
+        switch c.action {
+        case .wahSwitch(let engaged): session.engine.setBypass(!engaged)
+        case .parameter(let slot, let position):
+            guard set < ranges.count, slot >= 0, slot < ranges[set].count else { return }
             let r = ranges[set][slot]
             session.engine.setEffect(
-                set: set, slot: slot, value: EffectTarget.value(position: e.value, minimum: r.lower, maximum: r.upper))
-        case .effectChain:
-            let scene = Int(e.value)
-            set = scene < sceneChains.count ? sceneChains[scene] : 0
+                set: set, slot: slot, value: EffectTarget.value(position: position, minimum: r.lower, maximum: r.upper))
+        case .scene(let scene):
+            set = scene >= 0 && scene < sceneChains.count ? sceneChains[scene] : 0
             session.engine.selectChain(set)
-        default:
-            if let p = PedalAutomation.pedal(of: e, for: target) { session.engine.setPedal(p) }
         }
     }
     public var failure: String? {
@@ -174,8 +170,7 @@ extension JackEngine {
     static func show(_ v: Double, _ p: EffectParameter) -> String {
         switch p.kind {
         case .continuous:
-            let r = (v * 100).rounded() / 100
-            let t = r == r.rounded() ? String(Int(r)) : String(r)
+            let t = NumberText.trimmed(v, 2, nonFinite: .swift)
             return p.unit.isEmpty ? t : t + " " + p.unit
         default: return p.format(v)
         }

@@ -32,8 +32,6 @@ public struct MIDIRingEntry: Sendable, Equatable {
             word = (0x90 | status) | UInt64(e.controller & 0x7F) << 8 | (v & 0x7F) << 16 | 3 << 56
         case .noteOff:
             word = (0x80 | status) | UInt64(e.controller & 0x7F) << 8 | 3 << 56
-        case .wahSwitch, .effect, .effectChain:
-            word = 0  // not a MIDI message (JackMIDIOutput does not send it)
         }
         self.arrival = arrival
         self.packed = word

@@ -1,17 +1,19 @@
 import Atomics
 import SensorWahCore
 
-/// A MIDI event with the monotonic times (ns) its line was read off the socket and it was
-/// queued for the output thread, and the sender whose line it came from (a slot the listener
-/// numbers by sender name; `QueuedEvent.noSender` for rest values, glides and hand-overs).
+/// A mapped event (MIDI or effect control) with the monotonic times (ns) its line was read off
+/// the socket and it was queued for the output thread, and the sender whose line it came from
+/// (a slot the listener numbers by sender name; `QueuedEvent.noSender` for rest values, glides
+/// and hand-overs).
 public struct QueuedEvent: Sendable {
-    public var event: MIDIEvent
+    public var event: MappedEvent
     public var receivedNanos: UInt64
     public var queuedNanos: UInt64
     public var sender: UInt16
     public static let noSender = UInt16.max
-    public init(event: MIDIEvent, receivedNanos: UInt64, queuedNanos: UInt64 = 0, sender: UInt16 = QueuedEvent.noSender)
-    {
+    public init(
+        event: MappedEvent, receivedNanos: UInt64, queuedNanos: UInt64 = 0, sender: UInt16 = QueuedEvent.noSender
+    ) {
         self.event = event
         self.receivedNanos = receivedNanos
         self.queuedNanos = queuedNanos

@@ -57,17 +57,21 @@ final class EffectTargetTests: XCTestCase {
         var ms = [try Mapping(parsing: "accel.x fx=tremolo.rate to=1..8 range=0..1 unipolar smooth=0")]
         try Mapping.resolveEffectTargets(&ms, chain: chain)
         var mapper = Mapper(mappings: ms)
-        var events: [MIDIEvent] = []
+        var events: [EffectControl] = []
         for (k, x) in [0.0, 0.5, 1.0].enumerated() {
             var f = SensorFrame()
             f.newGroups = SensorGroup.accelerometer.bit
             f.times[SensorGroup.accelerometer.rawValue] = Double(k) * 0.1
             f[.accelX] = x
-            mapper.process(f) { events.append($0) }
+            mapper.process(f) { events.append($0.effect!) }
         }
-        XCTAssertEqual(events.map(\.kind), [.effect, .effect, .effect])
-        XCTAssertEqual(events.map(\.controller), [9, 9, 9])
-        let values = events.map { EffectTarget.value(position: $0.value, minimum: 0.05, maximum: 20) }
+        let parameters = events.compactMap { c -> (slot: Int, position: UInt16)? in
+            guard case .parameter(let slot, let position) = c.action else { return nil }
+            return (slot, position)
+        }
+        XCTAssertEqual(parameters.count, 3)
+        XCTAssertEqual(parameters.map(\.slot), [9, 9, 9])
+        let values = parameters.map { EffectTarget.value(position: $0.position, minimum: 0.05, maximum: 20) }
         XCTAssertEqual(values[0], 1, accuracy: 0.001)
         XCTAssertEqual(values[1], 4.5, accuracy: 0.001)
         XCTAssertEqual(values[2], 8, accuracy: 0.001)
@@ -80,16 +84,20 @@ final class EffectTargetTests: XCTestCase {
         var ms = [try Mapping(parsing: "flick fx=delay.bypass toggle")]
         try Mapping.resolveEffectTargets(&ms, chain: chain)
         var mapper = Mapper(mappings: ms)
-        var events: [MIDIEvent] = []
+        var events: [EffectControl] = []
         for (t, s) in [(0.0, 15.0), (0.5, 0.0), (1.0, 20.0), (1.5, 0.0), (2.0, 18.0)] {
             var f = SensorFrame()
             f.newGroups = SensorGroup.derived.bit
             f.times[SensorGroup.derived.rawValue] = t
             f[.flick] = s
-            mapper.process(f) { events.append($0) }
+            mapper.process(f) { events.append($0.effect!) }
         }
-        mapper.rest(at: 3) { events.append($0) }
-        XCTAssertEqual(events.map(\.value), [65535, 0, 65535])
-        XCTAssertEqual(events.map(\.controller), [13, 13, 13])
+        mapper.rest(at: 3) { events.append($0.effect!) }
+        XCTAssertEqual(
+            events.map(\.action),
+            [
+                .parameter(slot: 13, position: 65535), .parameter(slot: 13, position: 0),
+                .parameter(slot: 13, position: 65535)
+            ])
     }
 }

@@ -16,8 +16,8 @@ final class GestureTargetTests: XCTestCase {
     func run(_ mapping: String, _ frames: [SensorFrame], restAt: Double? = nil) throws -> [MIDIEvent] {
         var m = Mapper(mappings: [try Mapping(parsing: mapping)])
         var out: [MIDIEvent] = []
-        for f in frames { m.process(f) { out.append($0) } }
-        if let r = restAt { m.rest(at: r) { out.append($0) } }
+        for f in frames { m.process(f) { out.append($0.midi!) } }
+        if let r = restAt { m.rest(at: r) { out.append($0.midi!) } }
         return out
     }
 
@@ -65,7 +65,7 @@ final class GestureTargetTests: XCTestCase {
         XCTAssertEqual(JSONLine.string(on), #"{"t":1.500,"type":"note_on","ch":1,"note":60,"velocity":97}"#)
         XCTAssertEqual(JSONLine.string(off), #"{"t":1.650,"type":"note_off","ch":10,"note":38,"velocity":0}"#)
         XCTAssertEqual(
-            JSONLine.string(MIDIEvent(time: 2, kind: .wahSwitch, channel: 0, value: 1)),
+            JSONLine.string(EffectControl(time: 2, .wahSwitch(engaged: true))),
             #"{"t":2.000,"type":"wah_switch","engaged":true}"#)
     }
 

@@ -15,7 +15,7 @@ final class HoldRelativeTests: XCTestCase {
             f[.accelX] = s.x
             f.activeGestures = s.shaking ? Gesture.shake.bit : 0
             var last = values.last ?? -1
-            mapper.process(f) { last = Int($0.value) }
+            mapper.process(f) { last = Int($0.midi!.value) }
             values.append(last)
         }
         return values
@@ -60,7 +60,7 @@ final class HoldRelativeTests: XCTestCase {
         for var f in s.frames(rate: 50, duration: 5) {
             stage.process(&f)
             if f.activeGestures & Pose.palmUp.bit != 0 { down.append(f.latestTime) }
-            mapper.process(f) { values.append((f.latestTime, Int($0.value))) }
+            mapper.process(f) { values.append((f.latestTime, Int($0.midi!.value))) }
         }
         XCTAssertGreaterThan(down.count, 50)
         XCTAssertGreaterThan(down.first!, 1.1); XCTAssertLessThan(down.last!, 3.5)

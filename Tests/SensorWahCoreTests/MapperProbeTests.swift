@@ -44,12 +44,12 @@ final class MapperProbeTests: XCTestCase {
         var mapper = Mapper(mappings: [a, b])
         var sent: [Int] = []
         mapper.solo = 1
-        mapper.process(frame(0, x: 1, y: 1)) { sent.append(Int($0.controller)) }
-        mapper.process(frame(0.01, x: -1, y: -1)) { sent.append(Int($0.controller)) }
+        mapper.process(frame(0, x: 1, y: 1)) { sent.append(Int($0.midi!.controller)) }
+        mapper.process(frame(0.01, x: -1, y: -1)) { sent.append(Int($0.midi!.controller)) }
         XCTAssertEqual(sent, [12, 12])
         mapper.solo = -1
         sent = []
-        mapper.process(frame(0.02, x: 0.5, y: 0.5)) { sent.append(Int($0.controller)) }
+        mapper.process(frame(0.02, x: 0.5, y: 0.5)) { sent.append(Int($0.midi!.controller)) }
         XCTAssertEqual(sent, [11, 12])
     }
 }

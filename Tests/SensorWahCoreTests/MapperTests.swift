@@ -12,9 +12,9 @@ final class MapperTests: XCTestCase {
             f.newGroups = source.group.bit
             f.times[source.group.rawValue] = t
             f[source] = x
-            mapper.process(f) { out.append(Pair(t: $0.time, v: Int($0.value))) }
+            mapper.process(f) { out.append(Pair(t: $0.time, v: Int($0.midi!.value))) }
         }
-        mapper.flush { out.append(Pair(t: $0.time, v: Int($0.value))) }
+        mapper.flush { out.append(Pair(t: $0.time, v: Int($0.midi!.value))) }
         return out
     }
 
@@ -87,7 +87,7 @@ final class MapperTests: XCTestCase {
         var events: [MIDIEvent] = []
         for (t, x) in [(0.0, 0.0), (0.01, 1.0), (0.02, -1.0)] {
             var f = SensorFrame(); f.newGroups = 1; f.times[0] = t; f[.accelX] = x
-            mapper.process(f) { events.append($0) }
+            mapper.process(f) { events.append($0.midi!) }
         }
         XCTAssertEqual(events.map(\.value), [8192, 8192, 16383, 16383, 0, 0])
         XCTAssertEqual(events[0].kind, .controlChange14)
@@ -112,7 +112,7 @@ final class MapperTests: XCTestCase {
         var values: [Int] = []
         for (t, x) in [(0.0, 0.5), (0.01, 3.6), (0.02, -3.9), (0.03, 0.5), (0.04, 1e308)] {
             var f = SensorFrame(); f.newGroups = 1; f.times[0] = t; f[.accelX] = x
-            mapper.process(f) { values.append(Int($0.value)) }
+            mapper.process(f) { values.append(Int($0.midi!.value)) }
         }
         XCTAssertEqual(values, [96], "spikes never reach the output, not even clamped to 127/0")
         XCTAssertEqual(mapper.stats.outOfBounds, 3)
@@ -141,7 +141,7 @@ final class MapperTests: XCTestCase {
         var values: [Int] = []
         for (t, x) in [(0.0, 0.5), (0.01, Double.nan), (0.02, .infinity), (0.03, -.infinity), (0.04, -0.5)] {
             var f = SensorFrame(); f.newGroups = 1; f.times[0] = t; f[.accelX] = x
-            mapper.process(f) { values.append(Int($0.value)) }
+            mapper.process(f) { values.append(Int($0.midi!.value)) }
         }
         XCTAssertEqual(values, [96, 32])
         XCTAssertEqual(mapper.stats.nonFinite, 2)
@@ -172,7 +172,7 @@ final class MapperTests: XCTestCase {
         var got: [Int] = []
         var f = SensorFrame(); f.newGroups = 1 | 4; f[.accelX] = 0.6; f[.accelY] = 0.8; f[.accelZ] = 0;
         f[.pitch] = Double.pi / 4
-        mapper.process(f) { got.append(Int($0.value)) }
+        mapper.process(f) { got.append(Int($0.midi!.value)) }
         XCTAssertEqual(got, [64, 96])
     }
 
@@ -191,9 +191,9 @@ final class MapperTests: XCTestCase {
         var mapper = Mapper(mappings: [try raw("accel.x cc=11"), try raw("accel.y cc=12 unipolar range=0..1 rest=5")])
         var f = SensorFrame(); f.newGroups = 1; f[.accelX] = 1; f[.accelY] = 1
         var got: [MIDIEvent] = []
-        mapper.process(f) { got.append($0) }
-        mapper.rest(at: 1) { got.append($0) }
-        mapper.rest(at: 2) { got.append($0) }
+        mapper.process(f) { got.append($0.midi!) }
+        mapper.rest(at: 1) { got.append($0.midi!) }
+        mapper.rest(at: 2) { got.append($0.midi!) }
         XCTAssertEqual(got.map(\.value), [127, 127, 64, 5])
         XCTAssertEqual(got.map(\.controller), [11, 12, 11, 12])
     }

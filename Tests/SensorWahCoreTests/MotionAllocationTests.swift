@@ -34,10 +34,10 @@ final class MotionAllocationTests: XCTestCase {
             for l in lines.dropFirst(10) {
                 if l.withUnsafeBytes({ parser.parse($0, into: &frame) }) == .frame {
                     stage.process(&frame)
-                    mapper.process(frame) { sink &+= Int($0.value) }
+                    mapper.process(frame) { sink &+= Int($0.midi!.value) }
                 }
             }
-            mapper.rest(at: 100) { sink &+= Int($0.value) }
+            mapper.rest(at: 100) { sink &+= Int($0.midi!.value) }
             MallocInterposerSwift.unhook()
             let stats = MallocInterposerSwift.getStatistics()
             XCTAssertGreaterThan(sink, 0)
@@ -85,7 +85,7 @@ final class MotionAllocationTests: XCTestCase {
             for l in lines.dropFirst(10) {
                 if l.withUnsafeBytes({ parser.parse($0, into: &frame) }) == .frame {
                     stage.process(&frame)
-                    mapper.process(frame) { sink &+= Int($0.value) }
+                    mapper.process(frame) { sink &+= Int($0.midi!.value) }
                 }
             }
             MallocInterposerSwift.unhook()

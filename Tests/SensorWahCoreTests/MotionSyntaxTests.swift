@@ -46,11 +46,13 @@ final class MotionSyntaxTests: XCTestCase {
         let s = MotionScript(attitude: { _ in q })
         var mapper = Mapper(mappings: [try Mapping(parsing: "tilt.roll cc=1 smooth=0")])
         var plain: [MIDIEvent] = []
-        for f in s.frames(rate: 50, duration: 1) { mapper.process(f) { plain.append($0) } }
+        for f in s.frames(rate: 50, duration: 1) { mapper.process(f) { plain.append($0.midi!) } }
         XCTAssertTrue(plain.isEmpty)
         var stage = MotionStage()
         var events: [MIDIEvent] = []
-        for var f in s.frames(rate: 50, duration: 1) { stage.process(&f); mapper.process(f) { events.append($0) } }
+        for var f in s.frames(rate: 50, duration: 1) {
+            stage.process(&f); mapper.process(f) { events.append($0.midi!) }
+        }
         // 30° of roll on -180..180 bipolar: 64 + 30/180 * 63
         XCTAssertEqual(Double(events.last?.value ?? 0), 64 + 30.0 / 180 * 63, accuracy: 1)
     }

@@ -136,7 +136,46 @@ final class NumberTextTests: XCTestCase {
         }
     }
 
+    func testWholeWithSignificantDigitsIsTheTeachCopy() {
+        for v in Self.grid + [.nan, .infinity, -.infinity, 1e9, 123_456_789, 1_234_567, 0.000012345] {
+            XCTAssertEqual(NumberText.whole(v, limit: 1e9, significant: 6), Self.teachF(v), "\(v)")
+        }
+        XCTAssertEqual(NumberText.whole(1_234_567, limit: 1e9, significant: 6), "1234567")
+        XCTAssertEqual(NumberText.whole(1e9, limit: 1e9, significant: 6), "1e+09")
+        XCTAssertEqual(NumberText.whole(0.1234567, limit: 1e9, significant: 6), "0.123457")
+    }
+
+    func testTrimmedIsTheEffectParameterCopy() {
+        for v in Self.grid + [.nan] {
+            XCTAssertEqual(NumberText.trimmed(v, 2, nonFinite: .swift), Self.effectShow(v), "\(v)")
+        }
+    }
+
+    func testRoundedIsTheRateCheckCopy() {
+        for v in Self.grid + [.nan, .infinity, -.infinity, 1234.5678, 0.00012345678] {
+            let a = abs(v)
+            let digits = a >= 100 ? 0 : (a >= 1 ? 2 : (a >= 0.001 ? 5 : 9))
+            XCTAssertEqual(NumberText.rounded(v, digits), Self.rateCheckText(v), "\(v)")
+        }
+    }
+
     // The copies, verbatim.
+
+    static func teachF(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e9 ? String(Int(v)) : String(format: "%g", v)
+    }
+
+    static func effectShow(_ v: Double) -> String {
+        let r = (v * 100).rounded() / 100
+        return r == r.rounded() ? String(Int(r)) : String(r)
+    }
+
+    static func rateCheckText(_ x: Double) -> String {
+        guard x.isFinite else { return "\(x)" }
+        let a = abs(x)
+        let digits: Double = a >= 100 ? 1 : (a >= 1 ? 100 : (a >= 0.001 ? 1e5 : 1e9))
+        return "\((x * digits).rounded() / digits)"
+    }
 
     static func liveViewFmt(_ v: Double, _ digits: Int) -> String {
         guard v.isFinite else { return v.isNaN ? "-" : "\(v)" }

@@ -379,7 +379,7 @@ final class OSCAppTests: XCTestCase {
                 (OSCPacket.message("/1/fader1", [.f(1)]), 30)
             ], routes: routes)
         var events: [MIDIEvent] = []
-        for fr in f { mapper.process(fr) { events.append($0) } }
+        for fr in f { mapper.process(fr) { events.append($0.midi!) } }
         XCTAssertEqual(events.map { "\($0.controller)=\($0.value)" }, ["20=64", "22=64", "21=127", "20=127", "22=0"])
     }
 

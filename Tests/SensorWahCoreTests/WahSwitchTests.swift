@@ -47,7 +47,7 @@ final class WahSwitchTests: XCTestCase {
         var m = Mapping(source: .axis(.flick), target: .wahSwitch)
         m.smoothing = 0
         var mapper = Mapper(mappings: [m])
-        var events: [MIDIEvent] = []
+        var events: [MappedEvent] = []
         for (t, s) in [(0.0, 15.0), (0.5, 0.0), (1.0, 20.0), (1.5, 12.0)] {
             var f = SensorFrame()
             f.newGroups = SensorGroup.derived.bit
@@ -56,8 +56,9 @@ final class WahSwitchTests: XCTestCase {
             mapper.process(f) { events.append($0) }
         }
         mapper.rest(at: 2) { events.append($0) }
-        XCTAssertEqual(events.map(\.kind), [.wahSwitch, .wahSwitch, .wahSwitch])
-        XCTAssertEqual(events.map(\.value), [1, 0, 1])
+        XCTAssertEqual(
+            events.map(\.effect?.action),
+            [.wahSwitch(engaged: true), .wahSwitch(engaged: false), .wahSwitch(engaged: true)])
     }
 
     /// Offline render's side: the switch events land in `PedalAutomation.switches` at their own
@@ -65,12 +66,12 @@ final class WahSwitchTests: XCTestCase {
     func testPedalAutomationKeepsTheSwitchChanges() {
         var a = PedalAutomation(target: .controlChange(channel: 0, controller: 11), sampleRate: 1000)
         a.initialBypassed = true
-        a.add(MIDIEvent(target: .controlChange(channel: 0, controller: 11), value: 127, time: 0.5))
-        a.add(MIDIEvent(target: .wahSwitch, value: 1, time: 1.0))
-        a.add(MIDIEvent(target: .wahSwitch, value: 0, time: 2.0))
+        a.add(MappedEvent(target: .controlChange(channel: 0, controller: 11), value: 127, time: 0.5))
+        a.add(MappedEvent(target: .wahSwitch, value: 1, time: 1.0))
+        a.add(MappedEvent(target: .wahSwitch, value: 0, time: 2.0))
         // stamped early: at the last one's frame, replacing it
-        a.add(MIDIEvent(target: .wahSwitch, value: 1, time: 1.5))
-        a.add(MIDIEvent(target: .wahSwitch, value: 0, time: -.nan))
+        a.add(MappedEvent(target: .wahSwitch, value: 1, time: 1.5))
+        a.add(MappedEvent(target: .wahSwitch, value: 0, time: -.nan))
         XCTAssertEqual(a.breakpoints, [PedalBreakpoint(frame: 500, pedal: 1)])
         XCTAssertEqual(a.switches, [PedalBreakpoint(frame: 1000, pedal: 1), PedalBreakpoint(frame: 2000, pedal: 1)])
         XCTAssertEqual(a.ignored, 1)

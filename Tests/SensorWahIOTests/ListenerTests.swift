@@ -50,7 +50,7 @@ final class ListenerTests: XCTestCase {
 
         func events() -> [MIDIEvent] {
             var out: [MIDIEvent] = []
-            while let e = queue.pop() { out.append(e.event) }
+            while let e = queue.pop() { out.append(e.event.midi!) }
             return out
         }
 
@@ -77,7 +77,7 @@ final class ListenerTests: XCTestCase {
         var mapper = Mapper(mappings: [try! Mapping(parsing: mapping)])
         var frame = SensorFrame()
         var out: [MIDIEvent] = []
-        for l in lines where parser.parse(l, into: &frame) == .frame { mapper.process(frame) { out.append($0) } }
+        for l in lines where parser.parse(l, into: &frame) == .frame { mapper.process(frame) { out.append($0.midi!) } }
         return out
     }
 

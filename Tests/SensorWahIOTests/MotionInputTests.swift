@@ -45,7 +45,7 @@ final class MotionInputTests: XCTestCase {
         try b.awaitReadByPeer()
         a.close(); b.close()
         var values: [Int] = []
-        while let e = queue.pop() { values.append(Int(e.event.value)) }
+        while let e = queue.pop() { values.append(Int(e.event.midi!.value)) }
         _ = listener.stop()
         // each sender's own tilt: about 64 ± 0.5 * 63, never a value mixed between them
         XCTAssertTrue(values.contains { abs($0 - 96) <= 1 }, "\(values.suffix(20))")

@@ -68,7 +68,7 @@ final class OSCListenerTests: XCTestCase {
         /// the 50 ms after.
         func waitFor(_ n: Int, seconds: Double = 5) -> [MIDIEvent] {
             var got: [MIDIEvent] = []
-            func drain() { while let e = queue.pop() { got.append(e.event) } }
+            func drain() { while let e = queue.pop() { got.append(e.event.midi!) } }
             _ = try? waitUntil(
                 "\(n) events", timeout: seconds, poll: 0.002,
                 observe: {
@@ -192,7 +192,7 @@ final class OSCListenerTests: XCTestCase {
         var frame = SensorFrame()
         var replayed: [MIDIEvent] = []
         for l in text.split(separator: "\n") where parser.parse(String(l), into: &frame) == .frame {
-            mapper.process(frame) { replayed.append($0) }
+            mapper.process(frame) { replayed.append($0.midi!) }
         }
         XCTAssertGreaterThan(live.count, 10)
         // the live run ends with the rest value (stop); everything before it replays the same

@@ -116,7 +116,7 @@ final class OutputPumpTests: XCTestCase {
         pump.start()
         queue.push(
             QueuedEvent(
-                event: MIDIEvent(time: 0, kind: .controlChange, channel: 0, controller: 11, value: 1),
+                event: .midi(MIDIEvent(time: 0, kind: .controlChange, channel: 0, controller: 11, value: 1)),
                 receivedNanos: monotonicNanos(), sender: 3))
         pump.wake()
         try waitUntil("the message delivered", observe: { pump.deliveredSoFar.load(ordering: .relaxed) }) { $0 == 1 }
@@ -205,7 +205,7 @@ final class OutputPumpTests: XCTestCase {
             pump.arriving(true)
             queue.push(
                 QueuedEvent(
-                    event: MIDIEvent(time: 0, kind: .controlChange, channel: 0, controller: 11, value: 42),
+                    event: .midi(MIDIEvent(time: 0, kind: .controlChange, channel: 0, controller: 11, value: 42)),
                     receivedNanos: monotonicNanos(), queuedNanos: monotonicNanos()))
             pump.wake()
             pump.arriving(false)

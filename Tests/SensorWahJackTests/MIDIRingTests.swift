@@ -7,7 +7,7 @@ final class MIDIRingTests: XCTestCase {
     /// The packed bytes are exactly what `MIDIEvent.encode` writes, for every kind and range.
     func testEntryMatchesEncode() {
         var buf = [UInt8](repeating: 0, count: 8)
-        for kind in [MIDIEvent.Kind.controlChange, .controlChange14, .pitchBend, .noteOn, .noteOff, .wahSwitch] {
+        for kind in [MIDIEvent.Kind.controlChange, .controlChange14, .pitchBend, .noteOn, .noteOff] {
             for ch in [UInt8(0), 9, 15] {
                 for cc in [UInt8(0), 1, 31, 64, 127] {
                     for v in [UInt16(0), 1, 64, 127, 128, 8192, 16383] {

@@ -99,9 +99,9 @@ final class PedalAutomationTests: XCTestCase {
             var stage = MotionStage()  // the default mapping reads the fused tilt
             var f = SensorFrame()
             for line in lines where p.parse(line, into: &f) == .frame {
-                stage.process(&f); m.process(f) { events.append($0) }
+                stage.process(&f); m.process(f) { events.append($0.midi!) }
             }
-            m.flush { events.append($0) }
+            m.flush { events.append($0.midi!) }
             XCTAssertEqual(mapper.messages, events.count)
             let mine = events.filter { PedalAutomation.pedal(of: $0, for: mappings[index].target) != nil }
             XCTAssertGreaterThan(mine.count, 100)

@@ -168,7 +168,7 @@ enum LogWriter {
         var events: [(Double, Int, Int)] = []
         func line(_ l: FramedLine) {
             guard case .line(let b) = l, parser.parse(b, into: &frame) == .frame else { return }
-            mapper.process(frame) { e in events.append((e.time, Int(e.controller), Int(e.value))) }
+            mapper.process(frame) { e in events.append((e.time, Int(e.midi!.controller), Int(e.midi!.value))) }
         }
         bytes.withUnsafeBytes { all in framer.feed(all) { line($0) } }
         framer.finish { line($0) }

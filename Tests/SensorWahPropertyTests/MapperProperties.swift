@@ -76,7 +76,7 @@ extension Mapping {
         return step
     }
 
-    /// The largest value an event for this target carries.
+    /// The largest value an event for this target carries (`MappedEvent.carried`).
     var carriedMax: Int { target.isEffect ? EffectTarget.positions : target.maxValue }
 }
 
@@ -119,7 +119,7 @@ extension Mapping {
             var mapper = Mapper(mappings: [m])
             mapper.process(frame(q, m.input(at: at), at: 0.01)) { _ in }
             var rested: [Int] = []
-            mapper.rest(at: 1) { rested.append(Int($0.value)) }
+            mapper.rest(at: 1) { rested.append($0.carried) }
             #expect(rested.allSatisfy { $0 == m.carried(m.rest) }, "rest sent \(rested), not \(m.rest)")
         }
     }
@@ -131,7 +131,7 @@ extension Mapping {
             let m = drawn.mapping
             guard case .axis(let q) = m.source else { return }
             var mapper = Mapper(mappings: [m])
-            var sent: [MIDIEvent] = []
+            var sent: [MappedEvent] = []
             for (k, at) in samples.enumerated() {
                 let x = at.isFinite ? m.input(at: at) : at
                 var fromThis = 0
@@ -141,12 +141,12 @@ extension Mapping {
                 if x.isNaN { #expect(fromThis == 0, "NaN at sample \(k) sent \(fromThis) message(s)") }
             }
             #expect(
-                sent.allSatisfy { (0...m.carriedMax).contains(Int($0.value)) && $0.time.isFinite },
-                "sent \(sent.map(\.value))")
+                sent.allSatisfy { (0...m.carriedMax).contains($0.carried) && $0.time.isFinite },
+                "sent \(sent.map(\.carried))")
             total += sent.count
             // and after any stream, resting sends exactly the rest value
             var rested: [Int] = []
-            mapper.rest(at: Double(samples.count + 100) * 0.01) { rested.append(Int($0.value)) }
+            mapper.rest(at: Double(samples.count + 100) * 0.01) { rested.append($0.carried) }
             #expect(
                 rested.allSatisfy { $0 == m.carried(m.rest) }, "rest after the stream sent \(rested), not \(m.rest)")
         }
@@ -169,4 +169,20 @@ private func frame(_ q: Quantity, _ x: Double, at t: Double) -> SensorFrame {
     f.times[q.group.rawValue] = t
     f[q] = x
     return f
+}
+
+extension MappedEvent {
+    /// What the event carries: a MIDI value, an effect parameter's position, the wah switch's 1
+    /// or 0 (a scene's index).
+    var carried: Int {
+        switch self {
+        case .midi(let e): return Int(e.value)
+        case .effect(let c):
+            switch c.action {
+            case .wahSwitch(let engaged): return engaged ? 1 : 0
+            case .parameter(_, let position): return Int(position)
+            case .scene(let index): return index
+            }
+        }
+    }
 }

@@ -22,7 +22,7 @@ public struct PedalBreakpoint: Sendable, Equatable, CustomStringConvertible {
 ///   same frame replaces the first.
 /// - Before the first breakpoint the pedal sits at `initialPedal` (the mapping's rest value unless
 ///   given).
-/// - The wah's engage switch (`--wah-switch`: `wahSwitch` events, 1 engaged, 0 bypassed) is
+/// - The wah's engage switch (`--wah-switch`: `EffectControl`'s `wahSwitch`) is
 ///   kept the same way in `switches`, frame by frame; before the first one the wah is bypassed
 ///   when `initialBypassed` (a switched wah starts off, like the pedal).
 /// The smoothing and the switch's crossfade happen in the wah itself (`WahProcessor`), exactly
@@ -36,7 +36,8 @@ public struct PedalAutomation: Sendable, Equatable {
     public private(set) var switches: [PedalBreakpoint] = []
     /// Whether the wah starts bypassed (a `--wah-switch` render).
     public var initialBypassed = false
-    /// Messages for other targets, and messages with unusable times.
+    /// Messages for other targets, effect control other than the switch, and events with
+    /// unusable times.
     public private(set) var ignored = 0
 
     public init(target: Target, sampleRate: Double, initialPedal: Float = 0) {
@@ -83,12 +84,23 @@ public struct PedalAutomation: Sendable, Equatable {
         return Int(f)
     }
 
-    public mutating func add(_ e: MIDIEvent) {
-        if e.kind == .wahSwitch {
-            guard let f = Self.frame(at: e.time, sampleRate: sampleRate) else { ignored += 1; return }
-            Self.append(PedalBreakpoint(frame: f, pedal: e.value == 0 ? 0 : 1), to: &switches)
+    /// The wah's engage switch; other effect control is not the pedal's (counted in `ignored`).
+    public mutating func add(_ c: EffectControl) {
+        guard case .wahSwitch(let engaged) = c.action, let f = Self.frame(at: c.time, sampleRate: sampleRate) else {
+            ignored += 1
             return
         }
+        Self.append(PedalBreakpoint(frame: f, pedal: engaged ? 1 : 0), to: &switches)
+    }
+
+    public mutating func add(_ e: MappedEvent) {
+        switch e {
+        case .midi(let m): add(m)
+        case .effect(let c): add(c)
+        }
+    }
+
+    public mutating func add(_ e: MIDIEvent) {
         guard let p = Self.pedal(of: e, for: target), let f = Self.frame(at: e.time, sampleRate: sampleRate) else {
             ignored += 1
             return
@@ -115,7 +127,7 @@ public struct PedalAutomation: Sendable, Equatable {
         return last.pedal == 0
     }
 
-    public mutating func add<S: Sequence>(contentsOf events: S) where S.Element == MIDIEvent {
+    public mutating func add<S: Sequence>(contentsOf events: S) where S.Element == MappedEvent {
         for e in events { add(e) }
     }
 

@@ -68,7 +68,6 @@ extension ParserStats {
     static func roundedText(_ x: Double) -> String {
         guard x.isFinite else { return "\(x)" }
         let a = abs(x)
-        let digits: Double = a >= 100 ? 1 : (a >= 1 ? 100 : (a >= 0.001 ? 1e5 : 1e9))
-        return "\((x * digits).rounded() / digits)"
+        return NumberText.rounded(x, a >= 100 ? 0 : (a >= 1 ? 2 : (a >= 0.001 ? 5 : 9)))
     }
 }

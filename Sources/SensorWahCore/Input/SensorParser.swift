@@ -259,7 +259,7 @@ public struct SensorParser: Sendable {
                 "timing from the assumed rate: \(stats.assumedTiming) frames shared a whole-second timestamp and were spread over that second"
         }
         let period = assumedSamplePeriod
-        let hz = (1 / period * 100).rounded() / 100
+        let hz = NumberText.rounded(1 / period, 2)
         let source = hyperPeriod != nil ? "the sampling time stated in the file" : "the default sample period"
         return "timing from the assumed rate: no time column, \(hz) Hz (\(period * 1000) ms, \(source))"
     }

@@ -1,16 +1,49 @@
+/// What the mapper emits, in the order it emits it: a MIDI message for the MIDI outputs, or
+/// effect control for the built-in effect chain. An output takes each kind through its own
+/// `send` (`EventOutput`), so a MIDI output never sees effect control.
+public enum MappedEvent: Sendable, Equatable {
+    case midi(MIDIEvent)
+    case effect(EffectControl)
+
+    /// Seconds of sensor time since the first sample.
+    @inlinable public var time: Double {
+        switch self {
+        case .midi(let e): return e.time
+        case .effect(let c): return c.time
+        }
+    }
+    @inlinable public var midi: MIDIEvent? { if case .midi(let e) = self { return e } else { return nil } }
+    @inlinable public var effect: EffectControl? { if case .effect(let c) = self { return c } else { return nil } }
+}
+
+/// Not MIDI: what the mapper tells the built-in effect chain (the JACK engine's wah and chain,
+/// `render`'s), stamped with its sensor time.
+public struct EffectControl: Sendable, Equatable {
+    public enum Action: Sendable, Equatable {
+        /// The wah's engage switch (`--wah-switch`).
+        case wahSwitch(engaged: Bool)
+        /// A parameter of the effect chain (`fx=`): its slot in the chain, and its position
+        /// 0...65535 in the parameter's whole range (`EffectTarget.value(position:...)`).
+        case parameter(slot: Int, position: UInt16)
+        /// A scene switched the effect chain: the scene's index.
+        case scene(Int)
+    }
+    /// Seconds of sensor time since the first sample.
+    public var time: Double
+    public var action: Action
+
+    public init(time: Double, _ action: Action) {
+        self.time = time
+        self.action = action
+    }
+}
+
 /// One MIDI message produced by the mapper, stamped with its sensor time.
 public struct MIDIEvent: Sendable, Equatable {
     public enum Kind: UInt8, Sendable {
         case controlChange = 0, controlChange14 = 1, pitchBend = 2
         /// `controller` is the note number, `value` the velocity (1-127).
         case noteOn = 3, noteOff = 4
-        /// Not MIDI: the wah's engage switch (`value` 1 engaged, 0 bypassed), for `--wah-switch`.
-        case wahSwitch = 5
-        /// Not MIDI: a parameter of the effect chain (`fx=`): `controller` is the parameter's
-        /// slot in the chain, `value` its position 0...65535 in the parameter's whole range.
-        case effect = 6
-        /// Not MIDI: a scene switched the effect chain; `value` is the scene's index.
-        case effectChain = 7
     }
     /// Seconds of sensor time since the first sample.
     public var time: Double
@@ -55,13 +88,13 @@ public struct MIDIEvent: Sendable, Equatable {
         case .noteOff:
             out[0] = 0x80 | status; out[1] = controller & 0x7F; out[2] = 0
             return 3
-        case .wahSwitch, .effect, .effectChain:
-            return 0
         }
     }
 }
 
-/// Writes events as JSON lines: `{"t":1.234,"type":"cc","ch":1,"cc":11,"value":64}`.
+/// Writes events as JSON lines: `{"t":1.234,"type":"cc","ch":1,"cc":11,"value":64}`, and
+/// effect control as `{"t":1.234,"type":"fx","slot":9,"position":26115}`,
+/// `{"t":1.234,"type":"wah_switch","engaged":true}`, `{"t":1.234,"type":"fx_chain","scene":1}`.
 /// `t` has millisecond resolution. Builds the text byte by byte into a caller buffer.
 public enum JSONLine {
     /// Longest line this writer can produce, newline included.
@@ -69,13 +102,80 @@ public enum JSONLine {
 
     @inlinable
     public static func write(_ e: MIDIEvent, into out: UnsafeMutablePointer<UInt8>) -> Int {
-        var n = 0
-        @inline(__always) func put(_ s: StaticString) {
+        var w = Writer(out)
+        w.time(e.time)
+        switch e.kind {
+        case .controlChange: w.put(",\"type\":\"cc\",\"ch\":")
+        case .controlChange14: w.put(",\"type\":\"cc14\",\"ch\":")
+        case .pitchBend: w.put(",\"type\":\"pitchbend\",\"ch\":")
+        case .noteOn: w.put(",\"type\":\"note_on\",\"ch\":")
+        case .noteOff: w.put(",\"type\":\"note_off\",\"ch\":")
+        }
+        w.putInt(Int(e.channel) &+ 1)
+        switch e.kind {
+        case .noteOn, .noteOff:
+            w.put(",\"note\":")
+            w.putInt(Int(e.controller))
+            w.put(",\"velocity\":")
+            w.putInt(e.kind == .noteOn ? Int(e.value) : 0)
+        case .controlChange, .controlChange14, .pitchBend:
+            if e.kind != .pitchBend {
+                w.put(",\"cc\":")
+                w.putInt(Int(e.controller))
+            }
+            w.put(",\"value\":")
+            w.putInt(Int(e.value))
+        }
+        w.put("}\n")
+        return w.n
+    }
+
+    @inlinable
+    public static func write(_ c: EffectControl, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        var w = Writer(out)
+        w.time(c.time)
+        switch c.action {
+        case .wahSwitch(let engaged):
+            w.put(",\"type\":\"wah_switch\",\"engaged\":")
+            w.put(engaged ? "true" : "false")
+        case .parameter(let slot, let position):
+            w.put(",\"type\":\"fx\",\"slot\":")
+            w.putInt(slot)
+            w.put(",\"position\":")
+            w.putInt(Int(position))
+        case .scene(let index):
+            w.put(",\"type\":\"fx_chain\",\"scene\":")
+            w.putInt(index)
+        }
+        w.put("}\n")
+        return w.n
+    }
+
+    @inlinable
+    public static func write(_ e: MappedEvent, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        switch e {
+        case .midi(let m): return write(m, into: out)
+        case .effect(let c): return write(c, into: out)
+        }
+    }
+
+    /// A line's bytes as they are written (no allocation: the caller's buffer).
+    @usableFromInline
+    struct Writer {
+        @usableFromInline let out: UnsafeMutablePointer<UInt8>
+        @usableFromInline var n = 0
+
+        @inlinable init(_ out: UnsafeMutablePointer<UInt8>) { self.out = out }
+
+        @inlinable @inline(__always)
+        mutating func put(_ s: StaticString) {
             let p = s.utf8Start
             for k in 0..<s.utf8CodeUnitCount { out[n &+ k] = p[k] }
             n &+= s.utf8CodeUnitCount
         }
-        @inline(__always) func putInt(_ v: Int) {
+
+        @inlinable @inline(__always)
+        mutating func putInt(_ v: Int) {
             var x = v
             if x < 0 { out[n] = 0x2D; n &+= 1; x = -x }
             var tmp:
@@ -84,65 +184,39 @@ public enum JSONLine {
                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
                 ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
             var len = 0
+            let o = out, at = n
             withUnsafeMutableBytes(of: &tmp) { b in
                 repeat { b[len] = UInt8(truncatingIfNeeded: 0x30 &+ x % 10); x /= 10; len &+= 1 } while x > 0
-                for k in 0..<len { out[n &+ k] = b[len &- 1 &- k] }
+                for k in 0..<len { o[at &+ k] = b[len &- 1 &- k] }
             }
             n &+= len
         }
-        put("{\"t\":")
-        var ms = (e.time * 1000).rounded()
-        if !ms.isFinite || abs(ms) > 9e15 { ms = 0 }
-        let msi = Int(ms)
-        if msi < 0 { out[n] = 0x2D; n &+= 1 }
-        let a = abs(msi)
-        putInt(a / 1000)
-        out[n] = 0x2E; n &+= 1
-        let frac = a % 1000
-        out[n] = UInt8(0x30 &+ frac / 100); out[n &+ 1] = UInt8(0x30 &+ (frac / 10) % 10);
-        out[n &+ 2] = UInt8(0x30 &+ frac % 10)
-        n &+= 3
-        switch e.kind {
-        case .controlChange: put(",\"type\":\"cc\",\"ch\":")
-        case .controlChange14: put(",\"type\":\"cc14\",\"ch\":")
-        case .pitchBend: put(",\"type\":\"pitchbend\",\"ch\":")
-        case .noteOn: put(",\"type\":\"note_on\",\"ch\":")
-        case .noteOff: put(",\"type\":\"note_off\",\"ch\":")
-        case .wahSwitch: put(",\"type\":\"wah_switch\",\"engaged\":")
-        case .effect: put(",\"type\":\"fx\",\"slot\":")
-        case .effectChain: put(",\"type\":\"fx_chain\",\"scene\":")
+
+        /// `{"t":` and the seconds with three decimals.
+        @inlinable @inline(__always)
+        mutating func time(_ t: Double) {
+            put("{\"t\":")
+            var ms = (t * 1000).rounded()
+            if !ms.isFinite || abs(ms) > 9e15 { ms = 0 }
+            let msi = Int(ms)
+            if msi < 0 { out[n] = 0x2D; n &+= 1 }
+            let a = abs(msi)
+            putInt(a / 1000)
+            out[n] = 0x2E; n &+= 1
+            let frac = a % 1000
+            out[n] = UInt8(0x30 &+ frac / 100); out[n &+ 1] = UInt8(0x30 &+ (frac / 10) % 10);
+            out[n &+ 2] = UInt8(0x30 &+ frac % 10)
+            n &+= 3
         }
-        switch e.kind {
-        case .wahSwitch:
-            put(e.value != 0 ? "true" : "false")
-        case .effect:
-            putInt(Int(e.controller))
-            put(",\"position\":")
-            putInt(Int(e.value))
-        case .effectChain:
-            putInt(Int(e.value))
-        case .noteOn, .noteOff:
-            putInt(Int(e.channel) &+ 1)
-            put(",\"note\":")
-            putInt(Int(e.controller))
-            put(",\"velocity\":")
-            putInt(e.kind == .noteOn ? Int(e.value) : 0)
-        default:
-            putInt(Int(e.channel) &+ 1)
-            if e.kind != .pitchBend {
-                put(",\"cc\":")
-                putInt(Int(e.controller))
-            }
-            put(",\"value\":")
-            putInt(Int(e.value))
-        }
-        put("}\n")
-        return n
     }
 
-    public static func string(_ e: MIDIEvent) -> String {
+    public static func string(_ e: MIDIEvent) -> String { string { write(e, into: $0) } }
+    public static func string(_ c: EffectControl) -> String { string { write(c, into: $0) } }
+    public static func string(_ e: MappedEvent) -> String { string { write(e, into: $0) } }
+
+    static func string(_ writing: (UnsafeMutablePointer<UInt8>) -> Int) -> String {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxLength) { buf in
-            let n = write(e, into: buf.baseAddress!)
+            let n = writing(buf.baseAddress!)
             return String(decoding: UnsafeBufferPointer(start: buf.baseAddress!, count: n - 1), as: UTF8.self)
         }
     }

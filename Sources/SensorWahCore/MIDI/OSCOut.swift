@@ -1,11 +1,11 @@
 /// OSC 1.0 packets for OSC out: each mapped event as a message under `/sensorwah/`, several
 /// events due together as one bundle with a time tag, and SLIP framing for OSC over TCP.
 public enum OSCOut {
-    /// What an event becomes (nil for events that are not MIDI, like the wah switch).
+    /// What a MIDI message becomes, appended to `out`.
     /// Controllers: `/sensorwah/cc/CH/N` (`cc14` for 14-bit), pitch bend: `/sensorwah/bend/CH`,
     /// notes: `/sensorwah/note/CH/N` with the velocity (0 for note off). CH is 1-16. Values are
     /// floats 0-1 (bend -1...1, centre 0), or with `raw` the MIDI integers.
-    public static func message(for e: MIDIEvent, raw: Bool, into out: inout [UInt8]) -> Bool {
+    public static func message(for e: MIDIEvent, raw: Bool, into out: inout [UInt8]) {
         let ch = Int(e.channel) + 1
         let address: String
         let value: Float
@@ -25,8 +25,6 @@ public enum OSCOut {
         case .noteOff:
             address = "/sensorwah/note/\(ch)/\(e.controller)"
             value = 0
-        default:
-            return false
         }
         if raw {
             let v: Int32 = e.kind == .noteOff ? 0 : Int32(e.value)
@@ -34,7 +32,6 @@ public enum OSCOut {
         } else {
             appendMessage(address, float: value, into: &out)
         }
-        return true
     }
 
     public static func appendString(_ s: String, into out: inout [UInt8]) {

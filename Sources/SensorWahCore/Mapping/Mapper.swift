@@ -88,7 +88,7 @@ public struct Mapper: Sendable {
     /// Processes one frame; `emit` receives each message in mapping order.
     /// `sender` names the frame's origin for mappings restricted to one sender.
     @inlinable
-    public mutating func process(_ frame: borrowing SensorFrame, sender: String? = nil, emit: (MIDIEvent) -> Void) {
+    public mutating func process(_ frame: borrowing SensorFrame, sender: String? = nil, emit: (MappedEvent) -> Void) {
         let groups = frame.newGroups
         for i in 0..<mappings.count {
             let m = mappings[i]
@@ -111,7 +111,7 @@ public struct Mapper: Sendable {
     }
 
     @usableFromInline
-    mutating func step(_ i: Int, _ m: Mapping, value x: Double, time t: Double, emit: (MIDIEvent) -> Void) {
+    mutating func step(_ i: Int, _ m: Mapping, value x: Double, time t: Double, emit: (MappedEvent) -> Void) {
         // held-back change whose interval has passed goes out first, whatever this reading does
         flushPending(i, m, now: t, emit: emit)
         if x.isNaN { return }  // "no value": nothing to do
@@ -199,7 +199,7 @@ public struct Mapper: Sendable {
 
     /// Moves gliding controllers on to `clock` (the monotonic seconds `rest(glideClock:)` used);
     /// a glide that has arrived leaves the controller at rest, to resume smoothly.
-    public mutating func advanceGlides(clock: Double, emit: (MIDIEvent) -> Void) {
+    public mutating func advanceGlides(clock: Double, emit: (MappedEvent) -> Void) {
         for i in 0..<mappings.count where states[i].glideFrom >= 0 {
             let m = mappings[i]
             let from = states[i].glideFrom
@@ -249,7 +249,7 @@ public struct Mapper: Sendable {
 
     /// A gesture source fired (strength > 0): a note, a toggle or the wah switch.
     @usableFromInline
-    mutating func trigger(_ i: Int, _ m: Mapping, strength x: Double, time t: Double, emit: (MIDIEvent) -> Void) {
+    mutating func trigger(_ i: Int, _ m: Mapping, strength x: Double, time t: Double, emit: (MappedEvent) -> Void) {
         guard x > 0, x.isFinite else { return }
         states[i].probeRaw = x
         states[i].fires &+= 1
@@ -273,12 +273,12 @@ public struct Mapper: Sendable {
     }
 
     @usableFromInline
-    mutating func endDueNote(_ i: Int, _ m: Mapping, now: Double, emit: (MIDIEvent) -> Void) {
+    mutating func endDueNote(_ i: Int, _ m: Mapping, now: Double, emit: (MappedEvent) -> Void) {
         if states[i].noteOffDue <= now { endNote(i, m, emit: emit) }
     }
 
     @usableFromInline
-    mutating func endNote(_ i: Int, _ m: Mapping, at time: Double? = nil, emit: (MIDIEvent) -> Void) {
+    mutating func endNote(_ i: Int, _ m: Mapping, at time: Double? = nil, emit: (MappedEvent) -> Void) {
         let due = states[i].noteOffDue
         guard !due.isNaN else { return }
         states[i].noteOffDue = .nan
@@ -317,7 +317,7 @@ public struct Mapper: Sendable {
     }
 
     @inline(__always)
-    mutating func send(_ i: Int, _ m: Mapping, value: Int, time t: Double, emit: (MIDIEvent) -> Void) {
+    mutating func send(_ i: Int, _ m: Mapping, value: Int, time t: Double, emit: (MappedEvent) -> Void) {
         if value == states[i].lastSent { states[i].pending = -1; return }
         if m.rateLimit > 0 && t - states[i].lastSentTime < 1 / m.rateLimit {
             if states[i].pending < 0 { stats.rateLimited &+= 1 }
@@ -332,7 +332,7 @@ public struct Mapper: Sendable {
     }
 
     @inline(__always)
-    mutating func flushPending(_ i: Int, _ m: Mapping, now t: Double, emit: (MIDIEvent) -> Void) {
+    mutating func flushPending(_ i: Int, _ m: Mapping, now t: Double, emit: (MappedEvent) -> Void) {
         let p = states[i].pending
         guard p >= 0, t - states[i].lastSentTime >= 1 / m.rateLimit else { return }
         states[i].pending = -1
@@ -344,7 +344,7 @@ public struct Mapper: Sendable {
     }
 
     /// Sends every change still held back by a rate limit (end of a stream).
-    public mutating func flush(emit: (MIDIEvent) -> Void) {
+    public mutating func flush(emit: (MappedEvent) -> Void) {
         for i in 0..<mappings.count where states[i].pending >= 0 {
             let m = mappings[i]
             let at = states[i].lastSentTime + 1 / m.rateLimit
@@ -365,7 +365,7 @@ public struct Mapper: Sendable {
     /// to rest instead of jumping (move them with `advanceGlides`). Without it, rest is at once.
     public mutating func rest(
         at time: Double, sender: String? = nil, includeUnrestricted: Bool = true,
-        glideClock: Double? = nil, emit: (MIDIEvent) -> Void
+        glideClock: Double? = nil, emit: (MappedEvent) -> Void
     ) {
         for i in 0..<mappings.count {
             let m = mappings[i]
@@ -417,7 +417,7 @@ public struct Mapper: Sendable {
     /// Hands over to another set of mappings (a reloaded configuration, another scene): every
     /// controller this mapper drove that `next` does not drive is sent its rest value, so
     /// nothing is left stuck. Controllers both drive continue from where they are.
-    public mutating func handOver(to next: [Mapping], at time: Double, emit: (MIDIEvent) -> Void) {
+    public mutating func handOver(to next: [Mapping], at time: Double, emit: (MappedEvent) -> Void) {
         for i in 0..<mappings.count {
             let m = mappings[i]
             if next.contains(where: { $0.target == m.target }) { continue }
@@ -449,33 +449,36 @@ public struct Mapper: Sendable {
     }
 
     @inline(__always)
-    static func event(_ target: Target, value: Int, time: Double) -> MIDIEvent {
-        MIDIEvent(target: target, value: value, time: time)
+    static func event(_ target: Target, value: Int, time: Double) -> MappedEvent {
+        MappedEvent(target: target, value: value, time: time)
     }
 }
 
-extension MIDIEvent {
-    /// The message that sets `target` to `value` (0-127, or 0-16383 for 14-bit CC and pitch bend).
+extension MappedEvent {
+    /// What sets `target` to `value` (0-127, or 0-16383 for 14-bit CC and pitch bend; a step of
+    /// an effect target): a MIDI message for a MIDI target, effect control for the wah's switch
+    /// and `fx=`.
     @inlinable
     public init(target: Target, value: Int, time: Double) {
         switch target {
         case .controlChange(let ch, let cc):
-            self.init(time: time, kind: .controlChange, channel: ch, controller: cc, value: UInt16(value))
+            self = .midi(MIDIEvent(time: time, kind: .controlChange, channel: ch, controller: cc, value: UInt16(value)))
         case .controlChange14(let ch, let cc):
-            self.init(time: time, kind: .controlChange14, channel: ch, controller: cc, value: UInt16(value))
+            self = .midi(
+                MIDIEvent(time: time, kind: .controlChange14, channel: ch, controller: cc, value: UInt16(value)))
         case .pitchBend(let ch):
-            self.init(time: time, kind: .pitchBend, channel: ch, value: UInt16(value))
+            self = .midi(MIDIEvent(time: time, kind: .pitchBend, channel: ch, value: UInt16(value)))
         case .note(let ch, let n, _):
-            self.init(
-                time: time, kind: value > 0 ? .noteOn : .noteOff, channel: ch, controller: n, value: UInt16(value))
+            self = .midi(
+                MIDIEvent(
+                    time: time, kind: value > 0 ? .noteOn : .noteOff, channel: ch, controller: n, value: UInt16(value)))
         case .toggle(let ch, let cc):
-            self.init(time: time, kind: .controlChange, channel: ch, controller: cc, value: UInt16(value))
+            self = .midi(MIDIEvent(time: time, kind: .controlChange, channel: ch, controller: cc, value: UInt16(value)))
         case .wahSwitch:
-            self.init(time: time, kind: .wahSwitch, channel: 0, value: UInt16(value))
+            self = .effect(EffectControl(time: time, .wahSwitch(engaged: value != 0)))
         case .effect(let t):
-            self.init(
-                time: time, kind: .effect, channel: 0, controller: UInt8(clamping: t.slot),
-                value: t.position(of: t.value(forStep: value)))
+            self = .effect(
+                EffectControl(time: time, .parameter(slot: t.slot, position: t.position(of: t.value(forStep: value)))))
         }
     }
 }

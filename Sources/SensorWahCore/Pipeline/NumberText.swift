@@ -14,7 +14,8 @@
 ///   "12.5"; the export CSV).
 /// - `rounded`: Swift's shortest text of `v` rounded to `digits` decimals ("0.5", "1.0", "-0.0"),
 ///   optionally padded with zeros to `digits` decimals (`render`'s summary).
-/// - `whole`: whole numbers without ".0", anything else as Swift writes it.
+/// - `whole`: whole numbers without ".0", anything else as Swift writes it or, given
+///   `significant`, as C's `%.Ng` (teach's report).
 public enum NumberText {
     /// What NaN and the infinities are written as.
     public enum NonFinite: Sendable, Equatable {
@@ -114,9 +115,11 @@ public enum NumberText {
     }
 
     /// Whole numbers (below `limit` in size) without ".0": 3 -> "3", -0.0 -> "0", 2.5 -> "2.5",
-    /// 1e20 -> "1e+20".
-    public static func whole(_ v: Double, limit: Double = 1e15) -> String {
+    /// 1e20 -> "1e+20". With `significant`, anything else as C's `%.Ng`: 0.1234567 -> "0.123457",
+    /// 1e9 -> "1e+09" (6).
+    public static func whole(_ v: Double, limit: Double = 1e15, significant: Int? = nil) -> String {
         if v == v.rounded(), abs(v) < limit { return String(Int(v)) }
-        return String(v)
+        guard let n = significant else { return String(v) }
+        return cFormat(v, "%.\(max(n, 1))g")
     }
 }

@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import SensorWahCore
 import SensorWahEngine
 import SensorWahRuntime
 
@@ -118,7 +119,7 @@ final class ConnectionTable: @unchecked Sendable {
         }
     }
 
-    static func seconds(_ nanos: UInt64) -> String { String((Double(nanos) * 1e-8).rounded() / 10) }
+    static func seconds(_ nanos: UInt64) -> String { NumberText.rounded(Double(nanos) / 1e9, 1) }
 }
 
 /// The first handler of an accepted connection: back-pressure, the bound on pending output,

@@ -4,7 +4,8 @@ import SensorWahEngine
     import Glibc
 #endif
 
-/// `--midi stdout`: one JSON object per MIDI message per line, buffered, written with write(2).
+/// `--midi stdout`: one JSON object per line for each MIDI message and each change of the wah's
+/// switch or an `fx=` parameter (`JSONLine`), buffered, written with write(2).
 public final class JSONOutput: EventOutput {
     private let fd: Int32
     private let buffer: UnsafeMutablePointer<UInt8>
@@ -26,9 +27,14 @@ public final class JSONOutput: EventOutput {
     public var name: String { "stdout" }
 
     public func send(_ e: MIDIEvent) {
-        if e.kind == .effectChain { return }  // the engine's scene hand-over, nothing to print
         if used + JSONLine.maxLength > capacity { flush() }
         used += JSONLine.write(e, into: buffer + used)
+    }
+
+    public func send(_ c: EffectControl) {
+        if case .scene = c.action { return }  // the engine's scene hand-over, nothing to print
+        if used + JSONLine.maxLength > capacity { flush() }
+        used += JSONLine.write(c, into: buffer + used)
     }
 
     public func flush() {

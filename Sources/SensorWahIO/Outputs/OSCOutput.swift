@@ -63,7 +63,8 @@ public final class OSCOutput: EventOutput {
 
     public func send(_ e: MIDIEvent) {
         scratch.removeAll(keepingCapacity: true)
-        if OSCOut.message(for: e, raw: raw, into: &scratch) { messages.append(scratch) }
+        OSCOut.message(for: e, raw: raw, into: &scratch)
+        messages.append(scratch)
     }
 
     /// Largest datagram: events due together beyond it go out in further bundles.

@@ -255,7 +255,7 @@ public final class RTPMIDIOutput: EventOutput {
             "RTP-MIDI '\(configuration.name)' on UDP \(configuration.port): \(ps.isEmpty ? "no participants yet" : "\(ps.count) participant\(ps.count == 1 ? "" : "s")")"
         ]
         for p in ps {
-            let rtt = p.roundTrip.map { String(format: ", clock sync round trip %.1f ms", $0 * 1000) } ?? ""
+            let rtt = p.roundTrip.map { ", clock sync round trip \(NumberText.printf($0 * 1000, 1)) ms" } ?? ""
             // a name from the network: no control characters into a terminal or the registry
             let name = String(
                 String.UnicodeScalarView(p.name.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
@@ -269,10 +269,7 @@ public final class RTPMIDIOutput: EventOutput {
     @inline(__always)
     private func tick() -> UInt32 { UInt32(truncatingIfNeeded: (monotonicNanos() &- startNanos) / 100_000) }
 
-    public func send(_ e: MIDIEvent) {
-        guard e.kind != .wahSwitch else { return }
-        sender.add(e, tick: tick())
-    }
+    public func send(_ e: MIDIEvent) { sender.add(e, tick: tick()) }
 
     private func takeUpdates() {
         while let u = updates.pop() {

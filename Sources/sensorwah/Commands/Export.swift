@@ -148,11 +148,11 @@ struct Export: ParsableCommand {
         let taught = learned?.gestures.classes.map(\.name) ?? []
         let stats = try export.forEachFrame { f in
             for g in Gesture.allCases where f[g.quantity] > 0 {
-                text += "\(String(format: "%.4f", f.time(.derived))),\(g),\(String(format: "%.3f", f[g.quantity]))\n"
+                text += "\(NumberText.printf(f.time(.derived), 4)),\(g),\(NumberText.printf(f[g.quantity], 3))\n"
             }
             for (c, name) in taught.enumerated() where c < SensorFrame.learnedGestures && f.learned[c] > 0 {
                 text +=
-                    "\(String(format: "%.4f", f.time(.derived))),gesture:\(name),\(String(format: "%.3f", f.learned[c]))\n"
+                    "\(NumberText.printf(f.time(.derived), 4)),gesture:\(name),\(NumberText.printf(f.learned[c], 3))\n"
             }
         }
         let bytes = Array(text.utf8)

@@ -284,7 +284,7 @@ struct Teach: ParsableCommand {
         print(Self.report(learned, file: model), terminator: "")
     }
 
-    static func f(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e9 ? String(Int(v)) : String(format: "%g", v) }
+    static func f(_ v: Double) -> String { NumberText.whole(v, limit: 1e9, significant: 6) }
 
     /// What the file holds, for a person: each gesture's examples, how far apart they are, its
     /// threshold; each pose's points.

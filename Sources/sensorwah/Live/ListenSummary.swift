@@ -71,7 +71,7 @@ extension Listen {
             let busy = Double(stats.lastDataNanos &- stats.firstDataNanos) / 1e9
             if busy > 0 {
                 text +=
-                    "\n  received \(stats.parser.lines) lines, \(stats.bytes / 1_000_000) MB in \((busy * 1000).rounded() / 1000) s of traffic: \(Int(Double(stats.parser.lines) / busy)) lines/s"
+                    "\n  received \(stats.parser.lines) lines, \(stats.bytes / 1_000_000) MB in \(NumberText.rounded(busy, 3)) s of traffic: \(Int(Double(stats.parser.lines) / busy)) lines/s"
             }
         }
         if pump.undelivered > 0 {

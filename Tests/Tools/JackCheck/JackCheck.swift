@@ -178,18 +178,18 @@ struct JackCheck: ParsableCommand {
                 let t = Double(k) / rate
                 if t >= seconds { break }
                 sleep(until: start + t)
-                let pedal = MIDIEvent(target: mapping.target, value: sweep.value(at: t), time: t)
+                let pedal = MappedEvent(target: mapping.target, value: sweep.value(at: t), time: t)
                 for o in outputs { o.send(pedal) }
                 if sceneFx != nil && t >= nextScene {
                     scene = 1 - scene
                     nextScene += sceneEvery
-                    let e = MIDIEvent(time: t, kind: .effectChain, channel: 0, value: UInt16(scene))
-                    for o in outputs { o.send(e) }
+                    let c = EffectControl(time: t, .scene(scene))
+                    for o in outputs { o.send(c) }
                 }
                 if scene < fxTargets.count {
                     let target = fxTargets[scene]
                     let fxSweep = ControllerSweep(target: target, period: fxPeriod, rate: rate)
-                    let e = MIDIEvent(target: target, value: fxSweep.value(at: t), time: t)
+                    let e = MappedEvent(target: target, value: fxSweep.value(at: t), time: t)
                     for o in outputs { o.send(e) }
                 }
                 k += 1

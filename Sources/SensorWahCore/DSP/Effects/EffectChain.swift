@@ -5,8 +5,9 @@
 /// outside the audio thread (every buffer: delay lines, oversampling histories, the tables the
 /// audio thread reads); `process`, `setParameter`, `value`, `setTempo` and `reset` are then
 /// real-time safe (no allocation, lock, system call, or reference counting: the chain is a plain
-/// struct of raw pointers, the effects are structs kept in typed buffers, the stage loop is a
-/// switch over the effect kind).
+/// struct of raw pointers, the effects are structs kept in typed buffers, and every operation
+/// reaches its effect through `apply`, the one switch over the effect kind, with the effect's
+/// own type: generic and specialised, no existential).
 ///
 /// Copies share the same storage (like `MIDIRing`): keep one and call `destroy()` once, when no
 /// copy is used any more.
@@ -115,14 +116,16 @@ public struct EffectChain: @unchecked Sendable {
     /// Frees everything. Once, outside the audio thread, when no copy is used any more.
     public func destroy() {
         let s = storage.pointee
-        for i in 0..<(s.counts[.fuzz] ?? 0) { s.fuzz[i].deallocate() }
-        for i in 0..<(s.counts[.phaser] ?? 0) { s.phaser[i].deallocate() }
-        for i in 0..<(s.counts[.delay] ?? 0) { s.delay[i].deallocate() }
-        s.fuzz.deinitialize(count: s.counts[.fuzz] ?? 0).deallocate()
-        s.wah.deinitialize(count: s.counts[.wah] ?? 0).deallocate()
-        s.tremolo.deinitialize(count: s.counts[.tremolo] ?? 0).deallocate()
-        s.phaser.deinitialize(count: s.counts[.phaser] ?? 0).deallocate()
-        s.delay.deinitialize(count: s.counts[.delay] ?? 0).deallocate()
+        func free<E: ChainEffect>(_ buffer: UnsafeMutablePointer<E>, _ kind: EffectKind) {
+            let count = s.counts[kind] ?? 0
+            for i in 0..<count { buffer[i].deallocate() }
+            buffer.deinitialize(count: count).deallocate()
+        }
+        free(s.fuzz, .fuzz)
+        free(s.wah, .wah)
+        free(s.tremolo, .tremolo)
+        free(s.phaser, .phaser)
+        free(s.delay, .delay)
         s.stages.deallocate()
         s.slots.deallocate()
         storage.deinitialize(count: 1).deallocate()
@@ -147,14 +150,7 @@ public struct EffectChain: @unchecked Sendable {
         case 1: v = v >= 0.5 ? 1 : 0
         default: v = min(info.lower + ((v - info.lower) / info.step).rounded() * info.step, info.upper)
         }
-        let i = info.index, p = info.parameter
-        switch info.kind {
-        case .fuzz: s.pointee.fuzz[i].set(p, v)
-        case .wah: s.pointee.wah[i].set(p, v)
-        case .tremolo: s.pointee.tremolo[i].set(p, v)
-        case .phaser: s.pointee.phaser[i].set(p, v)
-        case .delay: s.pointee.delay[i].set(p, v)
-        }
+        apply(SetParameter(parameter: info.parameter, value: v), to: info.kind, info.index)
     }
 
     /// The parameter's value now, in its units: smoothed values as they are this sample, the
@@ -165,14 +161,7 @@ public struct EffectChain: @unchecked Sendable {
         let s = storage
         guard slot >= 0, slot < s.pointee.slotCount else { return 0 }
         let info = s.pointee.slots[slot]
-        let i = info.index, p = info.parameter
-        switch info.kind {
-        case .fuzz: return s.pointee.fuzz[i].value(p)
-        case .wah: return s.pointee.wah[i].value(p)
-        case .tremolo: return s.pointee.tremolo[i].value(p)
-        case .phaser: return s.pointee.phaser[i].value(p)
-        case .delay: return s.pointee.delay[i].value(p)
-        }
+        return apply(ReadValue(parameter: info.parameter), to: info.kind, info.index)
     }
 
     /// The tempo (beats per minute, 20...400) for the tremolo's and the delay's `sync` (e.g. JACK
@@ -184,11 +173,7 @@ public struct EffectChain: @unchecked Sendable {
         s.pointee.bpm = bpm
         for k in 0..<s.pointee.stageCount {
             let st = s.pointee.stages[k]
-            switch st.kind {
-            case .tremolo: s.pointee.tremolo[st.index].setTempo(bpm)
-            case .delay: s.pointee.delay[st.index].setTempo(bpm)
-            default: break
-            }
+            apply(SetTempo(bpm: bpm), to: st.kind, st.index)
         }
     }
 
@@ -202,13 +187,7 @@ public struct EffectChain: @unchecked Sendable {
         let s = storage
         for k in 0..<s.pointee.stageCount {
             let st = s.pointee.stages[k]
-            switch st.kind {
-            case .fuzz: s.pointee.fuzz[st.index].reset()
-            case .wah: s.pointee.wah[st.index].reset()
-            case .tremolo: s.pointee.tremolo[st.index].reset()
-            case .phaser: s.pointee.phaser[st.index].reset()
-            case .delay: s.pointee.delay[st.index].reset()
-            }
+            apply(Reset(), to: st.kind, st.index)
         }
     }
 
@@ -223,15 +202,24 @@ public struct EffectChain: @unchecked Sendable {
             let b = buffer + base
             for k in 0..<s.pointee.stageCount {
                 let st = s.pointee.stages[k]
-                switch st.kind {
-                case .fuzz: s.pointee.fuzz[st.index].process(b, count: n)
-                case .wah: s.pointee.wah[st.index].process(b, count: n)
-                case .tremolo: s.pointee.tremolo[st.index].process(b, count: n)
-                case .phaser: s.pointee.phaser[st.index].process(b, count: n)
-                case .delay: s.pointee.delay[st.index].process(b, count: n)
-                }
+                apply(Process(buffer: b, count: n), to: st.kind, st.index)
             }
             base += n
+        }
+    }
+
+    /// Runs `operation` on the `index`-th effect of `kind`, as its own type. The one place that
+    /// turns an effect kind into an effect: a new kind of effect is a case here, a buffer in
+    /// `Storage`, and a `ChainEffect` conformance.
+    @inlinable @inline(__always)
+    func apply<O: EffectOperation>(_ operation: O, to kind: EffectKind, _ index: Int) -> O.Result {
+        let s = storage
+        switch kind {
+        case .fuzz: return operation.run(&s.pointee.fuzz[index])
+        case .wah: return operation.run(&s.pointee.wah[index])
+        case .tremolo: return operation.run(&s.pointee.tremolo[index])
+        case .phaser: return operation.run(&s.pointee.phaser[index])
+        case .delay: return operation.run(&s.pointee.delay[index])
         }
     }
 
@@ -249,5 +237,81 @@ public struct EffectChain: @unchecked Sendable {
     }
     public func withDelay<R>(_ index: Int = 0, _ body: (inout DelayEffect) -> R) -> R {
         body(&storage.pointee.delay[index])
+    }
+}
+
+/// What the chain asks of each of its effects (`FuzzEffect`, `WahEffect`, `TremoloEffect`,
+/// `PhaserEffect`, `DelayEffect`). Parameters are indices into the kind's
+/// `EffectKind.parameters`, values in the parameter's own units, already made valid by the chain.
+public protocol ChainEffect {
+    mutating func set(_ parameter: Int, _ value: Double)
+    func value(_ parameter: Int) -> Double
+    /// The tempo for a `sync` parameter (beats per minute); effects without one ignore it.
+    mutating func setTempo(_ beatsPerMinute: Double)
+    mutating func reset()
+    mutating func process(_ buffer: UnsafeMutablePointer<Float>, count: Int)
+    /// Frees the buffers the effect allocated at `init` (none by default).
+    func deallocate()
+}
+
+extension ChainEffect {
+    public mutating func setTempo(_ beatsPerMinute: Double) {}
+    public func deallocate() {}
+}
+
+extension FuzzEffect: ChainEffect {}
+extension WahEffect: ChainEffect {}
+extension TremoloEffect: ChainEffect {}
+extension PhaserEffect: ChainEffect {}
+extension DelayEffect: ChainEffect {}
+
+/// One thing the chain does to an effect of any kind (`EffectChain.apply`): `run` is generic
+/// over the effect's type, so each call is specialised for it (no existential, no allocation).
+@usableFromInline
+protocol EffectOperation {
+    associatedtype Result
+    func run<E: ChainEffect>(_ effect: inout E) -> Result
+}
+
+extension EffectChain {
+    @usableFromInline
+    struct Process: EffectOperation {
+        @usableFromInline let buffer: UnsafeMutablePointer<Float>
+        @usableFromInline let count: Int
+        @inlinable init(buffer: UnsafeMutablePointer<Float>, count: Int) { (self.buffer, self.count) = (buffer, count) }
+        @inlinable @inline(__always)
+        func run<E: ChainEffect>(_ effect: inout E) { effect.process(buffer, count: count) }
+    }
+
+    @usableFromInline
+    struct SetParameter: EffectOperation {
+        @usableFromInline let parameter: Int
+        @usableFromInline let value: Double
+        @inlinable init(parameter: Int, value: Double) { (self.parameter, self.value) = (parameter, value) }
+        @inlinable @inline(__always)
+        func run<E: ChainEffect>(_ effect: inout E) { effect.set(parameter, value) }
+    }
+
+    @usableFromInline
+    struct ReadValue: EffectOperation {
+        @usableFromInline let parameter: Int
+        @inlinable init(parameter: Int) { self.parameter = parameter }
+        @inlinable @inline(__always)
+        func run<E: ChainEffect>(_ effect: inout E) -> Double { effect.value(parameter) }
+    }
+
+    @usableFromInline
+    struct SetTempo: EffectOperation {
+        @usableFromInline let bpm: Double
+        @inlinable init(bpm: Double) { self.bpm = bpm }
+        @inlinable @inline(__always)
+        func run<E: ChainEffect>(_ effect: inout E) { effect.setTempo(bpm) }
+    }
+
+    @usableFromInline
+    struct Reset: EffectOperation {
+        @inlinable init() {}
+        @inlinable @inline(__always)
+        func run<E: ChainEffect>(_ effect: inout E) { effect.reset() }
     }
 }

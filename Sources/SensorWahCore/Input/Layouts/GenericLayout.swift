@@ -352,6 +352,6 @@ extension SensorParser {
         }
         guard let (u, _) = best else { return nil }
         let hz = 1 / (d * u)
-        return (u, "a rate of \((hz * 10).rounded() / 10) Hz")
+        return (u, "a rate of \(NumberText.rounded(hz, 1)) Hz")
     }
 }
