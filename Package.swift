@@ -217,3 +217,15 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// tools/test builds the tests with SENSORWAH_TESTABLE=1: -enable-testing (the suites' @testable
+// imports) on this package's own modules only. The dependencies are then compiled exactly as in a
+// build without it, so the benchmarks' build in the same folder (release, no -enable-testing)
+// recompiles only this package's modules. Nothing else sets it: what ships (tools/setup,
+// tools/package) is built without -enable-testing.
+if Context.environment["SENSORWAH_TESTABLE"] == "1" {
+    for target in package.targets
+    where target.type != .test && (target.name.hasPrefix("SensorWah") || target.name == "sensorwah") {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-enable-testing"])]
+    }
+}
