@@ -47,10 +47,7 @@ final class PlayoutTests: XCTestCase {
         return out
     }
 
-    static func percentile(_ v: [Double], _ q: Double) -> Double {
-        let s = v.sorted()
-        return s[min(s.count - 1, Int((Double(s.count - 1) * q).rounded()))]
-    }
+    static func percentile(_ v: [Double], _ q: Double) -> Double { RangeCalibration.percentile(v.sorted(), q) }
 
     func testTheEnvelopeFindsOffsetAndSkew() {
         var clock = SenderClock()

@@ -511,7 +511,7 @@ public final class Listener: @unchecked Sendable {
     public func snapshot() -> ListenerStats {
         let core = self.core
         return
-            (try? core.loop.submit { () -> ListenerStats in
+            onLoop { () -> ListenerStats in
                 var s = core.stats
                 for session in core.sessions.values {
                     s.parser.add(session.parser.stats)
@@ -519,7 +519,7 @@ public final class Listener: @unchecked Sendable {
                 }
                 s.mapper = core.pipeline.mapper.stats
                 return s
-            }.wait()) ?? core.stats
+            } ?? core.stats
     }
 }
 

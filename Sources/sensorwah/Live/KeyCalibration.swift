@@ -39,8 +39,7 @@ final class KeyCalibration {
     /// why it cannot (nil).
     static func start(
         _ index: Int, running: [Mapping], scenes: Bool, path: String?, listener: Listener,
-        say: @escaping (String) -> Void, logger: Logger, baseTap: ((String, SensorFrame) -> Void)? = nil,
-        now: UInt64 = monotonicNanos()
+        say: @escaping (String) -> Void, logger: Logger, baseTap: ((String, SensorFrame) -> Void)? = nil
     ) -> KeyCalibration? {
         func refuse(_ why: String) -> KeyCalibration? {
             say("calibrate: \(why)")
@@ -68,7 +67,8 @@ final class KeyCalibration {
             )
         }
         let c = KeyCalibration(
-            index: index, mapping: m, path: path, listener: listener, say: say, logger: logger, started: now)
+            index: index, mapping: m, path: path, listener: listener, say: say, logger: logger,
+            started: monotonicNanos())
         c.baseTap = baseTap
         let box = c.box, g = m.source.group, wanted = m.sender
         listener.replaceFrameTap { sender, f in
