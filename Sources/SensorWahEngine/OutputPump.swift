@@ -66,9 +66,17 @@ public final class OutputPump: @unchecked Sendable {
     public let latencyP50 = ManagedAtomic<Int>(-1)
     public let latencyP99 = ManagedAtomic<Int>(-1)
 
+    /// Events held until they are due (a sender's playout, `QueuedEvent.dueNanos`), and the
+    /// latest due time among them.
+    private var held: DueHeap
+    private var heldLatest: UInt64 = 0
+    /// Events released before they were due because the held events filled their room.
+    public private(set) var releasedEarly = 0
+
     public init(queue: SPSCQueue<QueuedEvent>, outputs: [any EventOutput]) {
         self.queue = queue
         self.outputs = outputs
+        held = DueHeap(capacity: queue.capacity)
     }
 
     /// Called by the producer after pushing: a syscall only when the output thread sleeps.
@@ -125,7 +133,13 @@ public final class OutputPump: @unchecked Sendable {
                     && running.load(ordering: .acquiring)
                 {
                     let from = watchFrom.load(ordering: .relaxed), now = monotonicNanos()
-                    if from > now && from - now < 100_000_000 {
+                    let watching = from > now && from - now < 100_000_000
+                    if let due = held.earliest, !watching || due < from {
+                        // the next held event: sleep until it is due (or something arrives)
+                        if due > now {
+                            _ = signal.wait(timeout: .now() + .nanoseconds(Int(min(due - now, 100_000_000))))
+                        }
+                    } else if watching {
                         if signal.wait(timeout: .now() + .nanoseconds(Int(from - now))) == .timedOut {
                             sleeping.store(false, ordering: .sequentiallyConsistent)
                             watchForRead()
@@ -145,7 +159,7 @@ public final class OutputPump: @unchecked Sendable {
                     publishedTotal = latency.total
                     nextPublish = monotonicNanos() &+ 200_000_000
                 }
-                if !running.load(ordering: .acquiring) && queue.isEmpty { break }
+                if !running.load(ordering: .acquiring) && queue.isEmpty && held.isEmpty { break }
             }
             done.signal()
         }
@@ -212,27 +226,51 @@ public final class OutputPump: @unchecked Sendable {
         _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)
     }
 
-    /// Takes every queued message to the outputs; returns how many.
+    /// Takes every queued message to the outputs, or holds it until it is due; then hands on
+    /// every held message that is due (all of them once the pump stops); returns how many went.
+    ///
+    /// A message due at once from a sender goes straight through. One that no sender's line
+    /// caused (rest values, glides, a scene's hand-over) waits behind every message held before
+    /// it, so it is never overtaken by what came earlier.
     private func drain() -> Int {
         let before = delivered
         while let q = queue.pop() {
             let taken = monotonicNanos()
             wakeLatency.record(nanos: taken > q.queuedNanos ? taken &- q.queuedNanos : 0)
-            for o in outputs { o.send(q.event) }
-            let nanos = monotonicNanos() &- q.receivedNanos
-            latency.record(nanos: nanos)
-            if latencyBySender && q.sender != QueuedEvent.noSender {
-                let i = Int(q.sender)
-                if senderLatency.count <= i {
-                    senderLatency.append(contentsOf: repeatElement(nil, count: i + 1 - senderLatency.count))
-                }
-                if senderLatency[i] == nil { senderLatency[i] = LatencyHistogram() }
-                senderLatency[i]!.record(nanos: nanos)
+            if q.dueNanos == 0 && (held.isEmpty || q.sender != QueuedEvent.noSender) {
+                hand(q)
+                continue
             }
-            delivered += 1
+            var e = q
+            if e.dueNanos == 0 { e.dueNanos = heldLatest }
+            if held.isFull, let early = held.pop(dueBy: 0, force: true) {
+                releasedEarly &+= 1
+                hand(early)
+            }
+            heldLatest = max(heldLatest, e.dueNanos)
+            held.insert(e)
         }
+        let now = running.load(ordering: .relaxed) ? monotonicNanos() : UInt64.max
+        while let e = held.pop(dueBy: now) { hand(e) }
         deliveredSoFar.store(delivered, ordering: .relaxed)
         return delivered - before
+    }
+
+    /// One message to every output, with its latency from its line's arrival.
+    @inline(__always)
+    private func hand(_ q: QueuedEvent) {
+        for o in outputs { o.send(q.event) }
+        let nanos = monotonicNanos() &- q.receivedNanos
+        latency.record(nanos: nanos)
+        if latencyBySender && q.sender != QueuedEvent.noSender {
+            let i = Int(q.sender)
+            if senderLatency.count <= i {
+                senderLatency.append(contentsOf: repeatElement(nil, count: i + 1 - senderLatency.count))
+            }
+            if senderLatency[i] == nil { senderLatency[i] = LatencyHistogram() }
+            senderLatency[i]!.record(nanos: nanos)
+        }
+        delivered += 1
     }
 
     /// Messages handed to the outputs while every one of them had failed (see

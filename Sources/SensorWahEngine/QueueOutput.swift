@@ -10,17 +10,21 @@ public final class QueueOutput: EventOutput {
     public private(set) var receivedNanos: UInt64 = 0
     /// The sender slot of the line being processed (`QueuedEvent.noSender`: none).
     public private(set) var sender = QueuedEvent.noSender
+    /// When the output thread hands the line's events on (its sender's playout; 0: at once).
+    public private(set) var dueNanos: UInt64 = 0
     /// Events pushed so far (compare before and after a frame to know whether it sent any).
     public private(set) var pushed = 0
 
     public init(queue: SPSCQueue<QueuedEvent>) { self.queue = queue }
 
     /// What the next events are stamped with: when their line was read off the socket, and its
-    /// sender's slot (none for what no line caused: rest values, glides, hand-overs).
+    /// sender's slot (none for what no line caused: rest values, glides, hand-overs), and when
+    /// they are due (0: at once).
     @inline(__always)
-    public func stamp(received: UInt64, sender: UInt16 = QueuedEvent.noSender) {
+    public func stamp(received: UInt64, sender: UInt16 = QueuedEvent.noSender, due: UInt64 = 0) {
         receivedNanos = received
         self.sender = sender
+        dueNanos = due
     }
 
     public var name: String { "queue" }
@@ -32,7 +36,10 @@ public final class QueueOutput: EventOutput {
 
     @inline(__always)
     func push(_ e: MappedEvent) {
-        queue.push(QueuedEvent(event: e, receivedNanos: receivedNanos, queuedNanos: monotonicNanos(), sender: sender))
+        queue.push(
+            QueuedEvent(
+                event: e, receivedNanos: receivedNanos, queuedNanos: monotonicNanos(), dueNanos: dueNanos,
+                sender: sender))
         pushed &+= 1
     }
     public func flush() {}

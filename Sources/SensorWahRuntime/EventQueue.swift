@@ -4,19 +4,23 @@ import SensorWahCore
 /// A mapped event (MIDI or effect control) with the monotonic times (ns) its line was read off
 /// the socket and it was queued for the output thread, and the sender whose line it came from
 /// (a slot the listener numbers by sender name; `QueuedEvent.noSender` for rest values, glides
-/// and hand-overs).
+/// and hand-overs). `dueNanos` is when the output thread hands it on (a sender's playout; 0:
+/// at once).
 public struct QueuedEvent: Sendable {
     public var event: MappedEvent
     public var receivedNanos: UInt64
     public var queuedNanos: UInt64
+    public var dueNanos: UInt64
     public var sender: UInt16
     public static let noSender = UInt16.max
     public init(
-        event: MappedEvent, receivedNanos: UInt64, queuedNanos: UInt64 = 0, sender: UInt16 = QueuedEvent.noSender
+        event: MappedEvent, receivedNanos: UInt64, queuedNanos: UInt64 = 0, dueNanos: UInt64 = 0,
+        sender: UInt16 = QueuedEvent.noSender
     ) {
         self.event = event
         self.receivedNanos = receivedNanos
         self.queuedNanos = queuedNanos
+        self.dueNanos = dueNanos
         self.sender = sender
     }
 }
@@ -26,7 +30,7 @@ public struct QueuedEvent: Sendable {
 /// counted. Used to hand mapped events from the network thread to the output thread, and
 /// from any thread to a real-time callback.
 public final class SPSCQueue<Element>: @unchecked Sendable {
-    private let capacity: Int
+    public let capacity: Int
     private let mask: Int
     private let storage: UnsafeMutablePointer<Element>
     private let head = ManagedAtomic<Int>(0)  // next slot to read (consumer)

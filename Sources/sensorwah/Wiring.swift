@@ -245,6 +245,7 @@ enum Wiring {
         config.maxConnections = l.maxConnections
         config.idleTimeout = l.idleTimeout
         config.restAfter = l.restAfter
+        config.playout = Playout.Mode(parsing: l.playout) ?? .off
         config.maxLineLength = l.input.maxLine
         config.parser = l.input.parserOptions()
         config.recordDirectory = l.record
@@ -329,12 +330,19 @@ enum Wiring {
         return extras.isEmpty ? nil : { extras.flatMap { $0() } }
     }
 
+    /// Two sources of lines as one (nil when both are).
+    static func joined(_ a: (() -> [String])?, _ b: (() -> [String])?) -> (() -> [String])? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return { a() + b() }
+    }
+
     /// The live view (`--monitor`) for a run, or nil: each scene's mapping labels, the JACK
     /// client's lines when the outputs have one, the output thread's latency when there is one.
     static func liveView(
         _ o: MonitorOptions, title: String, output: OutputOptions, scenes: [[Mapping]],
         sceneNames: [String] = [], outputs: [any EventOutput], pump: OutputPump? = nil,
-        calibrateKey: Bool = false, teachKey: Bool = false, control: LiveControl
+        calibrateKey: Bool = false, teachKey: Bool = false, control: LiveControl, timing: TimingBoard? = nil
     ) -> LiveView? {
         guard let mode = o.mode(midiToStdout: output.destinations.contains(.stdout)) else { return nil }
         var c = LiveView.Configuration(
@@ -344,7 +352,7 @@ enum Wiring {
         c.sceneNames = sceneNames
         c.calibrateKey = calibrateKey
         c.teachKey = teachKey
-        c.extraLines = outputLines(outputs)
+        c.extraLines = joined(outputLines(outputs), timing.map { t in { t.lines } })
         if let pump {
             pump.publishLatency = true
             c.latency = { (pump.latencyP50.load(ordering: .relaxed), pump.latencyP99.load(ordering: .relaxed)) }

@@ -68,6 +68,8 @@ final class BadInputTests: XCTestCase {
             (["listen", "--pair-with", "10.0.0.0/8"], "--pair-with"),
             (["listen", "--pair-with", "phone"], "--pair-with"),
             (["listen", "--bind", ""], "--bind"),
+            (["listen", "--playout", "soon"], "--playout"),
+            (["listen", "--playout", "5000"], "--playout"),
             (["listen", "--no-tcp"], "--no-tcp"),
             (["listen", "--osc", "65536"], "--osc"),
             (["listen", "--osc", "-1"], "--osc"),

@@ -93,6 +93,7 @@ final class ConfigCLITests: XCTestCase {
             ("listen:\n  bind: 0.0.0.0\n  port: 70000\n", "listen.port", 3, "--port must be 0-65535"),
             ("listen:\n  udp: [5555, 99999]\n", "listen.udp", 2, "--udp"),
             ("listen:\n  idle-timeout: -4\n", "listen.idle-timeout", 2, "--idle-timeout"),
+            ("listen:\n  playout: later\n", "listen.playout", 2, "--playout"),
             ("wah:\n  mix: 3\n", "wah.mix", 2, "--mix"),
             ("jack:\n  wah: maybe\n", "jack.wah", 2, "true or false"),
             ("mappings:\n  - accel.x cc=11\n  - accel.y cc=300\n", "mappings", 3, "cc needs a whole number 0-127"),

@@ -219,6 +219,22 @@ final class ControlCLITests: XCTestCase {
         try rig.listen.awaitStdout("CC 12 again from the mapping added back") {
             Self.ccs($0).filter { $0.cc == 12 }.count > cc12Before
         }
+        // the playout, set live: the state and the outputs' lines show each sender's timing
+        XCTAssertEqual(try api(rig, "GET", "state").json["playout"] as? String, "off")
+        let fixed = try api(rig, "POST", "playout/25")
+        XCTAssertEqual(fixed.code, 200, "\(fixed.json)")
+        XCTAssertEqual(fixed.json["playout"] as? String, "25 ms")
+        let timed = try waitForState(rig) { s in
+            let t = (s["senders"] as? [[String: Any]])?.first?["timing"] as? [String: Any]
+            return (t?["readings"] as? Int ?? 0) > 50
+                && (s["outputs"] as? [String] ?? []).contains { $0.contains("delay 25.0 ms (fixed)") }
+        }
+        XCTAssertEqual(timed["playout"] as? String, "25 ms")
+        let timing = try XCTUnwrap((timed["senders"] as? [[String: Any]])?.first?["timing"] as? [String: Any])
+        XCTAssertEqual(timing["delayMs"] as? Double, 25)
+        XCTAssertEqual(timing["untimed"] as? Int, 0, "SensorLog's lines carry the phone's own time")
+        XCTAssertEqual(try api(rig, "POST", "playout/soon").code, 400)
+        XCTAssertEqual(try api(rig, "POST", "playout/off").json["playout"] as? String, "off")
         let r = stop(rig, phone)
 
         // the stream: CC 11 until the change, then CC 12 from the very next frame (the old

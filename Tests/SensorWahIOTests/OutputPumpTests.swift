@@ -240,3 +240,42 @@ final class OutputPumpTests: XCTestCase {
         return (listener, port)
     }
 }
+
+extension OutputPumpTests {
+    /// Held events leave when due, earliest first; one that no sender caused (a rest value)
+    /// waits behind what was held before it; stopping hands on everything still held.
+    func testHeldEventsLeaveWhenDueAndRestValuesNeverOvertakeThem() throws {
+        let queue = SPSCQueue<QueuedEvent>(capacity: 64)
+        final class Timed: EventOutput {
+            var got: [(value: UInt16, at: UInt64)] = []
+            var name: String { "timed" }
+            func send(_ e: MIDIEvent) { got.append((e.value, monotonicNanos())) }
+            func flush() {}
+            func close() {}
+        }
+        let out = Timed()
+        let pump = OutputPump(queue: queue, outputs: [out])
+        pump.start()
+        let now = monotonicNanos()
+        func cc(_ v: UInt16) -> MappedEvent {
+            .midi(MIDIEvent(time: 0, kind: .controlChange, channel: 0, controller: 1, value: v))
+        }
+        queue.push(QueuedEvent(event: cc(1), receivedNanos: now, dueNanos: now + 60_000_000, sender: 0))
+        queue.push(QueuedEvent(event: cc(2), receivedNanos: now, dueNanos: now + 30_000_000, sender: 1))
+        queue.push(QueuedEvent(event: cc(3), receivedNanos: now, sender: 2))  // due at once, from a sender
+        queue.push(QueuedEvent(event: cc(4), receivedNanos: now))  // a rest value
+        pump.wake()
+        try waitUntil("four messages", timeout: 5, observe: { pump.deliveredSoFar.load(ordering: .relaxed) }) {
+            $0 >= 4
+        }
+        queue.push(
+            QueuedEvent(event: cc(5), receivedNanos: now, dueNanos: monotonicNanos() + 10_000_000_000, sender: 0))
+        pump.wake()
+        pump.stop()
+        XCTAssertEqual(out.got.map(\.value), [3, 2, 1, 4, 5])
+        XCTAssertGreaterThanOrEqual(out.got[1].at, now + 30_000_000)
+        XCTAssertGreaterThanOrEqual(out.got[2].at, now + 60_000_000)
+        XCTAssertGreaterThanOrEqual(out.got[3].at, now + 60_000_000, "the rest value after the held ones")
+        XCTAssertLessThan(out.got[4].at, now + 5_000_000_000, "stop hands on what is held")
+    }
+}

@@ -349,6 +349,14 @@ public struct OSCFrameBuilder: Sendable {
         return g
     }
 
+    /// Whether a packet's frames are timed by the sender's clock (a bundle with a real timetag)
+    /// rather than by their arrival.
+    public static func timedBySender(_ p: UnsafeRawBufferPointer) -> Bool {
+        guard OSC.isBundle(p) && p.count >= 16 else { return false }
+        let tag = OSC.readU64(p, 8)
+        return tag != OSC.immediately && tag != 0
+    }
+
     /// Absolute seconds of a packet: its arrival, or its bundle's timetag aligned to the
     /// arrival clock at the first timetagged bundle.
     mutating func time(arrival: UInt64, timetag: UInt64) -> Double {

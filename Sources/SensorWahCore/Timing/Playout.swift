@@ -19,6 +19,29 @@ public struct Playout: Sendable {
         case fixed(Double)
         /// The delay the delivery needs.
         case auto
+
+        /// As `--playout` writes it: `off`, `auto`, or the delay in milliseconds.
+        public var text: String {
+            switch self {
+            case .off: return "off"
+            case .auto: return "auto"
+            case .fixed(let d): return NumberText.trimmed(d * 1000, 3) + " ms"
+            }
+        }
+
+        /// `off`, `auto`, or a delay in milliseconds (0 to 1000); nil for anything else.
+        public init?(parsing text: String) {
+            let t = String(text.lowercased().filter { $0 != " " })
+            switch t {
+            case "off": self = .off
+            case "auto": self = .auto
+            default:
+                guard let ms = Double(t.hasSuffix("ms") ? String(t.dropLast(2)) : t), ms.isFinite,
+                    (0...1000).contains(ms)
+                else { return nil }
+                self = .fixed(ms / 1000)
+            }
+        }
     }
 
     public struct Settings: Sendable, Equatable {
@@ -29,7 +52,7 @@ public struct Playout: Sendable {
         /// How many readings back the lateness counts half (the memory of the delivery).
         public var halfLife = 30_000.0
         /// `auto` raises the delay when the delivery needs this much more (seconds)...
-        public var raiseAbove = 0.002
+        public var raiseAbove = 0.005
         /// ...and lowers it, slowly, when it needs this much less.
         public var lowerBelow = 0.005
         /// How fast a delay longer than needed shrinks (seconds of delay per second).
@@ -37,8 +60,9 @@ public struct Playout: Sendable {
         /// The longest delay `auto` sets (seconds).
         public var maximum = 0.25
         /// Readings over which `auto` follows the delivery both ways, before it holds the delay
-        /// steady (then it moves only past `raiseAbove` or `lowerBelow`).
-        public var warmUp = 3000
+        /// steady (then it moves only past `raiseAbove` or `lowerBelow`): seconds of the sender's
+        /// time, counted again after its clock jumps.
+        public var warmUp = 60.0
         public init() {}
     }
 
@@ -52,7 +76,7 @@ public struct Playout: Sendable {
         public var lateness: Double
     }
 
-    public let mode: Mode
+    public private(set) var mode: Mode
     public let settings: Settings
     public private(set) var clock = SenderClock()
     /// The delay in force (seconds).
@@ -67,6 +91,8 @@ public struct Playout: Sendable {
     static let binSeconds = 0.0005
     private var lastRelease = -Double.infinity
     private var lastUpdate = Double.nan
+    /// The sender time `auto`'s warm-up counts from (its first reading, or the last jump).
+    private var warmUpFrom = Double.nan
 
     public init(mode: Mode, settings: Settings = Settings()) {
         precondition(settings.halfLife >= 64 && settings.quantile > 0 && settings.quantile < 1)
@@ -74,6 +100,13 @@ public struct Playout: Sendable {
         self.settings = settings
         if case .fixed(let d) = mode { delay = d } else { delay = settings.margin }
         bins = Array(repeating: 0, count: Int((settings.maximum / Self.binSeconds).rounded(.up)) + 1)
+    }
+
+    /// Plays on another way, keeping what was learnt of the sender's clock and delivery: a
+    /// fixed delay takes over at once; `auto` starts from the delay in force.
+    public mutating func set(_ mode: Mode) {
+        self.mode = mode
+        if case .fixed(let d) = mode { delay = d }
     }
 
     /// Schedules one reading stamped `senderTime` (the sender's seconds) that arrived at
@@ -85,8 +118,12 @@ public struct Playout: Sendable {
         }
         let restartsBefore = clock.restarts
         let lateness = clock.observe(senderTime: senderTime, arrival: arrival)
-        if clock.restarts != restartsBefore { lastRelease = -Double.infinity }
-        if mode == .auto { learn(lateness, now: arrival) }
+        if clock.restarts != restartsBefore {
+            lastRelease = -Double.infinity
+            warmUpFrom = senderTime
+        }
+        record(lateness)
+        if mode == .auto { adapt(lateness, now: arrival, senderTime: senderTime) }
         var release = clock.local(senderTime) + delay
         var late = false
         if release < arrival {
@@ -99,8 +136,26 @@ public struct Playout: Sendable {
         return Decision(release: release, late: late, lateness: lateness)
     }
 
-    private mutating func learn(_ lateness: Double, now: Double) {
-        let bin = min(bins.count - 1, Int(lateness / Self.binSeconds))
+    /// How late the sender's readings have been arriving, recent ones counting most: the
+    /// lateness (seconds, against the clock envelope) below which `q` of them arrived; NaN
+    /// before any reading. The spread between q = 0.01 and 0.99 is the delivery's jitter.
+    public func lateness(quantile q: Double) -> Double {
+        guard total > 0 else { return .nan }
+        return Double(bin(holding: q)) * Self.binSeconds
+    }
+
+    private func bin(holding q: Double) -> Int {
+        var below = 0.0, k = 0
+        let wanted = total * q
+        while k < bins.count - 1 && below + bins[k] < wanted {
+            below += bins[k]
+            k += 1
+        }
+        return k
+    }
+
+    private mutating func record(_ lateness: Double) {
+        let bin = min(bins.count - 1, max(0, Int(lateness / Self.binSeconds)))
         bins[bin] += 1
         total += 1
         if count % 256 == 0 {
@@ -108,18 +163,16 @@ public struct Playout: Sendable {
             for i in bins.indices { bins[i] *= fade }
             total *= fade
         }
-        let warming = count <= settings.warmUp
+    }
+
+    private mutating func adapt(_ lateness: Double, now: Double, senderTime: Double) {
+        let warming = !(senderTime - warmUpFrom >= settings.warmUp)
         // the quantile is taken again every 64 readings, and at once while warming up for a
         // reading later than the delay allows; while warming up the delay follows it both ways
         guard count % 64 == 0 || (warming && lateness + settings.margin > delay) else { return }
         let elapsed = lastUpdate.isNaN ? 0 : max(0, now - lastUpdate)
         lastUpdate = now
-        var below = 0.0, k = 0
-        let wanted = total * settings.quantile
-        while k < bins.count - 1 && below + bins[k] < wanted {
-            below += bins[k]
-            k += 1
-        }
+        let k = bin(holding: settings.quantile)
         let needed = min(settings.maximum, Double(k + 1) * Self.binSeconds + settings.margin)
         if warming {
             delay = needed

@@ -32,6 +32,8 @@ public enum LiveCommand: Sendable, Equatable {
     case rezero
     /// End the run as Ctrl-C does (the live view's `q`).
     case quit
+    /// Play every sender's readings this way from now on (the control page's playout).
+    case playout(Playout.Mode)
 }
 
 /// A request to teach live.

@@ -78,12 +78,13 @@ extension ListenerCore {
         stats.bytes &+= p.count
         var pushed = false
         if let first = p.first, first == 0x7B { feedZigSimJSON(s, d, p, received: received); return }
+        let timed = OSCFrameBuilder.timedBySender(p)
         let error = d.builder.packet(
             p, arrival: received,
             emit: { frame in
                 s.frameLog?.append(frame)  // recorded as decoded; derived values are recomputed on replay
                 var derived = frame
-                if deliver(&derived, from: s, received: received) { pushed = true }
+                if deliver(&derived, from: s, received: received, timed: timed) { pushed = true }
             },
             unused: { m in
                 guard detect == nil, d.unusedAddressesLogged < 8 else { return }
@@ -130,7 +131,8 @@ extension ListenerCore {
         let error = d.builder.zigSimJSON(p, arrival: received) { frame in
             s.frameLog?.append(frame)
             var derived = frame
-            if deliver(&derived, from: s, received: received) { pushed = true }
+            // ZIG SIM's JSON is timed by its arrival
+            if deliver(&derived, from: s, received: received, timed: false) { pushed = true }
         }
         if let e = error, !s.malformedLogged {
             s.malformedLogged = true

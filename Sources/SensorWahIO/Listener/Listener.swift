@@ -98,6 +98,11 @@ public struct ListenerConfiguration: Sendable {
     }
     /// Seconds of silence from a sender before its controllers are sent their rest values (0: never).
     public var restAfter = 2.0
+    /// When each sender's readings are played (`--playout`): as they arrive, or at the sender's
+    /// own time mapped onto the local clock plus a delay (fixed, or what its delivery needs).
+    public var playout = Playout.Mode.off
+    /// Where the senders' timing is shown while a playout runs (nil: nowhere).
+    public var timingBoard: TimingBoard?
     public var maxLineLength = 16_384
     public var parser = ParserOptions()
     public var recordDirectory: String?
@@ -128,6 +133,9 @@ public struct ListenerStats: Sendable {
     public var phyphox = PhyphoxStats()
     /// Line read off the socket -> message in the output queue, on the network thread.
     public var handoff = LatencyHistogram()
+    /// Each sender's timing (`--playout`): the senders that ended, in the order they ended;
+    /// `Listener.snapshot()` adds the ones still connected.
+    public var timing: [SenderTiming] = []
     /// The sender names behind `QueuedEvent.sender`: slot i is `latencySlots[i]`, given to a
     /// name at its first frame (senders of one name share a slot, so reconnections add none).
     /// The first `maxLatencySlots - 1` names have a slot each; every further one shares the
@@ -226,17 +234,54 @@ final class SenderSession {
     var rested = true
     var loggedReasons: UInt32 = 0
     var closed = false
+    /// When this sender's readings are played (nil: as they arrive, `--playout off`), and how
+    /// many of its readings carried no time of the sender's own (played as they arrived).
+    var playout: Playout?
+    var untimed = 0
 
-    init(name: String, peer: String, decoder: SenderDecoder, config: ListenerConfiguration, learned: LearnedModel?) {
+    init(
+        name: String, peer: String, decoder: SenderDecoder, config: ListenerConfiguration, learned: LearnedModel?,
+        playout: Playout.Mode
+    ) {
         self.name = name
         self.host = name
         self.peer = peer
         self.decoder = decoder
         parser = SensorParser(options: config.parser)
+        if playout != .off { self.playout = Playout(mode: playout) }
         var settings = config.motion
         settings.learned = learned  // the running model: the configuration's, or one taught or reloaded since
         step = FrameStep(sender: name, motion: settings)
         lastDataNanos = monotonicNanos()
+    }
+
+    /// The release time (monotonic ns, 0: at once) of a reading that arrived at `received`:
+    /// with a playout and the sender's own time, that time mapped onto the local clock plus
+    /// the delay; otherwise at once.
+    @inline(__always)
+    func due(senderTime: Double, timed: Bool, received: UInt64) -> UInt64 {
+        guard playout != nil else { return 0 }
+        guard timed, senderTime.isFinite else {
+            untimed &+= 1
+            return 0
+        }
+        // a late reading's release is its arrival: it goes through the held ones in its turn
+        guard let d = playout?.schedule(senderTime: senderTime, arrival: Double(received) * 1e-9) else { return 0 }
+        return max(1, UInt64(d.release * 1e9))
+    }
+
+    /// This sender's timing for the live view, the control page and `--latency`.
+    var timing: SenderTiming {
+        var t = SenderTiming(name: name)
+        if let p = playout {
+            t.mode = p.mode
+            t.readings = p.count
+            t.untimed = untimed
+            t.late = p.lateCount
+            t.delay = p.delay
+            t.jitter = p.lateness(quantile: 0.99) - p.lateness(quantile: 0.01)
+        }
+        return t
     }
 
     /// The OSC decoder of an OSC sender (nil for every other kind).
@@ -341,7 +386,7 @@ final class ListenerCore: @unchecked Sendable {
     func newSession(name: String, peer: String, decoder: SenderDecoder) -> SenderSession {
         let s = SenderSession(
             name: TerminalText.escaped(name, limit: 200), peer: TerminalText.escaped(peer, limit: 200),
-            decoder: decoder, config: config, learned: learned)
+            decoder: decoder, config: config, learned: learned, playout: playoutMode)
         if case .lines = decoder { return s }
         if let dir = config.recordDirectory, let r = FrameRecorder(directory: dir, peer: s.name, logger: logger) {
             s.frameLog = r
@@ -376,20 +421,23 @@ final class ListenerCore: @unchecked Sendable {
     /// stage (derived values written into `frame`), the live view, the scene gesture and rest
     /// capture, then the pipeline. True when it sent events (its latency is recorded).
     @inline(__always)
-    func deliver(_ frame: inout SensorFrame, from s: SenderSession, received: UInt64) -> Bool {
+    /// `timed`: the frame's time is the sender's own (a timestamp it wrote), not its arrival or
+    /// a count of samples at an assumed rate; only such frames are scheduled by a playout.
+    func deliver(_ frame: inout SensorFrame, from s: SenderSession, received: UInt64, timed: Bool = true) -> Bool {
         loop.assertInEventLoop()
         // after the rest values at exit nothing more is sent (a connection still open delivers
         // until its channel closes)
         guard !finished else { return false }
         s.lastFrameNanos = received
         s.rested = false
+        let due = s.due(senderTime: frame.latestTime, timed: timed, received: received)
         if s.step.derive(&frame, motionNeeded: motionNeeded, monitor: monitor) {
             logger.notice("\(s.step.accelerometerOnlyNotice)")
         }
         if config.control != nil { noteForControl(s, frame) }
         afterMotion(s, frame)
         let before = handoff.pushed
-        handoff.stamp(received: received, sender: s.latencySlot ?? latencySlot(for: s))
+        handoff.stamp(received: received, sender: s.latencySlot ?? latencySlot(for: s), due: due)
         pipeline.process(frame, sender: s.name)
         guard handoff.pushed != before else { return false }
         stats.handoff.record(nanos: monotonicNanos() &- received)
@@ -547,11 +595,12 @@ final class ListenerCore: @unchecked Sendable {
             logOnce(s, .tooLong, "a line of \(n) bytes exceeds --max-line \(config.maxLineLength)")
             return false
         case .line(let bytes):
+            let assumed = s.parser.stats.assumedTiming
             let r = s.parser.parse(bytes, into: &s.frame)
             switch r {
             case .frame:
                 if !s.named { nameAfterFormat(s) }
-                return deliver(&s.frame, from: s, received: received)
+                return deliver(&s.frame, from: s, received: received, timed: s.parser.stats.assumedTiming == assumed)
             case .skipped(let why):
                 logOnce(s, why, why.label)
                 return false
@@ -599,6 +648,7 @@ final class ListenerCore: @unchecked Sendable {
         }
         s.frameLog?.close()
         stats.parser.add(s.parser.stats)
+        if s.playout != nil { stats.timing.append(s.timing) }
         sessions[ObjectIdentifier(s)] = nil
         if !s.rested && config.restAfter > 0 { departed.append(s) }
     }
@@ -650,7 +700,30 @@ final class ListenerCore: @unchecked Sendable {
         }
         departed.removeAll { $0.rested }
         if pushed { wake() }
+        ticks &+= 1
+        if let board = config.timingBoard, ticks % 5 == 0 {
+            board.publish(playoutMode == .off ? [] : sessions.values.map(\.timing.text).sorted())
+        }
         if pipeline.mapper.isGliding && !glideScheduled { stepGlides() }
+    }
+
+    var ticks = 0
+    /// How new senders' readings are played (`--playout`, or as the control page set it since).
+    lazy var playoutMode = config.playout
+
+    /// Every sender plays `mode` from now on; what each playout learnt of its sender is kept.
+    func setPlayout(_ mode: Playout.Mode) {
+        playoutMode = mode
+        for s in sessions.values {
+            if mode == .off {
+                s.playout = nil
+            } else if s.playout == nil {
+                s.playout = Playout(mode: mode)
+            } else {
+                s.playout?.set(mode)
+            }
+        }
+        logger.notice("playout: \(mode.text) for every sender")
     }
 
     /// While a controller glides to rest (`glide=`), every 10 ms: its next value.

@@ -516,6 +516,7 @@ public final class Listener: @unchecked Sendable {
                 for session in core.sessions.values {
                     s.parser.add(session.parser.stats)
                     if let o = session.osc { s.osc.add(o.builder.stats) }
+                    if session.playout != nil { s.timing.append(session.timing) }
                 }
                 s.mapper = core.pipeline.mapper.stats
                 return s

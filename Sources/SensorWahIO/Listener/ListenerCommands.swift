@@ -41,6 +41,8 @@ extension ListenerCore {
             }
         case .rezero:
             captureRest()
+        case .playout(let mode):
+            setPlayout(mode)
         case .calibrate, .teach, .reload, .reloadGestures, .quit:
             guard let rig else {
                 logger.debug("\(command): nothing here carries it out")

@@ -129,7 +129,13 @@ extension ListenerCore {
                 "name": s.name, "rate": (rate * 10).rounded() / 10, "frames": p.frames,
                 "skipped": p.totalSkipped + p.lateSamples,
                 "silent": s.lastFrameNanos == 0 ? NSNull() : num(Double(now &- s.lastFrameNanos) * 1e-9),
-                "pitch": num(s.tilt.pitch), "roll": num(s.tilt.roll)
+                "pitch": num(s.tilt.pitch), "roll": num(s.tilt.roll),
+                "timing": s.playout == nil
+                    ? NSNull()
+                    : [
+                        "delayMs": num(s.timing.delay * 1000), "jitterMs": num(s.timing.jitter * 1000),
+                        "late": s.timing.late, "readings": s.timing.readings, "untimed": s.timing.untimed
+                    ] as [String: Any]
             ])
         }
         let texts = runningTexts
@@ -146,7 +152,7 @@ extension ListenerCore {
         var state: [String: Any] = [
             "time": num(Double(now) * 1e-9), "senders": senders, "mappings": mappings,
             "solo": mapper.solo + 1, "scene": NSNull(), "scenes": book.scenes.map(\.name),
-            "canSave": config.control?.save != nil
+            "canSave": config.control?.save != nil, "playout": playoutMode.text
         ]
         if let scene = book.current { state["scene"] = ["index": book.index + 1, "name": scene.name] }
         let g = controlView.gestures
@@ -423,6 +429,13 @@ extension ListenerCore {
             default: return .error(.notFound, "teach takes mark, finish or cancel, not '\(parts[2])'")
             }
             return .init(status: .accepted, json: ["teach": parts[2]])
+        case (.POST, "playout", 3):
+            guard let mode = Playout.Mode(parsing: parts[2].removingPercentEncoding ?? parts[2]) else {
+                return .error(.badRequest, "playout takes off, auto, or a delay in milliseconds from 0 to 1000")
+            }
+            return post(.playout(mode), answer: answer) { outcome in
+                outcome == .done ? .init(status: .ok, json: ["playout": mode.text]) : .failed(outcome)
+            }
         case (.POST, "rezero", 2):
             config.live?.post(.rezero)
             return .init(status: .ok, json: ["rezero": "hold the sensor still for half a second"])
@@ -436,7 +449,7 @@ extension ListenerCore {
                 return .init(status: .ok, json: ["saved": path])
             }
         case (_, "state", 2), (_, "mappings", _), (_, "scene", 3), (_, "solo", 3), (_, "calibrate", 3),
-            (_, "rezero", 2), (_, "save", 2), (_, "teach", 2), (_, "teach", 3):
+            (_, "rezero", 2), (_, "save", 2), (_, "teach", 2), (_, "teach", 3), (_, "playout", 3):
             return .error(.methodNotAllowed, "not with \(method)")
         default:
             return .error(.notFound, "no such call: see docs/control.md")

@@ -89,6 +89,13 @@ enum ControlPage {
             <small>A gesture: type its name, Start, perform it and press Mark during or just after each one (3 to 5 times), Finish. A pose: NAME=VALUE, hold it, Mark, Finish; again with another value. It is written to the --gestures file and works at once as gesture:NAME, gesture:NAME.progress or pose:NAME.</small>
             <h2>Outputs</h2>
             <pre id="outputs">-</pre>
+            <div id="playoutbox">
+              <label for="playout">Playout</label>
+              <input id="playout" list="playouts" size="8" aria-label="playout: off, auto or a delay in ms" autocomplete="off" spellcheck="false">
+              <datalist id="playouts"><option>off</option><option>auto</option><option>10</option><option>20</option><option>40</option></datalist>
+              <button id="playoutset">Set</button>
+            </div>
+            <small>Playout: off plays each reading as it arrives; auto plays it at the sender's own time plus the delay its Wi-Fi needs (steady timing); a number is a fixed delay in ms.</small>
           </section>
           <section>
             <h2>Mappings <span class="legend"><b style="background:#777"></b>raw<b style="background:#6ab0f3"></b>smoothed<b style="background:#f29d38"></b>sent (last 10 s)</span></h2>
@@ -296,6 +303,7 @@ enum ControlPage {
           lastGestures = s.gestures;
           if (s.message.serial !== lastMessage) { if (lastMessage !== null && s.message.text) say(s.message.text); lastMessage = s.message.serial; }
           $("outputs").textContent = s.outputs.length ? s.outputs.join("\n") : "MIDI as the command line set it";
+          if (document.activeElement !== $("playout")) $("playout").value = s.playout;
           renderTeach(s);
           $("watcherror").textContent = s.sourcesError || "";
           if (s.sources) {
@@ -407,6 +415,9 @@ enum ControlPage {
         $("teachmark").addEventListener("click", () => teachCall("mark"));
         $("teachfinish").addEventListener("click", () => teachCall("finish"));
         $("teachcancel").addEventListener("click", () => teachCall("cancel"));
+        $("playoutset").addEventListener("click", () => call("POST", "playout/" + encodeURIComponent($("playout").value.trim()))
+          .then(r => say("playout: " + r.playout)).catch(e => say(e.message)));
+        $("playout").addEventListener("keydown", (e) => { if (e.key === "Enter") $("playoutset").click(); });
         $("rezero").addEventListener("click", () => call("POST", "rezero").then(r => say("re-zero: " + r.rezero)).catch(e => say(e.message)));
         // keyboard: 1-9 switch scenes when no field has the focus
         document.addEventListener("keydown", (e) => {

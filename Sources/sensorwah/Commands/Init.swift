@@ -95,6 +95,7 @@ struct Init: ParsableCommand {
               idle-timeout: \(n(listen.idleTimeout))                 # seconds without a whole message before a connection is closed (0: never)
               rest-after: \(n(listen.restAfter))                    # seconds of silence before controllers go to rest (0: never)
               no-anticipate: \(listen.noAnticipate)             # true: the output thread sleeps until each line arrives (a few percent of a core less while a sender is steady; lines leave tens of µs later)
+              playout: \(listen.playout)                     # off (play readings as they arrive), auto (each at its sender's own time plus the delay its Wi-Fi needs), or a delay in ms
               # record: Recordings             # record every sender into this folder
               # scene-gesture: shake            # a gesture that moves to the next scene
               # scene-channel: 1                # only Program Change on this channel selects a scene (default: any)

@@ -115,6 +115,11 @@ struct Listen: ParsableCommand {
     var record: String?
     @Flag(help: "Print latency percentiles at exit: over all senders, and for each sender by name.")
     var latency = false
+    @Option(
+        help: ArgumentHelp(
+            "When each sender's readings are played: off (as they arrive), auto (at the sender's own time, mapped onto this machine's clock, plus the delay its delivery needs: network jitter no longer reaches the outputs), or a fixed delay in milliseconds (a reading that arrives later plays at once and is counted). Readings without a time of the sender's own play as they arrive.",
+            valueName: "off|auto|MS"))
+    var playout = "off"
     @Flag(
         help:
             "Let the output thread sleep until each line arrives. By default, while a sender's lines come at a steady rate, it wakes just before the next is due and waits for it (at most 1 ms either side), so the line finds a running CPU: its message leaves tens of µs sooner on an idle machine, for a few percent of one core while a sender is steady (docs/performance.md has the figures). Irregular or interleaved senders turn this off by themselves."
@@ -174,6 +179,9 @@ struct Listen: ParsableCommand {
             throw ValidationError("--no-tcp needs --web, --udp, --osc, --osc-tcp, --http, --phyphox or --connect")
         }
         if !(0...65535).contains(webPort) { throw ValidationError("--web-port \(webPort): a TCP port 0-65535") }
+        if Playout.Mode(parsing: playout) == nil {
+            throw ValidationError("--playout '\(playout)': off, auto, or a delay in milliseconds from 0 to 1000")
+        }
     }
 
     /// The configuration file's scenes (each with the wah switch's mapping), and the index of

@@ -67,7 +67,8 @@ enum ConfigSchema {
                 Key("phyphox", .list), Key("phyphox-interval", .number),
                 Key("scene-gesture", .text), Key("scene-channel", .number), Key("allow", .list), Key("pair", .flag),
                 Key("pair-with", .text), Key("max-connections", .number), Key("idle-timeout", .number),
-                Key("rest-after", .number), Key("record", .text), Key("no-anticipate", .flag)
+                Key("rest-after", .number), Key("record", .text), Key("no-anticipate", .flag),
+                Key("playout", .text)
             ], commands: ["listen"]),
         Section(
             name: "output",

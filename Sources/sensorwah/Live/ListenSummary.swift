@@ -44,6 +44,11 @@ extension Listen {
         if stats.queueDrops > 0 { text += "\n  messages dropped because the outputs fell behind: \(stats.queueDrops)" }
         if !stats.senderNames.isEmpty { text += "\n  senders: " + stats.senderNames.joined(separator: ", ") }
         for r in stats.recordings { text += "\n  recorded \(r)" }
+        for t in stats.timing { text += "\n  playout of \(t.text)" }
+        if pump.releasedEarly > 0 {
+            text +=
+                "\n  messages handed on before they were due, the held ones filling their room: \(pump.releasedEarly)"
+        }
         if latency {
             let q = stats.handoff
             text +=

@@ -36,7 +36,10 @@ extension Wiring {
                 : try outputs(
                     l.output, mappings: mappings, controlIn: !scenes.isEmpty, scenes: scenes, startScene: startScene,
                     logger: logger))
-        config.control?.outputLines = outputLines(pump.outputs, pump: pump)
+        // each sender's timing while a playout runs (the control page may start one later)
+        let timing = TimingBoard()
+        config.timingBoard = timing
+        config.control?.outputLines = joined(outputLines(pump.outputs, pump: pump), { timing.lines })
         let view =
             l.detect
             ? nil
@@ -44,7 +47,7 @@ extension Wiring {
                 l.monitor, title: "listen", output: l.output,
                 scenes: scenes.isEmpty ? [mappings] : config.scenes.map(\.mappings), sceneNames: scenes.map(\.name),
                 outputs: pump.outputs, pump: pump, calibrateKey: l.global.config != nil,
-                teachKey: l.mapping.gesturesFile != nil, control: live)
+                teachKey: l.mapping.gesturesFile != nil, control: live, timing: timing)
         pump.latencyBySender = l.latency
         pump.anticipate = !l.noAnticipate
         pump.start()
