@@ -219,10 +219,8 @@ let package = Package(
 )
 
 // tools/test builds the tests with SENSORWAH_TESTABLE=1: -enable-testing (the suites' @testable
-// imports) on this package's own modules only. The dependencies are then compiled exactly as in a
-// build without it, so the benchmarks' build in the same folder (release, no -enable-testing)
-// recompiles only this package's modules. Nothing else sets it: what ships (tools/setup,
-// tools/package) is built without -enable-testing.
+// imports) on this package's own modules, whatever SwiftPM's --build-tests does for the others.
+// Nothing else sets it: what ships (tools/ship-build) is built without -enable-testing.
 if Context.environment["SENSORWAH_TESTABLE"] == "1" {
     for target in package.targets
     where target.type != .test && (target.name.hasPrefix("SensorWah") || target.name == "sensorwah") {
