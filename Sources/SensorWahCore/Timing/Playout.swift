@@ -61,7 +61,7 @@ public struct Playout: Sendable {
         public var maximum = 0.25
         /// Readings over which `auto` follows the delivery both ways, before it holds the delay
         /// steady (then it moves only past `raiseAbove` or `lowerBelow`): seconds of the sender's
-        /// time, counted again after its clock jumps.
+        /// time from its first reading (a jump of its clock changes nothing of its delivery).
         public var warmUp = 60.0
         public init() {}
     }
@@ -91,7 +91,7 @@ public struct Playout: Sendable {
     static let binSeconds = 0.0005
     private var lastRelease = -Double.infinity
     private var lastUpdate = Double.nan
-    /// The sender time `auto`'s warm-up counts from (its first reading, or the last jump).
+    /// The sender time `auto`'s warm-up counts from: its first reading's.
     private var warmUpFrom = Double.nan
 
     public init(mode: Mode, settings: Settings = Settings()) {
@@ -120,7 +120,7 @@ public struct Playout: Sendable {
         let lateness = clock.observe(senderTime: senderTime, arrival: arrival)
         if clock.restarts != restartsBefore {
             lastRelease = -Double.infinity
-            warmUpFrom = senderTime
+            if warmUpFrom.isNaN { warmUpFrom = senderTime }
         }
         record(lateness)
         if mode == .auto { adapt(lateness, now: arrival, senderTime: senderTime) }
