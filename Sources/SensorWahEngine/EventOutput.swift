@@ -12,6 +12,16 @@ public protocol EventOutput: AnyObject {
     /// A short name for logs ("stdout", "alsa", "jack", "wah").
     var name: String { get }
     func send(_ e: MIDIEvent)
+    /// A MIDI message meant to sound at `due` (CLOCK_MONOTONIC ns), which a sender's playout
+    /// set. The output thread calls it when that moment has come, or as soon as the message is
+    /// made for an output that `takesAhead`. An output that can carry the moment on overrides
+    /// it (RTP-MIDI's timestamps, the frame in a JACK period, an OSC bundle's timetag); the
+    /// default is `send(e)`.
+    func send(_ e: MIDIEvent, due: UInt64)
+    /// Whether scheduled messages reach this output as soon as they are made, for it to send
+    /// ahead with their moment (an OSC bundle's timetag for a receiver that schedules), rather
+    /// than when they are due (default false).
+    var takesAhead: Bool { get }
     /// Effect control (default: dropped, as a MIDI output does).
     func send(_ c: EffectControl)
     /// Push buffered messages out now (called when the pipeline waits for time to pass).
@@ -33,6 +43,8 @@ public protocol EventOutput: AnyObject {
 
 extension EventOutput {
     public func send(_ c: EffectControl) {}
+    public func send(_ e: MIDIEvent, due: UInt64) { send(e) }
+    public var takesAhead: Bool { false }
     /// Either kind, to its own `send`.
     @inline(__always)
     public func send(_ e: MappedEvent) {

@@ -73,9 +73,15 @@ public final class OutputPump: @unchecked Sendable {
     /// Events released before they were due because the held events filled their room.
     public private(set) var releasedEarly = 0
 
+    /// The outputs that take scheduled messages as soon as they are made (`takesAhead`).
+    private let ahead: [any EventOutput]
+    private let takesAhead: [Bool]
+
     public init(queue: SPSCQueue<QueuedEvent>, outputs: [any EventOutput]) {
         self.queue = queue
         self.outputs = outputs
+        takesAhead = outputs.map(\.takesAhead)
+        ahead = outputs.filter(\.takesAhead)
         held = DueHeap(capacity: queue.capacity)
     }
 
@@ -231,7 +237,8 @@ public final class OutputPump: @unchecked Sendable {
     ///
     /// A message due at once from a sender goes straight through. One that no sender's line
     /// caused (rest values, glides, a scene's hand-over) waits behind every message held before
-    /// it, so it is never overtaken by what came earlier.
+    /// it, so it is never overtaken by what came earlier. An output that `takesAhead` gets each
+    /// held MIDI message as it is taken off the queue, with its moment.
     private func drain() -> Int {
         let before = delivered
         while let q = queue.pop() {
@@ -243,6 +250,9 @@ public final class OutputPump: @unchecked Sendable {
             }
             var e = q
             if e.dueNanos == 0 { e.dueNanos = heldLatest }
+            if !ahead.isEmpty, case .midi(let m) = e.event {
+                for o in ahead { o.send(m, due: e.dueNanos) }
+            }
             if held.isFull, let early = held.pop(dueBy: 0, force: true) {
                 releasedEarly &+= 1
                 hand(early)
@@ -256,10 +266,15 @@ public final class OutputPump: @unchecked Sendable {
         return delivered - before
     }
 
-    /// One message to every output, with its latency from its line's arrival.
+    /// One message to every output, with its latency from its line's arrival. A scheduled MIDI
+    /// message goes with its moment, except to the outputs that took it ahead.
     @inline(__always)
     private func hand(_ q: QueuedEvent) {
-        for o in outputs { o.send(q.event) }
+        if q.dueNanos != 0, case .midi(let m) = q.event {
+            for (o, early) in zip(outputs, takesAhead) where !early { o.send(m, due: q.dueNanos) }
+        } else {
+            for o in outputs { o.send(q.event) }
+        }
         let nanos = monotonicNanos() &- q.receivedNanos
         latency.record(nanos: nanos)
         if latencyBySender && q.sender != QueuedEvent.noSender {

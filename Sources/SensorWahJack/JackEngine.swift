@@ -7,6 +7,7 @@ import CJack
 import Logging
 import SensorWahCore
 import SensorWahEngine
+import SensorWahRuntime
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -236,6 +237,19 @@ public final class JackEngine: @unchecked Sendable {
             return
         }
         state.pointee.ring.push(MIDIRingEntry(e, arrival: jack_get_time()))
+    }
+
+    /// `send` for a message meant to sound at `due` (CLOCK_MONOTONIC ns, not later than now):
+    /// stamped with the JACK time of that moment, so it lands on the frame that matches it.
+    public func send(_ e: MIDIEvent, due: UInt64) {
+        guard configuration.midiOut else { return }
+        guard connected.load(ordering: .acquiring) else {
+            droppedOffline.wrappingIncrement(ordering: .relaxed)
+            return
+        }
+        let now = jack_get_time(), mono = monotonicNanos()
+        let ago = (mono &- min(due, mono)) / 1000
+        state.pointee.ring.push(MIDIRingEntry(e, arrival: now > ago ? now - ago : now))
     }
 
     public var isConnected: Bool { connected.load(ordering: .acquiring) }

@@ -40,7 +40,7 @@ public final class JackSession {
 }
 
 /// `--midi jack`: the CC stream on the JACK MIDI port `midi_out`. `send` stamps each message
-/// with the JACK time and hands it to the process callback through a lock-free ring; the
+/// with the JACK time (a scheduled one with the JACK time of its moment) and hands it to the process callback through a lock-free ring; the
 /// callback writes it at the frame offset that matches its arrival time, one period later.
 ///
 /// With `JackEngineConfiguration.controlIn` it is also the Program Change input `control_in`.
@@ -56,6 +56,7 @@ public final class JackMIDIOutput: EventOutput, ProgramChangeInput {
         session.engine.takeProgramChanges(body)
     }
     public func send(_ e: MIDIEvent) { session.engine.send(e) }
+    public func send(_ e: MIDIEvent, due: UInt64) { session.engine.send(e, due: due) }
     public var failure: String? {
         session.engine.isConnected ? nil : "JACK: no server connected (MIDI out is dropped until one is)"
     }

@@ -123,7 +123,9 @@ enum Wiring {
             }
             targets.append(.init(host: ip, port: t.port, tcp: false))
         }
-        do { return try OSCOutput(targets: targets, raw: n.oscOutRaw, logger: logger) } catch let e as RTPMIDIError {
+        do { return try OSCOutput(targets: targets, raw: n.oscOutRaw, ahead: n.oscOutAhead, logger: logger) } catch let
+            e as RTPMIDIError
+        {
             throw RuntimeFailure(e.description)
         }
     }

@@ -279,3 +279,47 @@ extension OutputPumpTests {
         XCTAssertLessThan(out.got[4].at, now + 5_000_000_000, "stop hands on what is held")
     }
 }
+
+extension OutputPumpTests {
+    /// Records each message with the moment it came and the moment it was meant for.
+    final class Scheduled: EventOutput {
+        let ahead: Bool
+        var got: [(value: UInt16, at: UInt64, due: UInt64)] = []
+        init(ahead: Bool) { self.ahead = ahead }
+        var name: String { ahead ? "ahead" : "on time" }
+        var takesAhead: Bool { ahead }
+        func send(_ e: MIDIEvent) { got.append((e.value, monotonicNanos(), 0)) }
+        func send(_ e: MIDIEvent, due: UInt64) { got.append((e.value, monotonicNanos(), due)) }
+        func flush() {}
+        func close() {}
+    }
+
+    /// A scheduled message reaches an output with its moment: when it is due, or, for an output
+    /// that takes it ahead, as soon as it is taken off the queue (and only then, not again).
+    func testScheduledMessagesCarryTheirMomentAndGoAheadToOutputsThatAskForIt() throws {
+        let queue = SPSCQueue<QueuedEvent>(capacity: 64)
+        let onTime = Scheduled(ahead: false), ahead = Scheduled(ahead: true)
+        let pump = OutputPump(queue: queue, outputs: [onTime, ahead])
+        pump.start()
+        let now = monotonicNanos()
+        func cc(_ v: UInt16) -> MappedEvent {
+            .midi(MIDIEvent(time: 0, kind: .controlChange, channel: 0, controller: 1, value: v))
+        }
+        let due1 = now + 200_000_000, due2 = now + 250_000_000
+        queue.push(QueuedEvent(event: cc(1), receivedNanos: now, dueNanos: due1, sender: 0))
+        queue.push(QueuedEvent(event: cc(2), receivedNanos: now, dueNanos: due2, sender: 0))
+        queue.push(QueuedEvent(event: cc(3), receivedNanos: now))  // a rest value: behind them
+        pump.wake()
+        try waitUntil("three messages", timeout: 5, observe: { pump.deliveredSoFar.load(ordering: .relaxed) }) {
+            $0 >= 3
+        }
+        pump.stop()
+        XCTAssertEqual(ahead.got.map(\.value), [1, 2, 3])
+        XCTAssertEqual(ahead.got.map(\.due), [due1, due2, due2])
+        XCTAssertLessThan(ahead.got[1].at, due1, "taken ahead, before the first was due")
+        XCTAssertEqual(onTime.got.map(\.value), [1, 2, 3])
+        XCTAssertEqual(onTime.got.map(\.due), [due1, due2, due2])
+        XCTAssertGreaterThanOrEqual(onTime.got[0].at, due1)
+        XCTAssertGreaterThanOrEqual(onTime.got[1].at, due2)
+    }
+}

@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import SensorWahCore
 import SensorWahEngine
+import SensorWahRuntime
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -10,8 +11,11 @@ import SensorWahEngine
 /// `--osc-out`: every mapped event as OSC (`OSCOut`'s addresses) to each target: over UDP with
 /// one non-blocking `sendto` per target, or over TCP with SLIP framing (SwiftNIO, reconnecting
 /// every second while the peer is away; writes are queued to its event loop, never waited for).
-/// Events sent between two flushes go out together as one bundle time-tagged with the wall
-/// clock at the flush; a single event as a plain message.
+/// Events sent between two flushes go out together as one bundle time-tagged with their moment
+/// (a sender's playout sets it; otherwise the flush's), in the wall clock; a single event as a
+/// plain message. With `ahead` (`--osc-out-ahead`) every scheduled event goes out as soon as it
+/// is made, in a bundle time-tagged with the moment it is due, for a receiver that plays
+/// bundles at their time (SuperCollider, liblo's servers) and so evens out this network too.
 public final class OSCOutput: EventOutput {
     public struct Target: Sendable, CustomStringConvertible {
         public var host: String  // numeric IPv4 for UDP; a name or address for TCP
@@ -26,6 +30,8 @@ public final class OSCOutput: EventOutput {
     private var udp: [(target: Target, address: sockaddr_in)] = []
     private let fd: Int32
     private var messages: [[UInt8]] = []
+    private var dues: [UInt64] = []  // each message's moment (CLOCK_MONOTONIC ns; 0: none)
+    private let ahead: Bool
     private var packet: [UInt8] = []
     private var scratch: [UInt8] = []
     private var tcp: [TCPLink] = []
@@ -35,8 +41,9 @@ public final class OSCOutput: EventOutput {
 
     public var name: String { "osc" }
 
-    public init(targets: [Target], raw: Bool, logger: Logger) throws {
+    public init(targets: [Target], raw: Bool, ahead: Bool = false, logger: Logger) throws {
         self.raw = raw
+        self.ahead = ahead
         self.logger = logger
         fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else {
@@ -57,14 +64,22 @@ public final class OSCOutput: EventOutput {
             for l in tcp { l.connect() }
         }
         logger.info(
-            "OSC out: to \(targets.map(\.description).joined(separator: ", "))\(raw ? " (raw MIDI values)" : "")")
+            "OSC out: to \(targets.map(\.description).joined(separator: ", "))\(raw ? " (raw MIDI values)" : "")\(ahead ? ", scheduled events ahead with their moment" : "")"
+        )
         messages.reserveCapacity(64)
+        dues.reserveCapacity(64)
     }
 
-    public func send(_ e: MIDIEvent) {
+    public var takesAhead: Bool { ahead }
+
+    public func send(_ e: MIDIEvent) { add(e, due: 0) }
+    public func send(_ e: MIDIEvent, due: UInt64) { add(e, due: due) }
+
+    private func add(_ e: MIDIEvent, due: UInt64) {
         scratch.removeAll(keepingCapacity: true)
         OSCOut.message(for: e, raw: raw, into: &scratch)
         messages.append(scratch)
+        dues.append(due)
     }
 
     /// Largest datagram: events due together beyond it go out in further bundles.
@@ -74,24 +89,31 @@ public final class OSCOutput: EventOutput {
         guard !messages.isEmpty else { return }
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
-        let tag = OSCOut.timetag(unixSeconds: Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9)
+        let wall = Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9, mono = monotonicNanos()
+        func tag(_ due: UInt64) -> UInt64 {
+            OSCOut.timetag(unixSeconds: due == 0 ? wall : wall + (Double(due) - Double(mono)) * 1e-9)
+        }
         var first = 0
         while first < messages.count {
+            // ahead, a bundle holds the messages of one moment (each is played at its own)
             var last = first + 1, size = 16 + 4 + messages[first].count
-            while last < messages.count && size + 4 + messages[last].count <= Self.maxPacket {
+            while last < messages.count && size + 4 + messages[last].count <= Self.maxPacket
+                && (!ahead || dues[last] == dues[first])
+            {
                 size += 4 + messages[last].count
                 last += 1
             }
             packet.removeAll(keepingCapacity: true)
-            if last - first == 1 {
+            if last - first == 1 && !(ahead && dues[first] != 0) {
                 packet += messages[first]
             } else {
-                OSCOut.bundle(Array(messages[first..<last]), timetag: tag, into: &packet)
+                OSCOut.bundle(Array(messages[first..<last]), timetag: tag(dues[first]), into: &packet)
             }
             emit()
             first = last
         }
         messages.removeAll(keepingCapacity: true)
+        dues.removeAll(keepingCapacity: true)
     }
 
     private func emit() {

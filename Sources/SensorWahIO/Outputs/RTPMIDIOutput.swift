@@ -267,9 +267,14 @@ public final class RTPMIDIOutput: EventOutput {
     // MARK: the output thread
 
     @inline(__always)
-    private func tick() -> UInt32 { UInt32(truncatingIfNeeded: (monotonicNanos() &- startNanos) / 100_000) }
+    private func tick(at nanos: UInt64 = monotonicNanos()) -> UInt32 {
+        UInt32(truncatingIfNeeded: (nanos &- startNanos) / 100_000)
+    }
 
     public func send(_ e: MIDIEvent) { sender.add(e, tick: tick()) }
+    /// A scheduled message is stamped with its moment, so the packets' timestamps and delta
+    /// times keep the readings' spacing for a receiver that plays out by them.
+    public func send(_ e: MIDIEvent, due: UInt64) { sender.add(e, tick: tick(at: due)) }
 
     private func takeUpdates() {
         while let u = updates.pop() {

@@ -77,7 +77,8 @@ enum ConfigSchema {
                 Key("rtp-name", .text), Key("rtp-port", .number), Key("rtp-connect", .list),
                 Key("rtp-timeout", .number),
                 Key("rtp-wait", .number), Key("no-rtp-journal", .flag), Key("no-rtp-announce", .flag),
-                Key("osc-out", .list), Key("osc-out-raw", .flag), Key("osc-out-sources", .flag)
+                Key("osc-out", .list), Key("osc-out-raw", .flag), Key("osc-out-sources", .flag),
+                Key("osc-out-ahead", .flag)
             ], commands: ["replay", "listen", "learn"]),
         Section(
             name: "jack",

@@ -43,6 +43,11 @@ struct NetworkOutputOptions: ParsableArguments {
             "OSC out: also each frame's tilt (pitch/roll, gravity direction) and each gesture as it fires, under /sensorwah/source/SENDER/ (UDP targets)."
     )
     var oscOutSources = false
+    @Flag(
+        help:
+            "OSC out with listen --playout: send each event as soon as it is made, in a bundle time-tagged with the moment it is due, for a receiver that plays bundles at their time."
+    )
+    var oscOutAhead = false
 
     func validate() throws {
         guard (1...65534).contains(rtpPort) else {
@@ -58,6 +63,9 @@ struct NetworkOutputOptions: ParsableArguments {
             throw ValidationError(
                 "--osc-out-sources: needs an --osc-out HOST:PORT over UDP to send to (the sources go to UDP targets only)"
             )
+        }
+        if oscOutAhead && oscOut.isEmpty {
+            throw ValidationError("--osc-out-ahead: needs an --osc-out target to send to")
         }
         guard rtpTimeout > 0 else { throw ValidationError("--rtp-timeout \(rtpTimeout): a number of seconds above 0") }
         guard rtpWait >= 0 else { throw ValidationError("--rtp-wait \(rtpWait): a number of seconds, 0 or more") }
