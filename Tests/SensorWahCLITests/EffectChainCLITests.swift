@@ -335,7 +335,7 @@ final class EffectChainCLITests: XCTestCase {
         let outPath = dir.appendingPathComponent("out.wav").path
 
         let server = try JackTest.Server(period: 1024)
-        let recorder = try server.run("jack-record", ["-n", "1", "-t", "30", outPath])
+        let recorder = try server.run("jack-record", ["-n", "1", outPath])
         let recPort = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"), "jack-record has no port")
         let player = try server.run("jack-play", [tonePath])
         let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"), "jack-play has no port")
@@ -356,7 +356,7 @@ final class EffectChainCLITests: XCTestCase {
         XCTAssertNotNil(
             sw.stderr.range(of: "tremolo +bypass off rate [0-9.]+ Hz depth 1 shape sine", options: .regularExpression),
             sw.stderr)
-        recorder.wait(timeout: 40)
+        recorder.stopRecording(outPath, rate: rate, channels: 1)
         player.signal(SIGTERM)
         player.wait(timeout: 5)
         let events = Self.effectEvents(sw.stdout, slot: 1, lower: 0.05, upper: 20)

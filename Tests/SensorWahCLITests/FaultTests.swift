@@ -471,16 +471,16 @@ final class FaultTests: XCTestCase {
         XCTAssertTrue(sw.waitForStderr("JACK: reconnected to server", seconds: 8), "no reconnection:\n\(sw.stderr)")
         XCTAssertTrue(try midiArrives("b", 20), "JACK MIDI did not resume")
 
-        // audio: noise through the wah into jack-record (5 s: the player's start and the two
-        // connections come out of the recording's time, and its last second is checked)
+        // audio: noise through the wah into jack-record, recorded until a second after both
+        // connections are made, and that last second checked
         let outPath = dir.appendingPathComponent("after.wav").path
-        let recorder = try server.run("jack-record", ["-n", "1", "-t", "5", outPath])
+        let recorder = try server.run("jack-record", ["-n", "1", outPath])
         let recPort = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"))
         let player = try server.run("jack-play", [noisePath])
         let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"))
         XCTAssertEqual(try JackTest.sh("jack_connect", [playPort, "sensorwah:in_1"], env: server.env).status, 0)
         XCTAssertEqual(try JackTest.sh("jack_connect", ["sensorwah:out_1", recPort], env: server.env).status, 0)
-        recorder.wait(timeout: 20)
+        recorder.stopRecording(outPath, rate: rate, channels: 1, tail: 1.2)
         player.signal(SIGTERM)
         player.wait(timeout: 5)
         let (_, ch) = try JackTest.readWAV(outPath)

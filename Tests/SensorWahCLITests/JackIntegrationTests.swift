@@ -25,7 +25,7 @@ final class JackIntegrationTests: XCTestCase {
         let outPath = dir.appendingPathComponent("out.wav").path
 
         let server = try JackTest.Server(period: 1024)
-        let recorder = try server.run("jack-record", ["-n", "1", "-t", "20", outPath])
+        let recorder = try server.run("jack-record", ["-n", "1", outPath])
         let recPort = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"), "jack-record has no port")
         let dumpName = "swdump\(getpid())"
         let dump = try server.run("jack_midi_dump", [dumpName])
@@ -46,7 +46,7 @@ final class JackIntegrationTests: XCTestCase {
         _ = try? dump.awaitStdout("all \(sent) messages at jack_midi_dump") { JackTest.dumpMessages($0).count >= sent }
         dump.signal(SIGINT)
         dump.wait(timeout: 5)
-        recorder.wait(timeout: 30)
+        recorder.stopRecording(outPath, rate: rate, channels: 1)
         player.signal(SIGTERM)
         player.wait(timeout: 5)
         XCTAssertTrue(sw.stderr.contains("JACK: connected to server '\(server.name)'"), sw.stderr)
@@ -94,9 +94,8 @@ final class JackIntegrationTests: XCTestCase {
         let outPath = dir.appendingPathComponent("out.wav").path
 
         let server = try JackTest.Server(period: 1024)
-        // 14 s: the check tool's start, the player's and two connections come out of it, and the
-        // 8 s input's bursts (at 2-5 s) must all be in it
-        let recorder = try server.run("jack-record", ["-n", "2", "-t", "14", outPath])
+        // until the 8 s input has played to its end, bursts (at 2-5 s) included
+        let recorder = try server.run("jack-record", ["-n", "2", outPath])
         let rec1 = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"))
         let rec2 = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_2$"))
         let sw = try server.run(
@@ -110,10 +109,10 @@ final class JackIntegrationTests: XCTestCase {
         let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"))
         XCTAssertEqual(try JackTest.sh("jack_connect", [playPort, "sensorwah:in_1"], env: server.env).status, 0)
         XCTAssertEqual(try JackTest.sh("jack_connect", [playPort, rec1], env: server.env).status, 0)
-        recorder.wait(timeout: 30)
+        player.wait(timeout: 30)
+        recorder.stopRecording(outPath, rate: rate, channels: 2)
         sw.signal(SIGINT)
         XCTAssertEqual(sw.wait(timeout: 10).status, 0, sw.stderr)
-        player.wait(timeout: 5)
 
         let (_, ch) = try JackTest.readWAV(outPath)
         let input = ch[0], output = ch[1]

@@ -200,6 +200,21 @@ enum JackTest {
             return (process.terminationStatus, timedOut)
         }
 
+        /// Ends a `jack-record` started without `-t` once what it records is over: its file (32-bit
+        /// float, `channels` wide) grows by `tail` seconds more at `rate`, then SIGINT makes it
+        /// write the file out. So a recording follows what it records, however long the programs
+        /// around it took to start, and nobody waits for a fixed length.
+        @discardableResult
+        func stopRecording(_ path: String, rate: Int, channels: Int, tail: Double = 0.3) -> (
+            status: Int32, timedOut: Bool
+        ) {
+            let size = { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0 }
+            let wanted = size() + Int(tail * Double(rate)) * channels * 4
+            _ = try? waitUntil("\(path) to grow by \(tail) s", timeout: 10 + tail, poll: 0.02) { size() >= wanted }
+            signal(SIGINT)
+            return wait(timeout: 10)
+        }
+
         /// Waits until stderr matches `pattern` (a regular expression); false after `seconds`, or
         /// as soon as the process has exited without it.
         func waitForStderr(_ pattern: String, seconds: Double) -> Bool {

@@ -20,7 +20,7 @@ final class JackWahSwitchTests: XCTestCase {
         let outPath = dir.appendingPathComponent("out.wav").path
 
         let server = try JackTest.Server(period: 256)
-        let recorder = try server.run("jack-record", ["-n", "1", "-t", "20", outPath])
+        let recorder = try server.run("jack-record", ["-n", "1", outPath])
         let recPort = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"), "jack-record has no port")
         let player = try server.run("jack-play", [sinePath])
         let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"), "jack-play has no port")
@@ -34,7 +34,7 @@ final class JackWahSwitchTests: XCTestCase {
         let status = sw.wait(timeout: 60)
         XCTAssertFalse(status.timedOut)
         XCTAssertEqual(status.status, 0, sw.stderr)
-        recorder.wait(timeout: 40)
+        recorder.stopRecording(outPath, rate: rate, channels: 1)
         player.signal(SIGTERM)
         player.wait(timeout: 5)
         XCTAssertTrue(sw.stderr.contains("2 connections made"), sw.stderr)

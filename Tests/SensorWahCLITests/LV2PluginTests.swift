@@ -197,7 +197,7 @@ final class LV2PluginTests: XCTestCase {
         let host = try server.run("jalv", [uri], extraEnv: ["LV2_PATH": dir.path], openStdin: true)
         _ = try XCTUnwrap(server.waitForPort("^SensorWah:midi_in$"), "jalv has no midi_in: \(host.stderr)")
         // a ring of 64k frames: a loaded machine stalls the recorder's disk thread (4096 overflows)
-        let recorder = try server.run("jack-record", ["-n", "1", "-b", "65536", "-t", "20", outPath])
+        let recorder = try server.run("jack-record", ["-n", "1", "-b", "65536", outPath])
         let recPort = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"), "jack-record has no port")
         let player = try server.run("jack-play", [noisePath])
         let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"), "jack-play has no port")
@@ -215,7 +215,8 @@ final class LV2PluginTests: XCTestCase {
         let status = sw.wait(timeout: 60)
         XCTAssertEqual(status.status, 0, sw.stderr)
         XCTAssertTrue(sw.stderr.contains("1 connection made"), sw.stderr)
-        XCTAssertEqual(recorder.wait(timeout: 30).status, 0, "jack-record: \(recorder.stderr)")
+        XCTAssertEqual(
+            recorder.stopRecording(outPath, rate: rate, channels: 1).status, 0, "jack-record: \(recorder.stderr)")
         player.signal(SIGTERM)
         player.wait(timeout: 5)
         host.closeStdin()
