@@ -144,10 +144,13 @@ let package = Package(
         // The suites' shared machinery: one way to wait for a condition, loopback sockets, and
         // the child processes each test leaves running stopped at its end. A plain target under
         // Tests/ that only test targets depend on: no product links it.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport",
+            dependencies: [.product(name: "MallocInterposerSwift", package: "malloc-interposer")],
+            path: "Tests/TestSupport"),
 
         .testTarget(name: "SensorWahCoreTests", dependencies: [
-            "SensorWahCore", "CWahReference", "CEffectReference",
+            "SensorWahCore", "CWahReference", "CEffectReference", "TestSupport",
             .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
         ], exclude: ["Golden", "Reference"]),
         // (PlotTrace, from the console, records what a pipeline under test sends)

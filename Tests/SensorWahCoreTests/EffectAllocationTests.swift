@@ -1,4 +1,4 @@
-import MallocInterposerSwift
+import TestSupport
 import XCTest
 @testable import SensorWahCore
 
@@ -33,25 +33,15 @@ final class EffectAllocationTests: XCTestCase {
                     chain.process(b.baseAddress!, count: 64)
                 }
             }
-            // The counter counts every thread's allocations, and a test process that has just
-            // started has its own threads allocating now and then (in a process of its own, as
-            // tools/test runs each class, one round in a few counted 2). The chain's work is the
-            // same in every round, so an allocation of its own would show in each: three rounds
-            // after an unmeasured one, and the least must be 0.
+            // the least of three rounds after an unmeasured one (Allocations: the counter counts
+            // every thread's)
             round()
-            MallocInterposerSwift.initialize()
-            var counts: [Int] = []
-            for _ in 0..<3 {
-                MallocInterposerSwift.reset()
-                MallocInterposerSwift.hook()
-                round()
-                MallocInterposerSwift.unhook()
-                counts.append(MallocInterposerSwift.getStatistics().mallocCount)
-            }
+            let allocations = Allocations.least { round() }
             XCTAssertTrue(sink.isFinite)
             XCTAssertEqual(
-                counts.min(), 0,
-                "allocations in the chain's process / setParameter / value / setTempo / reset, by round: \(counts)")
+                allocations.least, 0,
+                "allocations in the chain's process / setParameter / value / setTempo / reset, by round: \(allocations.counts)"
+            )
         #endif
     }
 }

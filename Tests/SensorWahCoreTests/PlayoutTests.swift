@@ -61,14 +61,36 @@ final class PlayoutTests: XCTestCase {
         XCTAssertEqual(clock.slope, -60e-6, accuracy: 10e-6, "local runs slower than the sender by its 60 ppm")
     }
 
-    func testAJumpOfTheSendersClockStartsOver() {
+    /// The app restarts its clock at 0 while it streams: the mapping carries on across the jump
+    /// (the jumping reading follows the previous one by the sender's usual step). The same
+    /// after the stream paused for 5 s: it starts over.
+    func testAJumpOfTheSendersClockIsBridgedWhileItStreamsAndStartsOverAfterAPause() {
+        for pause in [0.0, 5.0] {
+            var clock = SenderClock()
+            for i in 0..<500 { clock.observe(senderTime: Double(i) / 100, arrival: 100 + Double(i) / 100 + 0.003) }
+            XCTAssertEqual(clock.restarts, 1)
+            for i in 0..<100 {
+                clock.observe(senderTime: Double(i) / 100, arrival: 105 + pause + Double(i) / 100 + 0.003)
+            }
+            XCTAssertEqual(clock.restarts, pause == 0 ? 1 : 2)
+            XCTAssertEqual(clock.bridges, pause == 0 ? 1 : 0)
+            XCTAssertEqual(clock.local(0.5), 105.503 + pause, accuracy: 1e-9)
+        }
+    }
+
+    /// Over a Wi-Fi-like delivery, a sender clock that steps back 3 s mid-stream leaves the
+    /// envelope where it was: every reading after the step maps onto its taking time plus the
+    /// fastest delivery, as before it.
+    func testTheEnvelopeHoldsAcrossAJumpOfTheSendersClock() {
         var clock = SenderClock()
-        for i in 0..<500 { clock.observe(senderTime: Double(i) / 100, arrival: 100 + Double(i) / 100 + 0.003) }
+        var readings = Self.wifi(seconds: 120, seed: 3)
+        for i in readings.indices where readings[i].taken >= 560 { readings[i].senderTime -= 3 }
+        for r in readings { clock.observe(senderTime: r.senderTime, arrival: r.arrival) }
         XCTAssertEqual(clock.restarts, 1)
-        // the app restarted its clock at 0
-        for i in 0..<100 { clock.observe(senderTime: Double(i) / 100, arrival: 105 + Double(i) / 100 + 0.003) }
-        XCTAssertEqual(clock.restarts, 2)
-        XCTAssertEqual(clock.local(0.5), 105.503, accuracy: 1e-9)
+        XCTAssertEqual(clock.bridges, 1)
+        for r in readings.suffix(1000) {
+            XCTAssertEqual(clock.local(r.senderTime) - r.taken, 0.002, accuracy: 0.0005)
+        }
     }
 
     /// Lateness against the taking time of what `playout` releases, after the first `skip`.
@@ -101,19 +123,32 @@ final class PlayoutTests: XCTestCase {
     }
 
     /// `auto` looks for such a delay by itself: it aims at 99 % of the readings in time (98.5 %
-    /// at least, warm-up minute included) and evens the delivery out, keeping order. Not
-    /// reached on every seed (so not asserted): holding the delay within 1 ms after the first
-    /// minute, with a median within the delivery's 99th percentile plus 5 ms.
-    func testAutoLetsTheReadingsArriveInTime() {
+    /// at least, warm-up minute included) and evens the delivery out, keeping order; after the
+    /// first minute it holds its delay (on these deliveries it never moves again). Not reached
+    /// on every seed (so not asserted): an output spread within 1 ms with a median within the
+    /// delivery's 99th percentile plus 5 ms (docs/performance.md has the figures).
+    func testAutoLetsTheReadingsArriveInTimeAndHoldsItsDelay() {
         for seed: UInt64 in [1, 7, 11] {
             let readings = Self.wifi(seconds: 300, seed: seed)
             let delivered = readings.map { $0.arrival - $0.taken }
             var playout = Playout(mode: .auto)
-            let out = Self.play(readings, &playout, skip: 6000)
+            var out: [Double] = []
+            var delays = Set<Double>()
+            var lastRelease = -Double.infinity
+            for (i, r) in readings.enumerated() {
+                let d = playout.schedule(senderTime: r.senderTime, arrival: r.arrival)
+                XCTAssertGreaterThanOrEqual(d.release, max(r.arrival, lastRelease))
+                lastRelease = d.release
+                if i > 6100 {
+                    out.append(d.release - r.taken)
+                    delays.insert(playout.delay)
+                }
+            }
             XCTAssertLessThanOrEqual(Double(playout.lateCount) / Double(playout.count), 0.015, "seed \(seed)")
+            XCTAssertEqual(delays.count, 1, "seed \(seed): the delay moved after the first minute: \(delays)")
             let spreadIn = Self.percentile(delivered, 0.99) - Self.percentile(delivered, 0.01)
             let spreadOut = Self.percentile(out, 0.99) - Self.percentile(out, 0.01)
-            XCTAssertLessThan(spreadOut, spreadIn, "seed \(seed)")
+            XCTAssertLessThan(spreadOut, spreadIn / 4, "seed \(seed)")
         }
     }
 

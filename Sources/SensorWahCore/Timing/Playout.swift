@@ -7,10 +7,14 @@
 /// delay. A reading that arrives after its time is played at once and counted as late.
 ///
 /// The delay is fixed (`Mode.fixed`) or follows what this sender's delivery needs
-/// (`Mode.auto`): a high quantile of how late its recent readings arrived, plus a margin.
-/// It grows at once when the delivery worsens (the readings after a stall would otherwise all
-/// be late) and shrinks slowly when it improves, within `Settings.maximum`. Fixed storage, no
-/// allocation after `init`.
+/// (`Mode.auto`). For the sender's first minute `auto` follows the 99th percentile of how late
+/// its readings arrived, plus a margin, both ways. Then it sets the delay once, a little above
+/// that percentile, and holds it: every change of a held delay shifts the output by as much,
+/// which is what a steady playout must avoid. It moves again only when the delivery has
+/// clearly changed, judged on the recent readings (a minute at 100 Hz): up when more than
+/// 1.25 % of them came late, down when under 0.5 % would come later than 5 ms less; never
+/// twice within that minute, and never beyond `Settings.maximum`. Fixed storage, no allocation
+/// after `init`.
 public struct Playout: Sendable {
     public enum Mode: Sendable, Equatable {
         /// Play each reading as it arrives (no schedule).
@@ -47,21 +51,26 @@ public struct Playout: Sendable {
     public struct Settings: Sendable, Equatable {
         /// The share of readings `auto` lets arrive in time.
         public var quantile = 0.99
-        /// Added to that quantile (seconds).
+        /// Added to that quantile while warming up (seconds)...
         public var margin = 0.001
-        /// How many readings back the lateness counts half (the memory of the delivery).
+        /// ...and when the delay is set to be held: the middle of the window between the
+        /// quantile (fewer late readings would need more delay) and 5 ms above it.
+        public var centre = 0.0025
+        /// How many readings back the lateness counts half: over the sender's whole stream
+        /// (the delay set after the warm-up), and over its recent readings (the moves after it).
         public var halfLife = 30_000.0
-        /// `auto` raises the delay when the delivery needs this much more (seconds)...
-        public var raiseAbove = 0.005
-        /// ...and lowers it, slowly, when it needs this much less.
-        public var lowerBelow = 0.005
-        /// How fast a delay longer than needed shrinks (seconds of delay per second).
-        public var shrinkPerSecond = 0.0005
+        public var recentHalfLife = 6000.0
+        /// A held delay rises when more than this share of the recent readings came late...
+        public var raiseShare = 0.0125
+        /// ...and falls when less than this share of them would come later than `lowerBy` less.
+        public var lowerShare = 0.005
+        public var lowerBy = 0.005
+        /// Readings a held delay stays put after it is set or moved.
+        public var holdReadings = 6000
         /// The longest delay `auto` sets (seconds).
         public var maximum = 0.25
-        /// Readings over which `auto` follows the delivery both ways, before it holds the delay
-        /// steady (then it moves only past `raiseAbove` or `lowerBelow`): seconds of the sender's
-        /// time from its first reading (a jump of its clock changes nothing of its delivery).
+        /// The sender's first seconds (from its first reading's arrival), over which `auto`
+        /// follows the delivery both ways before it holds the delay.
         public var warmUp = 60.0
         public init() {}
     }
@@ -85,13 +94,21 @@ public struct Playout: Sendable {
     public private(set) var lateCount = 0
     public private(set) var count = 0
 
-    /// How late readings arrived: weights in bins of `binSeconds`, fading with `halfLife`.
+    /// How late readings arrived: weights in bins of `binSeconds`, fading with `halfLife`, and
+    /// the same over the recent readings (fading with `recentHalfLife`).
     private var bins: [Double]
     private var total = 0.0
+    private var recentBins: [Double]
+    private var recentTotal = 0.0
+    /// The recent readings played late, and all of them (fading with `recentHalfLife`).
+    private var recentLate = 0.0
+    private var recentSeen = 0.0
+    /// `auto` holds its delay (the warm-up is over), and for how many readings it has not moved.
+    private var holding = false
+    private var sinceMove = 0
     static let binSeconds = 0.0005
     private var lastRelease = -Double.infinity
-    private var lastUpdate = Double.nan
-    /// The sender time `auto`'s warm-up counts from: its first reading's.
+    /// The local time `auto`'s warm-up counts from: its first reading's arrival.
     private var warmUpFrom = Double.nan
 
     public init(mode: Mode, settings: Settings = Settings()) {
@@ -100,6 +117,7 @@ public struct Playout: Sendable {
         self.settings = settings
         if case .fixed(let d) = mode { delay = d } else { delay = settings.margin }
         bins = Array(repeating: 0, count: Int((settings.maximum / Self.binSeconds).rounded(.up)) + 1)
+        recentBins = bins
     }
 
     /// Plays on another way, keeping what was learnt of the sender's clock and delivery: a
@@ -118,19 +136,19 @@ public struct Playout: Sendable {
         }
         let restartsBefore = clock.restarts
         let lateness = clock.observe(senderTime: senderTime, arrival: arrival)
-        if clock.restarts != restartsBefore {
-            lastRelease = -Double.infinity
-            if warmUpFrom.isNaN { warmUpFrom = senderTime }
-        }
+        if clock.restarts != restartsBefore { lastRelease = -Double.infinity }
+        if warmUpFrom.isNaN { warmUpFrom = arrival }
         record(lateness)
-        if mode == .auto { adapt(lateness, now: arrival, senderTime: senderTime) }
+        if mode == .auto { adapt(lateness, now: arrival) }
         var release = clock.local(senderTime) + delay
         var late = false
         if release < arrival {
             release = arrival
             late = true
             lateCount += 1
+            recentLate += 1
         }
+        recentSeen += 1
         release = max(release, lastRelease)
         lastRelease = release
         return Decision(release: release, late: late, lateness: lateness)
@@ -144,42 +162,79 @@ public struct Playout: Sendable {
         return Double(bin(holding: q)) * Self.binSeconds
     }
 
-    private func bin(holding q: Double) -> Int {
+    private func bin(holding q: Double, recent: Bool = false) -> Int {
         var below = 0.0, k = 0
-        let wanted = total * q
-        while k < bins.count - 1 && below + bins[k] < wanted {
-            below += bins[k]
+        let wanted = (recent ? recentTotal : total) * q
+        while k < bins.count - 1 && below + (recent ? recentBins[k] : bins[k]) < wanted {
+            below += recent ? recentBins[k] : bins[k]
             k += 1
         }
         return k
+    }
+
+    /// The share of the recent readings that arrived later than `lateness` (seconds).
+    private func recentShare(laterThan lateness: Double) -> Double {
+        guard recentTotal > 0 else { return 0 }
+        guard lateness >= 0 else { return 1 }
+        let k = Int(lateness / Self.binSeconds)
+        guard k < recentBins.count - 1 else { return 0 }
+        var above = 0.0
+        for i in (k + 1)..<recentBins.count { above += recentBins[i] }
+        return above / recentTotal
+    }
+
+    /// The delay that lets `quantile` of the readings (the recent ones, or all) arrive in time,
+    /// plus `extra`.
+    private func needed(recent: Bool, plus extra: Double) -> Double {
+        min(settings.maximum, Double(bin(holding: settings.quantile, recent: recent) + 1) * Self.binSeconds + extra)
     }
 
     private mutating func record(_ lateness: Double) {
         let bin = min(bins.count - 1, max(0, Int(lateness / Self.binSeconds)))
         bins[bin] += 1
         total += 1
+        recentBins[bin] += 1
+        recentTotal += 1
         if count % 256 == 0 {
             let fade = exp(-256 * 0.693_147_180_559_945_3 / settings.halfLife)  // 0.5 per half-life
             for i in bins.indices { bins[i] *= fade }
             total *= fade
+            let recentFade = exp(-256 * 0.693_147_180_559_945_3 / settings.recentHalfLife)
+            for i in recentBins.indices { recentBins[i] *= recentFade }
+            recentTotal *= recentFade
+            recentLate *= recentFade
+            recentSeen *= recentFade
         }
     }
 
-    private mutating func adapt(_ lateness: Double, now: Double, senderTime: Double) {
-        let warming = !(senderTime - warmUpFrom >= settings.warmUp)
-        // the quantile is taken again every 64 readings, and at once while warming up for a
-        // reading later than the delay allows; while warming up the delay follows it both ways
-        guard count % 64 == 0 || (warming && lateness + settings.margin > delay) else { return }
-        let elapsed = lastUpdate.isNaN ? 0 : max(0, now - lastUpdate)
-        lastUpdate = now
-        let k = bin(holding: settings.quantile)
-        let needed = min(settings.maximum, Double(k + 1) * Self.binSeconds + settings.margin)
-        if warming {
-            delay = needed
-        } else if needed > delay + settings.raiseAbove {
-            delay = needed
-        } else if needed < delay - settings.lowerBelow {
-            delay = max(needed + settings.lowerBelow / 2, delay - settings.shrinkPerSecond * elapsed)
+    private mutating func adapt(_ lateness: Double, now: Double) {
+        sinceMove += 1
+        if !holding && !(now - warmUpFrom >= settings.warmUp) {
+            // warming up: the quantile every 64 readings, and at once for a reading later than
+            // the delay allows; the delay follows it both ways
+            guard count % 64 == 0 || lateness + settings.margin > delay else { return }
+            delay = needed(recent: false, plus: settings.margin)
+            return
+        }
+        if !holding {
+            holding = true
+            sinceMove = 0
+            delay = needed(recent: false, plus: settings.centre)
+            return
+        }
+        guard count % 64 == 0, sinceMove >= settings.holdReadings else { return }
+        if recentSeen > 0 && recentLate / recentSeen > settings.raiseShare {
+            let wanted = needed(recent: true, plus: settings.centre)
+            if wanted > delay {
+                delay = wanted
+                sinceMove = 0
+            }
+        } else if recentShare(laterThan: delay - settings.lowerBy) < settings.lowerShare {
+            let wanted = needed(recent: true, plus: settings.centre)
+            if wanted < delay - settings.lowerBy {
+                delay = wanted
+                sinceMove = 0
+            }
         }
     }
 }

@@ -6,9 +6,14 @@
 ///
 /// The envelope is a line fitted through the smallest difference of each `bucketSeconds` of
 /// sender time (the last `buckets` of them), then moved down until no bucket's smallest lies
-/// below it. A reading that arrives earlier than the line allows moves the line down at once;
-/// a jump of the sender's clock (backwards, a long gap, or a difference far from the line)
-/// starts the mapping over. Fixed storage, no allocation after `init`.
+/// below it. A reading that arrives earlier than the line allows moves the line down at once.
+///
+/// A jump of the sender's clock (backwards, a long gap, or a difference far from the line) in
+/// a stream that keeps arriving (the previous reading came less than `bridgeSeconds` before)
+/// is bridged: the jumping reading is taken to follow the previous one by the sender's usual
+/// step (a running mean of its steps), and everything learnt moves onto the new clock, so
+/// the mapping carries on as if the clock had not jumped. After a pause in the stream the
+/// mapping starts over. Fixed storage, no allocation after `init`.
 public struct SenderClock: Sendable {
     /// Seconds of sender time per bucket, and how many buckets the fit looks at.
     public let bucketSeconds: Double
@@ -21,18 +26,28 @@ public struct SenderClock: Sendable {
     private var current = -1  // index of the bucket being filled (-1: none yet)
     private var currentStart = 0.0
     private var lastSenderTime = -Double.infinity
+    /// The previous reading's sender time and arrival, and the sender's usual step between
+    /// readings (a running mean of steps shorter than a second; nan before two readings).
+    private var previousSenderTime = Double.nan
+    private var previousArrival = -Double.infinity
+    private var step = Double.nan
     /// The envelope: `intercept + slope * (s - reference)`.
     private var reference = 0.0
     private var intercept = Double.nan
     private(set) public var slope = 0.0
-    /// How many times the mapping started over (the first reading included).
+    /// How many times the mapping started over (the first reading included), and how many
+    /// jumps of the sender's clock it bridged.
     private(set) public var restarts = 0
+    private(set) public var bridges = 0
+    /// A jump is bridged when the previous reading arrived less than this before (seconds).
+    public let bridgeSeconds: Double
 
-    public init(bucketSeconds: Double = 1, buckets: Int = 120, jumpSeconds: Double = 1) {
+    public init(bucketSeconds: Double = 1, buckets: Int = 120, jumpSeconds: Double = 1, bridgeSeconds: Double = 1) {
         precondition(bucketSeconds > 0 && buckets >= 2)
         self.bucketSeconds = bucketSeconds
         self.buckets = buckets
         self.jumpSeconds = jumpSeconds
+        self.bridgeSeconds = bridgeSeconds
         minima = Array(repeating: .nan, count: buckets)
         starts = Array(repeating: 0, count: buckets)
     }
@@ -52,11 +67,24 @@ public struct SenderClock: Sendable {
     @discardableResult
     public mutating func observe(senderTime s: Double, arrival a: Double) -> Double {
         let d = a - s
-        if !isMapped || s < lastSenderTime - jumpSeconds || s > lastSenderTime + 60 * bucketSeconds
-            || abs(d - (intercept + slope * (s - reference))) > jumpSeconds
-        {
+        defer {
+            let gap = s - previousSenderTime
+            if gap > 0 && gap < 1 { step = step.isNaN ? gap : step + (gap - step) / 64 }
+            previousSenderTime = s
+            previousArrival = a
+        }
+        if !isMapped {
             restart(s, d)
             return 0
+        }
+        if s < lastSenderTime - jumpSeconds || s > lastSenderTime + 60 * bucketSeconds
+            || abs(d - (intercept + slope * (s - reference))) > jumpSeconds
+        {
+            guard a - previousArrival < bridgeSeconds, step.isFinite else {
+                restart(s, d)
+                return 0
+            }
+            bridge(by: s - previousSenderTime - step)
         }
         lastSenderTime = max(lastSenderTime, s)
         if s >= currentStart + bucketSeconds {
@@ -74,6 +102,19 @@ public struct SenderClock: Sendable {
             return 0
         }
         return d - line
+    }
+
+    /// The sender's clock jumped by `jump` (seconds): what was learnt moves onto its new time.
+    private mutating func bridge(by jump: Double) {
+        for i in 0..<buckets {
+            starts[i] += jump
+            minima[i] -= jump
+        }
+        currentStart += jump
+        lastSenderTime += jump
+        reference += jump
+        intercept -= jump
+        bridges += 1
     }
 
     private mutating func restart(_ s: Double, _ d: Double) {
