@@ -11,7 +11,7 @@
 /// its readings arrived, plus a margin, both ways. Then it sets the delay once, a little above
 /// that percentile, and holds it: every change of a held delay shifts the output by as much,
 /// which is what a steady playout must avoid. It moves again only when the delivery has
-/// clearly changed, judged on the recent readings (a minute at 100 Hz): up when more than
+/// clearly changed, judged on the recent readings (the last minute or so): up when more than
 /// 1.25 % of them came late, down when under 0.5 % would come later than 5 ms less; never
 /// twice within that minute, and never beyond `Settings.maximum`. Fixed storage, no allocation
 /// after `init`.
@@ -56,17 +56,19 @@ public struct Playout: Sendable {
         /// ...and when the delay is set to be held: the middle of the window between the
         /// quantile (fewer late readings would need more delay) and 5 ms above it.
         public var centre = 0.0025
-        /// How many readings back the lateness counts half: over the sender's whole stream
-        /// (the delay set after the warm-up), and over its recent readings (the moves after it).
-        public var halfLife = 30_000.0
-        public var recentHalfLife = 6000.0
+        /// How long ago (seconds) a reading's lateness counts half: over the sender's whole
+        /// stream (the delay set after the warm-up), and over its recent readings (the moves
+        /// after it). In seconds, not readings, so a watch at 800 Hz is judged over as many
+        /// of the network's stalls as a phone at 100 Hz.
+        public var halfLife = 300.0
+        public var recentHalfLife = 60.0
         /// A held delay rises when more than this share of the recent readings came late...
         public var raiseShare = 0.0125
         /// ...and falls when less than this share of them would come later than `lowerBy` less.
         public var lowerShare = 0.005
         public var lowerBy = 0.005
-        /// Readings a held delay stays put after it is set or moved.
-        public var holdReadings = 6000
+        /// Seconds a held delay stays put after it is set or moved.
+        public var holdSeconds = 60.0
         /// The longest delay `auto` sets (seconds).
         public var maximum = 0.25
         /// The sender's first seconds (from its first reading's arrival), over which `auto`
@@ -103,16 +105,19 @@ public struct Playout: Sendable {
     /// The recent readings played late, and all of them (fading with `recentHalfLife`).
     private var recentLate = 0.0
     private var recentSeen = 0.0
-    /// `auto` holds its delay (the warm-up is over), and for how many readings it has not moved.
+    /// `auto` holds its delay (the warm-up is over), and since when (local seconds) it has not
+    /// moved; when the lateness last faded.
     private var holding = false
-    private var sinceMove = 0
+    private var movedAt = -Double.infinity
+    private var fadedAt = Double.nan
     static let binSeconds = 0.0005
     private var lastRelease = -Double.infinity
     /// The local time `auto`'s warm-up counts from: its first reading's arrival.
     private var warmUpFrom = Double.nan
 
     public init(mode: Mode, settings: Settings = Settings()) {
-        precondition(settings.halfLife >= 64 && settings.quantile > 0 && settings.quantile < 1)
+        precondition(
+            settings.halfLife > 0 && settings.recentHalfLife > 0 && settings.quantile > 0 && settings.quantile < 1)
         self.mode = mode
         self.settings = settings
         if case .fixed(let d) = mode { delay = d } else { delay = settings.margin }
@@ -138,7 +143,7 @@ public struct Playout: Sendable {
         let lateness = clock.observe(senderTime: senderTime, arrival: arrival)
         if clock.restarts != restartsBefore { lastRelease = -Double.infinity }
         if warmUpFrom.isNaN { warmUpFrom = arrival }
-        record(lateness)
+        record(lateness, now: arrival)
         if mode == .auto { adapt(lateness, now: arrival) }
         var release = clock.local(senderTime) + delay
         var late = false
@@ -189,17 +194,21 @@ public struct Playout: Sendable {
         min(settings.maximum, Double(bin(holding: settings.quantile, recent: recent) + 1) * Self.binSeconds + extra)
     }
 
-    private mutating func record(_ lateness: Double) {
+    private mutating func record(_ lateness: Double, now: Double) {
         let bin = min(bins.count - 1, max(0, Int(lateness / Self.binSeconds)))
         bins[bin] += 1
         total += 1
         recentBins[bin] += 1
         recentTotal += 1
+        if fadedAt.isNaN { fadedAt = now }
         if count % 256 == 0 {
-            let fade = exp(-256 * 0.693_147_180_559_945_3 / settings.halfLife)  // 0.5 per half-life
+            // 0.5 per half-life of the time since the last fading
+            let elapsed = max(0, now - fadedAt) * 0.693_147_180_559_945_3
+            fadedAt = now
+            let fade = exp(-elapsed / settings.halfLife)
             for i in bins.indices { bins[i] *= fade }
             total *= fade
-            let recentFade = exp(-256 * 0.693_147_180_559_945_3 / settings.recentHalfLife)
+            let recentFade = exp(-elapsed / settings.recentHalfLife)
             for i in recentBins.indices { recentBins[i] *= recentFade }
             recentTotal *= recentFade
             recentLate *= recentFade
@@ -208,7 +217,6 @@ public struct Playout: Sendable {
     }
 
     private mutating func adapt(_ lateness: Double, now: Double) {
-        sinceMove += 1
         if !holding && !(now - warmUpFrom >= settings.warmUp) {
             // warming up: the quantile every 64 readings, and at once for a reading later than
             // the delay allows; the delay follows it both ways
@@ -218,22 +226,22 @@ public struct Playout: Sendable {
         }
         if !holding {
             holding = true
-            sinceMove = 0
+            movedAt = now
             delay = needed(recent: false, plus: settings.centre)
             return
         }
-        guard count % 64 == 0, sinceMove >= settings.holdReadings else { return }
+        guard count % 64 == 0, now - movedAt >= settings.holdSeconds else { return }
         if recentSeen > 0 && recentLate / recentSeen > settings.raiseShare {
             let wanted = needed(recent: true, plus: settings.centre)
             if wanted > delay {
                 delay = wanted
-                sinceMove = 0
+                movedAt = now
             }
         } else if recentShare(laterThan: delay - settings.lowerBy) < settings.lowerShare {
             let wanted = needed(recent: true, plus: settings.centre)
             if wanted < delay - settings.lowerBy {
                 delay = wanted
-                sinceMove = 0
+                movedAt = now
             }
         }
     }
