@@ -1,8 +1,11 @@
 """Real labelled gesture sets by other people (../shared/dev-data, ../shared/field-recordings)
 for tools/gesture-score --sets: read each set's own layout, write it as a SensorLog-layout CSV
 into a temporary folder (never into the repository), run `sensorwah export --list-gestures` on
-it, and score the flicks one-to-one against the labelled movements, beside a plain |a|
-threshold baseline and the adaptive rule (`AdaptiveFlick`) proposed for the default flick.
+it, and score the product's flicks one-to-one against the labelled movements (the column
+`sensorwah flick`), beside a plain |a| threshold baseline and the Python reference rule
+(`AdaptiveFlick`: a fixed 1.5 G floor or half the player's recent strokes on | |a| - 1 G |),
+whose player scale the default flick took up. `--diagnose` explains the product's misses with a
+Python port of its flick (`ProductFlick`).
 
 Sets (each take: accelerometer in G with Core Motion's sign, gyro in rad/s, times in s from 0):
   B1   boxing, phone in the punching hand, 100 Hz, one person, per-sample labels: a punch is a
@@ -527,128 +530,150 @@ def baseline(t, dev, threshold, refractory):
     return np.array(out)
 
 
-class CurrentFlick:
-    """A line-by-line Python port of GestureDetector's flick (Gestures.swift, default
-    GestureSettings), used to say why a stroke was missed; the scores come from the binary."""
+class ProductFlick:
+    """A line-by-line Python port of GestureDetector's flick (Gestures.swift, GestureSettings:
+    the fixed rule by default, adaptive=True for flickAdaptive=1; the sweep of rotation-only
+    streams left out), used to say why a stroke was missed; the scores come from the binary.
+    accel() takes the stage's deviation and the reading (G), gyro() the rotation speed (rad/s),
+    in time order (gyro first on a shared time)."""
 
-    def __init__(self, **kw):
-        s = dict(flickThreshold=10.0, flickRelease=2.0, flickRefractory=0.3, flickSweepRate=5.0, flickSweepAngle=1.2,
-                 flickTurnAccel=0.0, flickAccelStart=2.0, flickAccelThreshold=3.0, flickAccelMinDuration=0.04,
-                 flickAccelTimeConstant=0.02, flickAccelRelease=1.5, flickAccelGap=0.1, flickPeakFraction=0.5)
+    FIXED = dict(flickThreshold=10.0, flickRelease=2.0, flickRefractory=0.3, flickAccelThreshold=3.0,
+                 flickAccelStartFraction=2.0 / 3.0, flickAccelMagnitude=0.0, flickAccelMinDuration=0.04,
+                 flickAccelTimeConstant=0.02, flickGravityTimeConstant=0.0, flickPlayerScale=0.0,
+                 flickPlayerMemory=20.0, flickAccelReleaseFraction=0.5, flickAccelGap=0.1, flickRearmFraction=0.0,
+                 flickRearmTime=0.9, flickAccelPeakFraction=0.5, flickAccelSpentByRotation=1.0)
+    ADAPTIVE = dict(FIXED, flickRefractory=0.4, flickAccelThreshold=1.5, flickAccelStartFraction=0.5,
+                    flickAccelMagnitude=0.35, flickAccelMinDuration=0.05, flickAccelTimeConstant=0.04,
+                    flickGravityTimeConstant=1.5, flickPlayerScale=0.5, flickAccelGap=0.15, flickRearmFraction=0.3,
+                    flickAccelPeakFraction=0.7, flickAccelSpentByRotation=0.0)
+
+    def __init__(self, adaptive=False, **kw):
+        s = dict(self.ADAPTIVE if adaptive else self.FIXED)
         s.update(kw)
         self.s = type("S", (), s)
-        self.strokePeak = self.strokeAngle = self.strokeAccel = 0.0
         self.inStroke = self.strokeFired = False
-        self.lastGyroTime = math.nan
+        self.strokePeak = 0.0
         self.lastFlick = -math.inf
-        self.rate = 0.0
-        self.sawAccel = False
-        self.moveLevel = 0.0
-        self.inMove = self.moveFired = False
-        self.movePeak = self.moveFirstAbove = self.moveLastAbove = self.moveQuiet = 0.0
-        self.lastAccelTime = math.nan
-        self.lastDeviation = 0.0
+        self.level = self.magnitude = self.player = 0.0
+        self.gravity = None
+        self.last = math.nan
+        self.inMove = self.moveFired = self.moveNoted = False
+        self.threshold = self.peak = self.peakMagnitude = self.first = self.lastAbove = self.quiet = 0.0
+        self.refractoryAtStart = False
+        self.peakTime = 0.0
         self.fired = []       # (time, source, strength)
-        self.moves = []       # every accelerometer movement: (start, peak time, peak, time above start, fired)
-        self._peakTime = 0.0
+        self.moves = []       # every accelerometer movement: dict(start, peak_time, peak, threshold, magnitude, above, fired, refractory)
 
     def gyro(self, speed, time):
         s = self.s
-        dt = 0.0 if math.isnan(self.lastGyroTime) else max(0.0, min(time - self.lastGyroTime, 0.1))
-        self.lastGyroTime = time
-        self.rate = speed
         if not self.inStroke:
             if speed < s.flickRelease:
                 return
             self.inStroke = True
             self.strokeFired = time - self.lastFlick < s.flickRefractory or (self.inMove and self.moveFired)
             self.strokePeak = speed
-            self.strokeAngle = speed * dt
-            self.strokeAccel = self.lastDeviation
             return
-        self.strokeAngle += speed * dt
         if not self.strokeFired:
-            self._check_stroke(speed, time)
+            self.strokePeak = max(self.strokePeak, speed)
+            if self.strokePeak >= s.flickThreshold and speed < self.strokePeak:
+                self.strokeFired = True
+                noted = time - self.lastFlick >= s.flickRefractory
+                if self.inMove:
+                    self.moveFired = True
+                    self.moveNoted = self.moveNoted or noted
+                if noted:
+                    self.lastFlick = time
+                    self.fired.append((time, "gyro", self.strokePeak))
         if speed < s.flickRelease:
             self.inStroke = False
 
-    def _check_stroke(self, speed, time):
+    def accel(self, deviation, reading, time):
         s = self.s
-        if speed > self.strokePeak:
-            self.strokePeak = speed
-        sharp = self.strokePeak >= s.flickThreshold and speed < self.strokePeak and (
-            not self.sawAccel or self.strokeAccel >= s.flickTurnAccel)
-        sweep = (not self.sawAccel and self.strokePeak >= s.flickSweepRate and self.strokeAngle >= s.flickSweepAngle
-                 and speed <= self.strokePeak * s.flickPeakFraction)
-        if sharp or sweep:
-            self.strokeFired = True
-            if self.inMove:
-                self.moveFired = True
-            if time - self.lastFlick >= s.flickRefractory:
-                self.lastFlick = time
-                self.fired.append((time, "gyro", self.strokePeak))
-
-    def accel(self, deviation, time):
-        s = self.s
-        self.sawAccel = True
-        dt = 0.0 if math.isnan(self.lastAccelTime) else max(0.0, time - self.lastAccelTime)
-        self.lastAccelTime = time
-        self.lastDeviation = deviation
-        if self.inStroke:
-            self.strokeAccel = max(self.strokeAccel, deviation)
-            if not self.strokeFired and self.rate < self.strokePeak:
-                self._check_stroke(self.rate, time)
-        if dt > 0:
-            self.moveLevel += (deviation - self.moveLevel) * (1 - math.exp(-dt / s.flickAccelTimeConstant))
+        dt = 0.0 if math.isnan(self.last) else max(0.0, min(time - self.last, 0.1))
+        user = magnitude = deviation
+        if reading is not None and np.all(np.isfinite(reading)):
+            a = np.asarray(reading, float)
+            magnitude = abs(float(np.linalg.norm(a)) - 1.0)
+            if s.flickGravityTimeConstant > 0:
+                if math.isnan(self.last) or self.gravity is None or np.linalg.norm(self.gravity) < 1e-9:
+                    self.gravity = a.copy()
+                elif dt > 0:
+                    self.gravity += (a - self.gravity) * (1.0 - math.exp(-dt / s.flickGravityTimeConstant))
+                g = float(np.linalg.norm(self.gravity))
+                user = float(np.linalg.norm(a - self.gravity / g)) if g > 1e-9 else magnitude
+        if math.isnan(self.last):
+            self.level, self.magnitude = user, magnitude
         else:
-            self.moveLevel = deviation
-        level = self.moveLevel
+            k = 1.0 - math.exp(-dt / s.flickAccelTimeConstant) if dt > 0 else 0.0
+            self.level += (user - self.level) * k
+            self.magnitude += (magnitude - self.magnitude) * k
+        self.last = time
+        if dt > 0:
+            self.player *= math.exp(-dt / s.flickPlayerMemory)
+        L = self.level
         if not self.inMove:
-            if level < s.flickAccelStart:
+            T = max(s.flickAccelThreshold, s.flickPlayerScale * self.player)
+            if L < s.flickAccelStartFraction * T:
                 return
             self.inMove = True
-            self.moveFired = time - self.lastFlick < s.flickRefractory or (self.inStroke and self.strokeFired)
-            self._refr = time - self.lastFlick < s.flickRefractory
-            self.movePeak = level
-            self._peakTime = time
-            self.moveFirstAbove = self.moveLastAbove = time
-            self.moveQuiet = 0.0
-            self._firedThis = False
+            self.threshold = T
+            self.refractoryAtStart = time - self.lastFlick < s.flickRefractory
+            self.moveFired = self.refractoryAtStart or (s.flickAccelSpentByRotation >= 0.5 and self.inStroke
+                                                        and self.strokeFired)
+            self.moveNoted = False
+            self.peak, self.peakTime, self.peakMagnitude = L, time, self.magnitude
+            self.first = self.lastAbove = time
+            self.quiet = 0.0
             return
-        if level >= s.flickAccelStart:
-            self.moveLastAbove = time
-        if level > self.movePeak:
-            self._peakTime = time
-        if not self.moveFired:
-            self.movePeak = max(self.movePeak, level)
-            if self.movePeak >= s.flickAccelThreshold and self.moveLastAbove - self.moveFirstAbove >= s.flickAccelMinDuration:
-                if level <= self.movePeak * s.flickPeakFraction:
-                    self.moveFired = True
-                    if self.inStroke:
-                        self.strokeFired = True
-                    if time - self.lastFlick >= s.flickRefractory:
-                        self.lastFlick = time
-                        self.fired.append((time, "accel", self.movePeak * 3))
-                        self._firedThis = True
+        start = s.flickAccelStartFraction * self.threshold
+        if L >= start:
+            self.lastAbove = time
+        if L > self.peak:
+            self.peak, self.peakTime = L, time
+        self.peakMagnitude = max(self.peakMagnitude, self.magnitude)
+        if (not self.moveFired and self.peak >= self.threshold and self.peakMagnitude >= s.flickAccelMagnitude
+                and self.lastAbove - self.first >= s.flickAccelMinDuration and L <= self.peak * s.flickAccelPeakFraction):
+            self.moveFired = self.moveNoted = True
+            if self.inStroke:
+                self.strokeFired = True
+            self.lastFlick = time
+            self.fired.append((time, "accel", self.peak * 3))
+        ended = False
+        if L < s.flickAccelReleaseFraction * self.threshold:
+            self.quiet += dt
+            ended = self.quiet >= s.flickAccelGap
         else:
-            self.movePeak = max(self.movePeak, level)
-        if level < s.flickAccelRelease:
-            self.moveQuiet += dt
-            if self.moveQuiet >= s.flickAccelGap:
-                self.inMove = False
-                self.moves.append((self.moveFirstAbove, self._peakTime, self.movePeak,
-                                   self.moveLastAbove - self.moveFirstAbove, self._firedThis, self._refr))
-        else:
-            self.moveQuiet = 0.0
+            self.quiet = 0.0
+        if (s.flickRearmFraction > 0 and self.moveFired and L <= s.flickRearmFraction * self.peak
+                and time - self.lastFlick >= s.flickRearmTime):
+            ended = True
+        if ended:
+            self.inMove = False
+            self.moves.append(dict(start=self.first, peak_time=self.peakTime, peak=self.peak, threshold=self.threshold,
+                                   magnitude=self.peakMagnitude, above=self.lastAbove - self.first,
+                                   fired=self.moveNoted, refractory=self.refractoryAtStart))
+            if self.moveNoted:
+                self.player += (1.0 if self.peak > self.player else 0.4) * (self.peak - self.player)
 
 
-def run_current(t, dev, speed=None):
-    """The port over one take: dev = the deviation the stage hands over, speed = |gyro| or None."""
-    d = CurrentFlick()
+def product_level(t, dev, acc=None, gravity_tau=1.5, tau=0.04):
+    """The flick's level over a take: the reading minus its slow average (without readings, the
+    deviation), through the 40 ms low-pass."""
+    if acc is None or not np.all(np.isfinite(acc)):
+        return level(t, dev, tau)
+    g = np.column_stack([level(t, acc[:, i], gravity_tau) for i in range(3)])
+    g /= np.maximum(np.linalg.norm(g, axis=1), 1e-9)[:, None]
+    return level(t, np.linalg.norm(acc - g, axis=1), tau)
+
+
+def run_product(t, dev, acc=None, speed=None, adaptive=False):
+    """The port over one take: dev = the deviation the stage hands over, acc = the readings
+    (N x 3, G) or None, speed = |gyro| or None."""
+    d = ProductFlick(adaptive=adaptive)
     for i in range(len(t)):
         if speed is not None:
             d.gyro(speed[i], t[i])
-        d.accel(dev[i], t[i])
+        d.accel(dev[i], None if acc is None else acc[i], t[i])
     return d
 
 
@@ -780,30 +805,32 @@ def stage_deviation(acc, gravity, gyro_seen):
 MODES = ("gyro", "accel")   # as recorded (accelerometer + gyro), accelerometer only (gyro columns dropped)
 
 
-def binary_view(binary, take, mode, cache=None):
+def binary_view(binary, take, mode, cache=None, settings=()):
     """What the binary makes of a take in a mode: its flick times, and the motion stage's
-    deviation and rotation speed per frame (t, dev, speed or None). Cached per binary build."""
+    deviation, readings and rotation speed per frame (t, dev, acc, speed or None). Cached per
+    binary build."""
     gyro = mode == "gyro"
     key = None
     if cache:
         os.makedirs(cache, exist_ok=True)
         stamp = "%d-%d" % (os.path.getmtime(binary), os.path.getsize(binary))
-        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", "%s-%s-%s" % (take.set, take.name, mode))
-        key = os.path.join(cache, "%s-%s.npz" % (safe, stamp))
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", "%s-%s-%s%s" % (take.set, take.name, mode, "".join("-" + x for x in settings)))
+        key = os.path.join(cache, "%s-%s-v2.npz" % (safe, stamp))
         if os.path.exists(key):
             z = np.load(key)
-            return z["flicks"], z["t"], z["dev"], (z["speed"] if z["speed"].size else None)
+            return z["flicks"], z["t"], z["dev"], z["acc"], (z["speed"] if z["speed"].size else None)
     wd = tempfile.mkdtemp(prefix="gesturesets-")
     try:
-        flicks = run_binary(binary, take, gyro=gyro, workdir=wd)
+        flicks = run_binary(binary, take, gyro=gyro, workdir=wd,
+                            extra=[a for x in settings for a in ("--gesture-setting", x)])
         t, acc, grav, w = run_export(binary, take, gyro=gyro, workdir=wd)
     finally:
         os.rmdir(wd)
     dev = stage_deviation(acc, grav, w is not None)
     speed = None if w is None else np.linalg.norm(w, axis=1)
     if key:
-        np.savez(key, flicks=flicks, t=t, dev=dev, speed=np.zeros(0) if speed is None else speed)
-    return flicks, t, dev, speed
+        np.savez(key, flicks=flicks, t=t, dev=dev, acc=acc, speed=np.zeros(0) if speed is None else speed)
+    return flicks, t, dev, acc, speed
 
 
 # The proposed defaults (RULE_NAMES order), chosen by a coordinate search on the teach split
@@ -846,37 +873,32 @@ def calibrated_floor(t, dev, labels, p):
     return min(p[4], CAL_FRACTION * float(np.median(peaks))), first[-1][2]
 
 
-# ---------------------------------------------------------------- diagnosis of the current flick
+# ---------------------------------------------------------------- diagnosis of the product's flick
 
-def miss_reasons(take_t, dev, speed, labels, notes):
-    """Why the current default flick missed each label it missed (the Python port's view):
+def miss_reasons(take_t, dev, acc, speed, labels, notes, adaptive=False):
+    """Why the product's flick missed each label it missed (the Python port's view):
     returns {reason: count}."""
-    d = run_current(take_t, dev, speed)
-    L = level(take_t, dev, 0.02)
+    d = run_product(take_t, dev, acc, speed, adaptive=adaptive)
     h, fa, mi, lat, missed, false = match(labels, notes)
     out = {}
     by_c = {c: (lo, hi) for c, lo, hi in labels}
     for c in missed:
         lo, hi = by_c[c]
-        m = (take_t >= lo) & (take_t <= hi)
-        pk = L[m].max() if m.any() else 0.0
-        rate = speed[m].max() if speed is not None and m.any() else 0.0
-        moves = [mv for mv in d.moves if mv[1] >= lo and mv[1] <= hi]
-        started_before = [mv for mv in d.moves if mv[0] < lo and mv[1] >= lo - 0.5]
-        if pk < 2.0:
-            r = "level under 2 G (no movement)"
-        elif pk < 3.0:
-            r = "level 2-3 G (under the 3 G peak)"
-        elif moves and all(mv[3] < 0.04 for mv in moves):
-            r = "under 40 ms above 2 G"
-        elif any(mv[5] for mv in moves):
-            r = "within 0.3 s of the previous note"
-        elif started_before or (moves and any(mv[4] for mv in moves)):
-            r = "merged with the previous movement (level not 0.1 s under 1.5 G)"
+        moves = [mv for mv in d.moves if lo <= mv["peak_time"] <= hi]
+        before = [mv for mv in d.moves if mv["start"] < lo and mv["peak_time"] >= lo - 0.5]
+        if not moves and not before:
+            r = "no movement (level under half the threshold)"
+        elif any(mv["refractory"] for mv in moves):
+            r = "within %.1f s of the previous note" % d.s.flickRefractory
+        elif moves and all(mv["peak"] < mv["threshold"] for mv in moves):
+            r = "level under the threshold (%s)" % ", ".join(
+                "%.2f < %.2f G" % (mv["peak"], mv["threshold"]) for mv in moves[:2])
+        elif moves and all(mv["magnitude"] < d.s.flickAccelMagnitude for mv in moves):
+            r = "| |a| - 1 G | under %.2f G (a turn)" % d.s.flickAccelMagnitude
+        elif before or any(mv["fired"] for mv in moves):
+            r = "merged with the previous movement"
         else:
             r = "other"
-        if speed is not None and rate < 10.0 and pk < 3.0:
-            r += "; gyro under 10 rad/s"
         out[r] = out.get(r, 0) + 1
     return out
 
@@ -920,7 +942,8 @@ def fmt_neg(fa, minutes):
     return "%3d notes (%4.1f/min)         " % (fa, fa / max(minutes, 1e-9))
 
 
-def run_sets(sets, binary, modes=MODES, cache=None, sim_dir=None, params=None, diagnose=False, quiet=False, out=print):
+def run_sets(sets, binary, modes=MODES, cache=None, sim_dir=None, params=None, diagnose=False, quiet=False, out=print,
+             settings=()):
     params = params or RULE_DEFAULTS
     takes = []
     for s in sets:
@@ -934,11 +957,13 @@ def run_sets(sets, binary, modes=MODES, cache=None, sim_dir=None, params=None, d
                 continue
             if tk.set == "SIM" and mode == "accel" and tk.gyro is not None:
                 continue   # the simulator writes an accelerometer-only take of its own
-            flicks, t, dev, speed = binary_view(binary, tk, mode, cache=cache)
+            flicks, t, dev, acc, speed = binary_view(binary, tk, mode, cache=cache, settings=settings)
             raw = deviation_accel_only(tk.acc)
-            rows.append(dict(take=tk, mode=mode, split=tk.split, flicks=flicks, t=t, dev=dev, speed=speed, raw=raw))
+            rows.append(dict(take=tk, mode=mode, split=tk.split, flicks=flicks, t=t, dev=dev, acc=acc, speed=speed, raw=raw))
     bf, bth, brf = tune_baseline(rows)
     out("baseline: | |a| - 1 G | >= %.2f G, then nothing for %.2f s (tuned on the teach split: mean F1 %.3f)" % (bth, brf, bf))
+    out("sensorwah flick: the binary's flick, %s" % ("".join("--gesture-setting " + x + " " for x in settings)
+                                                    if settings else "default settings"))
     out("rule: %s" % ", ".join("%s=%g" % kv for kv in zip(RULE_NAMES, params)))
     out("rule+cal: the same, floor = min(A_LO, %.1f x median level peak of the first %d labelled movements), scored after them"
         % (CAL_FRACTION, CAL_STROKES))
@@ -950,7 +975,7 @@ def run_sets(sets, binary, modes=MODES, cache=None, sim_dir=None, params=None, d
             if not rs:
                 continue
             out("== %s, %s" % (SET_TITLES.get(s, s), "accelerometer + gyro" if mode == "gyro" else "accelerometer only"))
-            out("%-34s %-5s %5s | %-29s | %-29s | %-29s | %s" % ("take", "split", "n", "current flick", "baseline", "rule", "rule+cal"))
+            out("%-34s %-5s %5s | %-29s | %-29s | %-29s | %s" % ("take", "split", "n", "sensorwah flick", "baseline", "rule", "rule+cal"))
             for r in rs:
                 tk = r["take"]
                 t, dev = r["t"], r["dev"]
@@ -978,18 +1003,20 @@ def run_sets(sets, binary, modes=MODES, cache=None, sim_dir=None, params=None, d
                 if not quiet:
                     out(line)
                 if diagnose and tk.labels is not None and not quiet:
-                    L = level(t, dev, 0.02)
-                    pk = np.array([L[(t >= lo) & (t <= hi)].max() for c, lo, hi in tk.labels])
-                    out("    movement peaks (20 ms level, G): min %.2f p10 %.2f p50 %.2f p90 %.2f max %.2f; at/over 3 G: %d of %d; 2-3 G: %d"
-                        % (pk.min(), np.percentile(pk, 10), np.median(pk), np.percentile(pk, 90), pk.max(), (pk >= 3).sum(), len(pk),
-                           ((pk >= 2) & (pk < 3)).sum()))
+                    for name, L, th in [("| |a| - 1 G |, 20 ms", level(t, deviation_accel_only(r["acc"]), 0.02), 3.0),
+                                        ("the reading against its 1.5 s average, 40 ms", product_level(t, dev, r["acc"]), 1.5)]:
+                        pk = np.array([L[(t >= lo) & (t <= hi)].max() for c, lo, hi in tk.labels])
+                        out("    movement peaks (%s, G): min %.2f p10 %.2f p50 %.2f p90 %.2f max %.2f; under %.1f G: %d of %d"
+                            % (name, pk.min(), np.percentile(pk, 10), np.median(pk), np.percentile(pk, 90), pk.max(), th,
+                               (pk < th).sum(), len(pk)))
                     if r["speed"] is not None:
                         gp = np.array([r["speed"][(t >= lo) & (t <= hi)].max() for c, lo, hi in tk.labels])
                         out("    rotation peaks (rad/s): p10 %.1f p50 %.1f p90 %.1f; at/over 10 rad/s: %d" % (
                             np.percentile(gp, 10), np.median(gp), np.percentile(gp, 90), (gp >= 10).sum()))
-                    why = miss_reasons(t, dev, r["speed"], tk.labels, r["flicks"])
+                    why = miss_reasons(t, dev, r["acc"], r["speed"], tk.labels, r["flicks"],
+                                       adaptive="flickadaptive=1" in [x.lower().replace(" ", "") for x in settings])
                     if why:
-                        out("    current flick missed: " + "; ".join("%d %s" % (v, k) for k, v in sorted(why.items(), key=lambda kv: -kv[1])))
+                        out("    sensorwah flick missed: " + "; ".join("%d %s" % (v, k) for k, v in sorted(why.items(), key=lambda kv: -kv[1])))
                 kind = "neg:" + ("running" if "running" in tk.tags else "walk/still/other") if tk.negative else "pos"
                 for key in [(s, mode, kind, tk.split, "set"), (s, mode, kind, "all", "set"), (s, mode, kind, tk.person, "person")]:
                     a = agg.setdefault(key, {})
@@ -1024,8 +1051,10 @@ def main(argv):
                     help="where the binary's answers are kept per build (none: no cache)")
     ap.add_argument("--sim", help="a tools/gesture-sim output folder written with --layout sensorlog (for SIM)")
     ap.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE", help="try another rule constant")
-    ap.add_argument("--diagnose", action="store_true", help="per take: movement peaks against the default's thresholds, why the current flick missed")
+    ap.add_argument("--diagnose", action="store_true", help="per take: movement peaks against the default's thresholds, why the sensorwah flick missed")
     ap.add_argument("--quiet", action="store_true", help="summaries only")
+    ap.add_argument("--gesture-setting", action="append", default=[], metavar="NAME=VALUE",
+                    help="run the binary with this gesture setting (repeatable), e.g. flickAdaptive=1")
     a = ap.parse_args(argv)
     sets = [s.strip() for s in a.sets.split(",") if s.strip()]
     if "SIM" in sets and not a.sim:
@@ -1037,7 +1066,7 @@ def main(argv):
     binary = find_binary(a.binary)
     print("binary: %s (built %s)" % (binary, __import__("time").strftime("%Y-%m-%d %H:%M", __import__("time").localtime(os.path.getmtime(binary)))))
     run_sets(sets, binary, modes=[m for m in a.modes.split(",") if m], cache=None if a.cache == "none" else a.cache,
-             sim_dir=a.sim, params=params, diagnose=a.diagnose, quiet=a.quiet)
+             sim_dir=a.sim, params=params, diagnose=a.diagnose, quiet=a.quiet, settings=a.gesture_setting)
 
 
 class AdaptiveFlick:
