@@ -58,10 +58,11 @@ public enum Pose: Int, CaseIterable, Sendable, CustomStringConvertible {
 }
 
 /// Thresholds of the gesture recogniser. Rates in rad/s, accelerations in G, times in seconds:
-/// nothing counts samples, so the same defaults hold from 17 to 800 Hz. The defaults were
-/// chosen on synthesised flicks, strums, wah playing and slow tilts (GestureTests), the
-/// labelled simulated takes of `tools/gesture-sim` and two real tennis recordings: see
-/// docs/gestures.md.
+/// nothing counts samples, so the same defaults hold from 17 to 800 Hz. The accelerometer
+/// flick's were chosen on the teach split of other people's labelled recordings (punches,
+/// walking, pointing: `tools/gesture-score --sets`), the rest on synthesised flicks, strums,
+/// wah playing and slow tilts (GestureTests), the labelled simulated takes of
+/// `tools/gesture-sim` and two real tennis recordings: see docs/gestures.md.
 public struct GestureSettings: Sendable, Equatable {
     // ---- flick from the gyro
     /// A flick fires when the rotation rate peaks above this (a sharp wrist flick)...
@@ -84,20 +85,70 @@ public struct GestureSettings: Sendable, Equatable {
     /// leaves fast wrist turns out.
     public var flickTurnAccel = 0.0
     // ---- flick from the accelerometer (every input that has one)
-    /// The acceleration without gravity, low-passed over `flickAccelTimeConstant` (an impact
-    /// spike of a few ms is averaged away), must rise above `flickAccelStart`, stay above it for
-    /// `flickAccelMinDuration` (time between the first and last reading above it: a single
-    /// reading is a knock, not a movement) and peak above `flickAccelThreshold`.
-    public var flickAccelStart = 2.0
+    /// A stroke moves the hand. The level is the stage's acceleration without gravity or, with
+    /// `flickGravityTimeConstant` > 0, the reading minus a slow average of itself over that
+    /// time (gravity, as far as a still hand goes), which counts a push across gravity in full
+    /// (| |a| - 1 G | reads a punch along the horizon at a fraction of its size) and the turn a
+    /// punch gives the device on its way; either low-passed over `flickAccelTimeConstant` (an
+    /// impact spike of a few ms is averaged away). A movement starts when the level rises above
+    /// `flickAccelStartFraction` of its threshold and is a stroke when it peaks above the
+    /// threshold (`flickAccelThreshold`, or `flickPlayerScale` times the player's recent stroke
+    /// peaks when that is higher: a strong player's wind-up and follow-through stay under it),
+    /// | |a| - 1 G | (same low-pass) has reached `flickAccelMagnitude` in it (turning the device
+    /// leaves |a| at 1 G, whatever the slow average says), and it stayed above the start for
+    /// `flickAccelMinDuration` (a single reading is a knock, not a movement).
     public var flickAccelThreshold = 3.0
+    public var flickAccelStartFraction = 2.0 / 3.0
+    public var flickAccelMagnitude = 0.0
     public var flickAccelMinDuration = 0.04
     public var flickAccelTimeConstant = 0.02
-    /// The movement ends when the level has stayed below `flickAccelRelease` for
-    /// `flickAccelGap` (the deceleration of a punch and the follow-through of a stroke belong to it).
-    public var flickAccelRelease = 1.5
+    public var flickGravityTimeConstant = 0.0
+    /// The player's stroke scale (0: off): the peak level of each movement that gave a note
+    /// (from either sensor) raises it to that peak, or lowers it 40 % of the way to a lower one;
+    /// it decays over `flickPlayerMemory` s.
+    public var flickPlayerScale = 0.0
+    public var flickPlayerMemory = 20.0
+    /// The movement ends when the level has stayed below `flickAccelReleaseFraction` of its
+    /// threshold for `flickAccelGap` (the deceleration of a punch and the follow-through of a
+    /// stroke belong to it), or, once it fired, when the level has fallen to
+    /// `flickRearmFraction` (0: never) of its peak at least `flickRearmTime` after the note (the
+    /// next punch of a combination rises from that valley).
+    public var flickAccelReleaseFraction = 0.5
     public var flickAccelGap = 0.1
+    public var flickRearmFraction = 0.0
+    public var flickRearmTime = 0.9
     /// The flick fires when the level has fallen to this fraction of its peak (just after the peak).
+    public var flickAccelPeakFraction = 0.5
+    /// A rotation-only sweep fires when the rate has fallen to this fraction of its peak.
     public var flickPeakFraction = 0.5
+    /// 1: an accelerometer movement that starts while a rotation that already gave its note
+    /// goes on is spent too (0: it is not; at 25 Hz a boxer's glove turns faster than
+    /// `flickRelease` between punches, so every later punch would be spent).
+    public var flickAccelSpentByRotation = 1.0
+    /// The adaptive flick (1) or the fixed one (0, the default): `flickAdaptive=1` sets the
+    /// accelerometer flick's settings above to the adaptive rule's (a 1.5 G threshold on the
+    /// reading against its slow average, the player's scale, the | |a| - 1 G | check; chosen on
+    /// the teach split of other people's recordings, docs/gestures.md), 0 back to the fixed
+    /// rule's; reading it says which of the two the settings are based on.
+    public var flickAdaptive: Double {
+        get { flickGravityTimeConstant > 0 ? 1 : 0 }
+        set {
+            let adaptive = newValue >= 0.5
+            flickAccelThreshold = adaptive ? 1.5 : 3.0
+            flickAccelStartFraction = adaptive ? 0.5 : 2.0 / 3.0
+            flickAccelMagnitude = adaptive ? 0.35 : 0
+            flickAccelMinDuration = adaptive ? 0.05 : 0.04
+            flickAccelTimeConstant = adaptive ? 0.04 : 0.02
+            flickGravityTimeConstant = adaptive ? 1.5 : 0
+            flickPlayerScale = adaptive ? 0.5 : 0
+            flickAccelReleaseFraction = 0.5
+            flickAccelGap = adaptive ? 0.15 : 0.1
+            flickRearmFraction = adaptive ? 0.3 : 0
+            flickAccelPeakFraction = adaptive ? 0.7 : 0.5
+            flickAccelSpentByRotation = adaptive ? 0 : 1
+            flickRefractory = adaptive ? 0.4 : 0.3
+        }
+    }
     /// An accelerometer flick's strength is its peak level (G) times this, so that the flick's
     /// default velocity range (10-30) covers 3.3-10 G.
     public var flickAccelStrengthScale = 3.0
@@ -162,9 +213,16 @@ public struct GestureDetector: Sendable {
     @usableFromInline var sawAccel = false
     // accelerometer movement
     @usableFromInline var moveLevel = 0.0
+    @usableFromInline var magnitudeLevel = 0.0
+    @usableFromInline var slowGravity = Vector3(0, 0, 0)
+    @usableFromInline var playerPeak = 0.0
+    @usableFromInline var lastMoveTime = Double.nan
     @usableFromInline var inMove = false
     @usableFromInline var moveFired = false
+    @usableFromInline var moveNoted = false
+    @usableFromInline var moveThreshold = 0.0
     @usableFromInline var movePeak = 0.0
+    @usableFromInline var moveMagnitude = 0.0
     @usableFromInline var moveFirstAbove = 0.0
     @usableFromInline var moveLastAbove = 0.0
     @usableFromInline var moveQuiet = 0.0
@@ -230,8 +288,12 @@ public struct GestureDetector: Sendable {
         if sharp || sweep {
             strokeFired = true
             active |= Gesture.flick.bit
-            if inMove { moveFired = true }
-            if time - lastFlick >= s.flickRefractory {
+            let noted = time - lastFlick >= s.flickRefractory
+            if inMove {
+                moveFired = true
+                if noted { moveNoted = true }
+            }
+            if noted {
                 lastFlick = time
                 fire(.flick, strokePeak)
             }
@@ -239,8 +301,10 @@ public struct GestureDetector: Sendable {
     }
 
     /// An accelerometer sample: `deviation` is the magnitude of the acceleration with gravity
-    /// removed (G): |accelerometer - estimated gravity|.
-    public mutating func accel(deviation: Double, at time: Double) {
+    /// removed (G): |accelerometer - estimated gravity|. `reading` is the accelerometer itself
+    /// (G) when the stream has one: the flick reads it against its own slow average. Without a
+    /// reading (a device's own user acceleration), the flick reads `deviation`.
+    public mutating func accel(deviation: Double, reading: Vector3 = Vector3(.nan, .nan, .nan), at time: Double) {
         guard deviation.isFinite else { return }
         sawAccel = true
         let s = settings
@@ -274,7 +338,7 @@ public struct GestureDetector: Sendable {
             strokeAccel = max(strokeAccel, deviation)
             if !strokeFired && rate < strokePeak { checkStroke(rate, time) }  // the evidence came after the peak
         }
-        accelFlick(deviation, time, dt)
+        accelFlick(deviation, reading, time)
         // shake: a sustained acceleration level
         if dt > 0 {
             let a = Self.alpha(dt, s.shakeTimeConstant)
@@ -298,49 +362,84 @@ public struct GestureDetector: Sendable {
         }
     }
 
-    /// A stroke from the accelerometer: a sustained high acceleration level, one event per
-    /// movement just after its peak.
-    @inline(__always) mutating func accelFlick(_ deviation: Double, _ time: Double, _ dt: Double) {
+    /// A stroke from the accelerometer: a movement whose level peaks above its threshold, one
+    /// event per movement just after its peak.
+    @inline(__always) mutating func accelFlick(_ deviation: Double, _ a: Vector3, _ time: Double) {
         let s = settings
-        if dt > 0 {
-            moveLevel += (deviation - moveLevel) * Self.alpha(dt, s.flickAccelTimeConstant)
-        } else {
-            moveLevel = deviation
+        let dt = lastMoveTime.isNaN ? 0 : max(0, min(time - lastMoveTime, 0.1))
+        var user = deviation, magnitude = deviation
+        if a.isFiniteVector {
+            magnitude = abs(a.length - 1)
+            if s.flickGravityTimeConstant > 0 {
+                if lastMoveTime.isNaN || slowGravity.length < 1e-9 {
+                    slowGravity = a
+                } else {
+                    slowGravity += (a - slowGravity) * Self.alpha(dt, s.flickGravityTimeConstant)
+                }
+                let g = slowGravity.length
+                user = g > 1e-9 ? (a - slowGravity / g).length : magnitude
+            }
         }
+        if lastMoveTime.isNaN {
+            moveLevel = user
+            magnitudeLevel = magnitude
+        } else {
+            let k = Self.alpha(dt, s.flickAccelTimeConstant)
+            moveLevel += (user - moveLevel) * k
+            magnitudeLevel += (magnitude - magnitudeLevel) * k
+        }
+        lastMoveTime = time
+        if dt > 0 && s.flickPlayerMemory > 0 { playerPeak *= exp(-dt / s.flickPlayerMemory) }
         let level = moveLevel
         if !inMove {
-            guard level >= s.flickAccelStart else { return }
+            let threshold = max(s.flickAccelThreshold, s.flickPlayerScale * playerPeak)
+            guard level >= s.flickAccelStartFraction * threshold else { return }
             inMove = true
-            moveFired = time - lastFlick < s.flickRefractory || (inStroke && strokeFired)
+            moveThreshold = threshold
+            moveFired =
+                time - lastFlick < s.flickRefractory || (s.flickAccelSpentByRotation >= 0.5 && inStroke && strokeFired)
+            moveNoted = false
             movePeak = level
+            moveMagnitude = magnitudeLevel
             moveFirstAbove = time
             moveLastAbove = time
             moveQuiet = 0
             return
         }
-        if level >= s.flickAccelStart { moveLastAbove = time }
-        if !moveFired {
-            movePeak = max(movePeak, level)
-            if movePeak >= s.flickAccelThreshold && moveLastAbove - moveFirstAbove >= s.flickAccelMinDuration {
-                active |= Gesture.flick.bit
-                if level <= movePeak * s.flickPeakFraction {
-                    moveFired = true
-                    if inStroke { strokeFired = true }
-                    if time - lastFlick >= s.flickRefractory {
-                        lastFlick = time
-                        fire(.flick, movePeak * s.flickAccelStrengthScale)
-                    }
-                }
-            }
+        let start = s.flickAccelStartFraction * moveThreshold
+        let release = s.flickAccelReleaseFraction * moveThreshold
+        if level >= start { moveLastAbove = time }
+        movePeak = max(movePeak, level)
+        moveMagnitude = max(moveMagnitude, magnitudeLevel)
+        if !moveFired && movePeak >= moveThreshold && moveMagnitude >= s.flickAccelMagnitude
+            && moveLastAbove - moveFirstAbove >= s.flickAccelMinDuration && level <= movePeak * s.flickAccelPeakFraction
+        {
+            moveFired = true
+            moveNoted = true
+            if inStroke { strokeFired = true }
+            lastFlick = time
+            active |= Gesture.flick.bit
+            fire(.flick, movePeak * s.flickAccelStrengthScale)
         }
-        if level < s.flickAccelRelease {
+        var ended = false
+        if level < release {
             moveQuiet += dt
-            if moveQuiet >= s.flickAccelGap {
-                inMove = false
-                if !inStroke { active &= ~Gesture.flick.bit }
-            }
+            ended = moveQuiet >= s.flickAccelGap
         } else {
             moveQuiet = 0
+        }
+        if moveFired && level <= s.flickRearmFraction * movePeak && time - lastFlick >= s.flickRearmTime
+            && s.flickRearmFraction > 0
+        {
+            ended = true
+        }
+        if ended {
+            inMove = false
+            if !inStroke { active &= ~Gesture.flick.bit }
+            if moveNoted {
+                // the player's scale: up to a stronger stroke at once, 40 % of the way down to a weaker one
+                playerPeak += (movePeak > playerPeak ? 1 : 0.4) * (movePeak - playerPeak)
+            }
         }
     }
 

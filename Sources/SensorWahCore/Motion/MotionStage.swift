@@ -216,6 +216,7 @@ public struct MotionStage: Sendable {
     /// The gestures read the acceleration without gravity: with a gyro, the reading minus the
     /// fused gravity; without one, | |a| - 1 G |, which turning the device leaves at zero (an
     /// accelerometer-only tilt follows the reading itself and cannot tell a push from a turn).
+    /// The flick also gets the reading (the adaptive flick measures a movement against its slow average).
     @inline(__always) mutating func accelStep(_ a: Vector3, _ t: Double) {
         estimator.accel(a, at: t)
         accelSeen = true
@@ -225,7 +226,7 @@ public struct MotionStage: Sendable {
         } else {
             deviation = abs(a.length - 1)
         }
-        gestures.accel(deviation: deviation, at: t)
+        gestures.accel(deviation: deviation, reading: a, at: t)
     }
 
     @inline(__always) mutating func readDeviceAttitude(_ f: SensorFrame) {
