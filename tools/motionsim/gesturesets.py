@@ -887,7 +887,7 @@ def miss_reasons(take_t, dev, acc, speed, labels, notes, adaptive=False):
         moves = [mv for mv in d.moves if lo <= mv["peak_time"] <= hi]
         before = [mv for mv in d.moves if mv["start"] < lo and mv["peak_time"] >= lo - 0.5]
         if not moves and not before:
-            r = "no movement (level under half the threshold)"
+            r = "no movement (level under its start, %.2f G)" % (d.s.flickAccelStartFraction * d.s.flickAccelThreshold)
         elif any(mv["refractory"] for mv in moves):
             r = "within %.1f s of the previous note" % d.s.flickRefractory
         elif moves and all(mv["peak"] < mv["threshold"] for mv in moves):
