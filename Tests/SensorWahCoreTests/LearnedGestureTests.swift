@@ -304,6 +304,48 @@ final class LearnedGestureTests: XCTestCase {
             found[0].map { $0.start <= raise - t.times[0] && $0.end < impact - t.times[0] } == true, "\(found)")
     }
 
+    /// Movements out and back (a punch and its return, 0.95 s), taught from three 3 s apart,
+    /// then played one after another with less rest between them than 0.3 times the longest
+    /// example: the hold-back after a note counts from where the matched movement began, so each
+    /// is found once, and its return plays no note of its own. (Counted from the note, 1.3 times
+    /// the longest example is longer than the time from one movement to the next: every second
+    /// one would be held back.)
+    func testMovementsCloserThanTheHoldBackFromTheNote() {
+        func take(_ starts: [Double], duration: Double) -> SimTake {
+            var take = SimTake(duration: duration)
+            for t0 in starts {
+                take.move(t0, 0.45, 0.35, Vector3(1, 0, 0.2))
+                take.turn(t0, 0.45, 0.9, Vector3(1, 0, 0))
+                take.move(t0 + 0.5, 0.45, 0.35, Vector3(-1, 0, -0.2))
+                take.turn(t0 + 0.5, 0.45, -0.9, Vector3(1, 0, 0))
+                take.labels.append(t0 + 0.45)
+            }
+            return take
+        }
+        for gyro in [false, true] {
+            let teachTake = take([1, 4, 7], duration: 9.5)
+            let t = Self.take(teachTake.frames(rate: 100, gyro: gyro, seed: 4))
+            var model = GestureModel()
+            model.teach(
+                times: t.times, accel: t.accel, gyro: t.gyro, marks: teachTake.labels.map { ($0 - t.times[0], "punch") }
+            )
+            let longest = model.classes[0].examples.map(\.duration).max() ?? 0
+            // from one movement's start to the next: 1.15 times the longest example
+            let every = 1.15 * longest
+            XCTAssertLessThan(every, GestureRecognizer.holdBack * longest)
+            let starts = (0..<6).map { 1 + Double($0) * every }
+            let play = take(starts, duration: starts[5] + 2.5)
+            let r = Self.recognise(model, Self.take(play.frames(rate: 100, gyro: gyro, seed: 9)))
+            // a note comes at the end of its movement or a little before (early)
+            let per = starts.map { s in r.fires.filter { $0.time >= s + 0.3 && $0.time < s + 0.3 + every }.count }
+            print(
+                "movements every \(NumberText.trimmed(every, 2)) s (longest example \(NumberText.trimmed(longest, 2)) s), gyro \(gyro): notes per movement \(per), at \(r.fires.map { NumberText.trimmed($0.time, 2) })"
+            )
+            XCTAssertEqual(per, [1, 1, 1, 1, 1, 1], "gyro \(gyro)")
+            XCTAssertEqual(r.fires.count, 6, "gyro \(gyro)")
+        }
+    }
+
     /// A stroke half again as fast or slow as its examples, or half as strong, is still found.
     func testSpeedAndAmplitudeInvariance() {
         var model = GestureModel()

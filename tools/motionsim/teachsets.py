@@ -503,9 +503,52 @@ def smooth(v, k):
 
 # ---------------------------------------------------------------- experiments
 
-def experiments(sets, b2_sets, per_take, seed):
-    """[(experiment name, classes, teach takes, test takes)]."""
+def cut(take, t0, t1, name):
+    """The part of a take from t0 to t1 (s), its movements inside it, times from 0."""
+    k = (take.t >= t0) & (take.t <= t1)
+    moves = [m.shifted(-t0) for m in take.moves if m.lo >= t0 and m.hi <= t1]
+    return Take(name, take.t[k] - t0, take.acc[k], take.gyro[k], windows(moves))
+
+
+def b1_validate(takes, per_take):
+    """(teach takes, test takes) within B1's teach split alone: each single-class take teaches
+    from its first `per_take` movements and is recognised after them (from halfway between the
+    last taught movement and the next); the mixed takes are not read."""
+    teach, test = [], []
+    for name, tk in sorted(takes.items()):
+        if name.startswith("all_"):
+            continue
+        teach.append(Take(tk.name, tk.t, tk.acc, tk.gyro, tk.moves[:per_take]))
+        a, b = tk.moves[per_take - 1], tk.moves[per_take]
+        test.append(cut(tk, (a.hi + b.lo) / 2, tk.t[-1], tk.name + "/rest"))
+    return teach, test
+
+
+def b2_validate(subject, classes, seed=1):
+    """(teach stream, test stream) within B2's teach split alone (takes 0-4): taught from takes
+    0-2, recognised in takes 3-4."""
+    d = load_b2(subject)
+    teach = [d[(c, k)] for c in classes for k in range(3)]
+    test = [d[(c, k)] for c in classes for k in range(3, 5)]
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(test))
+    return (join(teach, "B2/%s/vteach" % subject), join([test[i] for i in order], "B2/%s/vtest" % subject))
+
+
+def experiments(sets, b2_sets, per_take, seed, validate=False):
+    """[(experiment name, classes, teach takes, test takes)]; with `validate`, splits of the
+    teach split alone (for choosing constants without reading the test split)."""
     out = []
+    if validate:
+        if "B1" in sets:
+            teach, test = b1_validate(load_b1(), per_take or 3)
+            out.append(("B1/validate", B1_CLASSES, teach, test))
+        if "B2" in sets:
+            for bs in b2_sets:
+                for s in B2_SUBJECTS:
+                    teach, test = b2_validate(s, B2_SETS[bs], seed=seed)
+                    out.append(("B2/%s/%s" % (bs, s), B2_SETS[bs], [teach], [test]))
+        return out
     if "B1" in sets:
         teach, test = b1_split(load_b1(), per_take)
         out.append(("B1" + ("/first%d" % per_take if per_take else ""), B1_CLASSES, teach, test))
@@ -560,10 +603,14 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1, help="B2: order of the test takes")
     ap.add_argument("--confusion", action="store_true", help="print the confusion matrices")
     ap.add_argument("--per-take-lines", action="store_true", help="a line per test take")
+    ap.add_argument("--validate", action="store_true",
+                    help="score within the teach split alone (B1: each single-class take taught from its first "
+                         "--per-take movements, default 3, and recognised after them; B2: taught from takes 0-2, "
+                         "recognised in takes 3-4): for choosing constants without the test split")
     ap.add_argument("--binary", default=BINARY)
     a = ap.parse_args(argv)
     methods = a.methods.split(",")
-    exps = experiments(a.set.split(","), a.b2_set.split(","), a.per_take, a.seed)
+    exps = experiments(a.set.split(","), a.b2_set.split(","), a.per_take, a.seed, a.validate)
     wd = tempfile.mkdtemp(prefix="teachsets-")
     print("teach by %s; binary %s" % (a.teach_by, a.binary))
     pooled = {}

@@ -494,9 +494,12 @@ public struct GestureRecognizer: Sendable {
     public static let holdFrames = 3
     /// After a firing, no other for at least this long (s) ...
     public static let refractory = 0.25
-    /// ... and for this many times the name's longest example (short enough not to hold back
-    /// the next of two strokes 1.5 s apart: the forehand take's shot 3, a quick combination's
-    /// next punch).
+    /// ... nor until this many times the longest example (of all names: a shorter name may
+    /// have taken the start of a longer movement) has passed since the matched movement began
+    /// (where the firing match's path starts): the rest of the movement, its follow-through or
+    /// return, plays no second note, and the next movement is not held back by the time the
+    /// first took to be recognised (punches every 1.9 s, the forehand take's shots 1.84 s
+    /// apart). Chosen with `tools/teach-score --validate` (the teach split alone).
     public static let holdBack = 1.3
     /// A warping path may be this much shorter or longer than its example.
     public static let minStretch = 0.6, maxStretch = 1.7
@@ -528,6 +531,11 @@ public struct GestureRecognizer: Sendable {
     @usableFromInline var candidate: [Bool]
     @usableFromInline var bestRatio: [Double]
     @usableFromInline var bestTick: [Int]
+    /// Per class: the frame where the path of its best match so far began; of the current
+    /// frame's best whole match and its best early match.
+    @usableFromInline var bestStart: [Int]
+    @usableFromInline var classStart: [Int]
+    @usableFromInline var earlyStart: [Int]
     @usableFromInline var zeroRun: [Int]
     /// Per class: the last frame its matched depth grew, and that depth: a longer movement
     /// still unfolding, which a shorter class ready to fire waits for.
@@ -578,6 +586,8 @@ public struct GestureRecognizer: Sendable {
         nearestMiss = .init(repeating: .infinity, count: n); nearestMissTime = .init(repeating: .nan, count: n)
         candidate = .init(repeating: false, count: n); bestRatio = .init(repeating: 0, count: n)
         bestTick = .init(repeating: 0, count: n); zeroRun = .init(repeating: 0, count: n)
+        bestStart = .init(repeating: 0, count: n); classStart = .init(repeating: 0, count: n)
+        earlyStart = .init(repeating: 0, count: n)
         grewTick = .init(repeating: Int.min / 2, count: n); lastDepth = .init(repeating: 0, count: n)
     }
 
@@ -650,7 +660,7 @@ public struct GestureRecognizer: Sendable {
                                         best <= Self.earlyRatio * thr * (len + jj)
                                     {
                                         let r = best / (thr * (len + jj))
-                                        if r < classEarly[c] { classEarly[c] = r }
+                                        if r < classEarly[c] { classEarly[c] = r; earlyStart[c] = bs }
                                     }
                                 }
                             }
@@ -658,7 +668,7 @@ public struct GestureRecognizer: Sendable {
                             let dm = Double(m)
                             if Double(len) >= Self.minStretch * dm, Double(len) <= Self.maxStretch * dm {
                                 let s = C[o + m - 1] / Double(len + m)
-                                if s < classScore[c] { classScore[c] = s }
+                                if s < classScore[c] { classScore[c] = s; classStart[c] = S[o + m - 1] }
                             }
                             let p = Double(deepest + 1) / dm
                             if p > classProgress[c] { classProgress[c] = p }
@@ -683,14 +693,18 @@ public struct GestureRecognizer: Sendable {
             lastDepth[c] = classProgress[c]
             let r = classScore[c] / thresholds[c]
             if r <= 1 {
-                if !candidate[c] || r < bestRatio[c] { candidate[c] = true; bestRatio[c] = r; bestTick[c] = now }
+                if !candidate[c] || r < bestRatio[c] {
+                    candidate[c] = true; bestRatio[c] = r; bestTick[c] = now; bestStart[c] = classStart[c]
+                }
             } else if !candidate[c], r < nearestMiss[c], r < 3 {
                 nearestMiss[c] = r; nearestMissTime[c] = time
             }
             if candidate[c] && (r > 1 || now - bestTick[c] >= Self.holdFrames) { ready = c }
             if classEarly[c] <= Self.earlyRatio {
                 // an early match fires now, at its own quality
-                if !candidate[c] || classEarly[c] < bestRatio[c] { bestRatio[c] = classEarly[c] }
+                if !candidate[c] || classEarly[c] < bestRatio[c] {
+                    bestRatio[c] = classEarly[c]; bestStart[c] = earlyStart[c]
+                }
                 candidate[c] = true; bestTick[c] = now; ready = c
             }
         }
@@ -727,11 +741,14 @@ public struct GestureRecognizer: Sendable {
             counts[win] += 1
             lastRatio[win] = bestRatio[win]
             progress[win] = 1
-            // one firing per movement: nothing more for `holdBack` times the name's longest
-            // example (an early firing comes before the movement's end, and the rest of it, or
-            // the second half of a movement of two like halves, must not fire again)
-            refractoryUntil =
-                now + max(Int(Self.refractory * GestureFeatures.rate), Int(Self.holdBack * Double(classLength[win])))
+            // one firing per movement: nothing more until `holdBack` times the longest example
+            // of all names after the matched movement began (an early firing comes before the
+            // movement's end, and the rest of it, or the second half of a movement of two like
+            // halves, must not fire again; a shorter name may have taken the start of a longer
+            // movement), and for `refractory` at least
+            refractoryUntil = max(
+                now + Int(Self.refractory * GestureFeatures.rate),
+                bestStart[win] + Int(Self.holdBack * Double(maxWait)))
         }
         for c in 0..<nc { candidate[c] = false }
         for i in cost.indices { cost[i] = .infinity; run[i] = 0 }
