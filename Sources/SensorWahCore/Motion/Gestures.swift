@@ -58,11 +58,11 @@ public enum Pose: Int, CaseIterable, Sendable, CustomStringConvertible {
 }
 
 /// Thresholds of the gesture recogniser. Rates in rad/s, accelerations in G, times in seconds:
-/// nothing counts samples, so the same defaults hold from 17 to 800 Hz. The accelerometer
-/// flick's were chosen on the teach split of other people's labelled recordings (punches,
-/// walking, pointing: `tools/gesture-score --sets`), the rest on synthesised flicks, strums,
-/// wah playing and slow tilts (GestureTests), the labelled simulated takes of
-/// `tools/gesture-sim` and two real tennis recordings: see docs/gestures.md.
+/// nothing counts samples, so the same defaults hold from 17 to 800 Hz. The defaults were
+/// chosen on synthesised flicks, strums, wah playing and slow tilts (GestureTests), the
+/// labelled simulated takes of `tools/gesture-sim` and two real tennis recordings; the
+/// adaptive flick's (`flickAdaptive`) on the teach split of other people's labelled recordings
+/// (punches, walking, pointing: `tools/gesture-score --sets`): see docs/gestures.md.
 public struct GestureSettings: Sendable, Equatable {
     // ---- flick from the gyro
     /// A flick fires when the rotation rate peaks above this (a sharp wrist flick)...
@@ -389,7 +389,7 @@ public struct GestureDetector: Sendable {
             magnitudeLevel += (magnitude - magnitudeLevel) * k
         }
         lastMoveTime = time
-        if dt > 0 && s.flickPlayerMemory > 0 { playerPeak *= exp(-dt / s.flickPlayerMemory) }
+        if dt > 0 && s.flickPlayerScale > 0 && s.flickPlayerMemory > 0 { playerPeak *= exp(-dt / s.flickPlayerMemory) }
         let level = moveLevel
         if !inMove {
             let threshold = max(s.flickAccelThreshold, s.flickPlayerScale * playerPeak)
@@ -436,7 +436,7 @@ public struct GestureDetector: Sendable {
         if ended {
             inMove = false
             if !inStroke { active &= ~Gesture.flick.bit }
-            if moveNoted {
+            if moveNoted && s.flickPlayerScale > 0 {
                 // the player's scale: up to a stronger stroke at once, 40 % of the way down to a weaker one
                 playerPeak += (movePeak > playerPeak ? 1 : 0.4) * (movePeak - playerPeak)
             }
