@@ -55,7 +55,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
 DEV = os.path.join(SHARED, "dev-data")
-BINARY = os.path.join(ROOT, ".build-static", "release", "sensorwah")
+# the newer of what set-up ships and the last `swift build -c release` (a change being tried)
+BINARIES = [os.path.join(ROOT, b, "release", "sensorwah") for b in [".build-static", ".build"]]
+BINARY = max([b for b in BINARIES if os.path.exists(b)] or BINARIES[:1], key=lambda b: os.path.getmtime(b) if os.path.exists(b) else 0)
 
 HEADER = ["accelerometerTimestamp_sinceReboot(s)", "accelerometerAccelerationX(G)",
           "accelerometerAccelerationY(G)", "accelerometerAccelerationZ(G)",
@@ -607,7 +609,7 @@ def main(argv=None):
                     help="score within the teach split alone (B1: each single-class take taught from its first "
                          "--per-take movements, default 3, and recognised after them; B2: taught from takes 0-2, "
                          "recognised in takes 3-4): for choosing constants without the test split")
-    ap.add_argument("--binary", default=BINARY)
+    ap.add_argument("--binary", default=BINARY, help="default: the newer of .build-static/release and .build/release")
     a = ap.parse_args(argv)
     methods = a.methods.split(",")
     exps = experiments(a.set.split(","), a.b2_set.split(","), a.per_take, a.seed, a.validate)
