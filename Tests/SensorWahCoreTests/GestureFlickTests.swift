@@ -2,13 +2,14 @@ import Foundation
 import XCTest
 @testable import SensorWahCore
 
-/// The adaptive accelerometer flick (`flickAdaptive=1`) on its own (no gyro), fed readings at
-/// 100 Hz: a gentle player's strokes, a strong player's follow-through, footsteps and turns of
+/// The accelerometer flick with its defaults (the adaptive rule, `flickAdaptive=1`) on its own
+/// (no gyro), fed readings at 100 Hz: a gentle player's strokes, a strong player's follow-through, footsteps and turns of
 /// the device.
 final class GestureFlickTests: XCTestCase {
-    static var adaptive: GestureSettings {
+    static let adaptive = GestureSettings()
+    static var fixed: GestureSettings {
         var s = GestureSettings()
-        s.flickAdaptive = 1
+        s.flickAdaptive = 0
         return s
     }
 
@@ -37,7 +38,7 @@ final class GestureFlickTests: XCTestCase {
 
     /// A gentle player: punches across gravity peaking at 1.8 G (the level's 40 ms average
     /// reaches about 1.6 G), every 1.5 s: one note each, before the push is over. The fixed
-    /// flick (the default, 3 G on | |a| - 1 G |) hears none of them.
+    /// flick (`flickAdaptive=0`, 3 G on | |a| - 1 G |) hears none of them.
     func testGentleStrokesFireOnceEach() {
         let starts = (0..<8).map { 1 + 1.5 * Double($0) }
         let notes = Self.flicks(duration: 13.5) { t in
@@ -45,7 +46,7 @@ final class GestureFlickTests: XCTestCase {
         }
         XCTAssertEqual(notes.count, starts.count, "\(notes)")
         for (n, s) in zip(notes, starts) { XCTAssertTrue((s...(s + 0.35)).contains(n), "\(notes)") }
-        let fixed = Self.flicks(duration: 13.5, settings: GestureSettings()) { t in
+        let fixed = Self.flicks(duration: 13.5, settings: Self.fixed) { t in
             Vector3(starts.reduce(0) { $0 + Self.push(t, at: $1, peak: 1.8) }, 0, -1)
         }
         XCTAssertEqual(fixed, [])
@@ -84,13 +85,15 @@ final class GestureFlickTests: XCTestCase {
         XCTAssertEqual(turns, [], "turns")
     }
 
-    /// `flickAdaptive` reads back, and 0 sets the fixed rule (the defaults) again.
-    func testTheSwitchReadsBackAndSetsTheFixedRuleAgain() {
-        var s = Self.adaptive
-        XCTAssertEqual(s.flickAdaptive, 1)
-        s.flickAdaptive = 0
+    /// `flickAdaptive` reads back, 0 sets the fixed rule, and 1 the adaptive rule (the defaults) again.
+    func testTheSwitchReadsBackAndSetsTheDefaultsAgain() {
+        var s = Self.fixed
+        XCTAssertEqual(s.flickAdaptive, 0)
+        XCTAssertEqual(s.flickAccelThreshold, 3)
+        XCTAssertEqual(s.flickPlayerScale, 0)
+        s.flickAdaptive = 1
         XCTAssertEqual(s, GestureSettings())
-        XCTAssertEqual(GestureSettings().flickAdaptive, 0)
+        XCTAssertEqual(GestureSettings().flickAdaptive, 1)
     }
 
     /// A player who never plays above the threshold (pushes of 1.2 G) gets no notes: the

@@ -541,11 +541,11 @@ class ProductFlick:
                  flickAccelStartFraction=2.0 / 3.0, flickAccelMagnitude=0.0, flickAccelMinDuration=0.04,
                  flickAccelTimeConstant=0.02, flickGravityTimeConstant=0.0, flickPlayerScale=0.0,
                  flickPlayerMemory=20.0, flickAccelReleaseFraction=0.5, flickAccelGap=0.1, flickRearmFraction=0.0,
-                 flickRearmTime=0.9, flickAccelPeakFraction=0.5, flickAccelSpentByRotation=1.0)
+                 flickRearmTime=0.9, flickAccelPeakFraction=0.5, flickAccelSpentByRotation=1.0, flickSpentTime=0.0)
     ADAPTIVE = dict(FIXED, flickRefractory=0.4, flickAccelThreshold=1.5, flickAccelStartFraction=0.5,
                     flickAccelMagnitude=0.35, flickAccelMinDuration=0.05, flickAccelTimeConstant=0.04,
                     flickGravityTimeConstant=1.5, flickPlayerScale=0.5, flickAccelGap=0.15, flickRearmFraction=0.3,
-                    flickAccelPeakFraction=0.7, flickAccelSpentByRotation=0.0)
+                    flickAccelPeakFraction=0.7, flickAccelSpentByRotation=0.0, flickSpentTime=0.5)
 
     def __init__(self, adaptive=False, **kw):
         s = dict(self.ADAPTIVE if adaptive else self.FIXED)
@@ -570,7 +570,8 @@ class ProductFlick:
             if speed < s.flickRelease:
                 return
             self.inStroke = True
-            self.strokeFired = time - self.lastFlick < s.flickRefractory or (self.inMove and self.moveFired)
+            self.strokeFired = time - self.lastFlick < s.flickRefractory or (
+                self.inMove and self.moveFired and (s.flickSpentTime <= 0 or time - self.lastFlick < s.flickSpentTime))
             self.strokePeak = speed
             return
         if not self.strokeFired:

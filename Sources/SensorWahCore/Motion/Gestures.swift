@@ -58,11 +58,12 @@ public enum Pose: Int, CaseIterable, Sendable, CustomStringConvertible {
 }
 
 /// Thresholds of the gesture recogniser. Rates in rad/s, accelerations in G, times in seconds:
-/// nothing counts samples, so the same defaults hold from 17 to 800 Hz. The defaults were
-/// chosen on synthesised flicks, strums, wah playing and slow tilts (GestureTests), the
-/// labelled simulated takes of `tools/gesture-sim` and two real tennis recordings; the
-/// adaptive flick's (`flickAdaptive`) on the teach split of other people's labelled recordings
-/// (punches, walking, pointing: `tools/gesture-score --sets`): see docs/gestures.md.
+/// nothing counts samples, so the same defaults hold from 17 to 800 Hz. The gyro flick's,
+/// shaking's and the tap's defaults were chosen on synthesised flicks, strums, wah playing and
+/// slow tilts (GestureTests), the labelled simulated takes of `tools/gesture-sim` and two real
+/// tennis recordings; the accelerometer flick's (the adaptive rule; `flickAdaptive=0` gives the
+/// fixed one) on the teach split of other people's labelled recordings (punches, walking,
+/// pointing: `tools/gesture-score --sets`): see docs/gestures.md.
 public struct GestureSettings: Sendable, Equatable {
     // ---- flick from the gyro
     /// A flick fires when the rotation rate peaks above this (a sharp wrist flick)...
@@ -70,7 +71,7 @@ public struct GestureSettings: Sendable, Equatable {
     /// ...and the movement (one rotation, one event at most) ends when the rate falls below this.
     public var flickRelease = 2.0
     /// No new flick for this long after one fired (the wrist's return swing is not a second flick).
-    public var flickRefractory = 0.3
+    public var flickRefractory = 0.4
     /// With a gyro and no accelerometer at all (a rotation-rate-only log): a slower but long
     /// swing counts too: peak above `flickSweepRate` and at least `flickSweepAngle` rad turned
     /// while the rate stays above `flickRelease` (a tennis stroke turns the wrist 90-280°).
@@ -97,16 +98,16 @@ public struct GestureSettings: Sendable, Equatable {
     /// | |a| - 1 G | (same low-pass) has reached `flickAccelMagnitude` in it (turning the device
     /// leaves |a| at 1 G, whatever the slow average says), and it stayed above the start for
     /// `flickAccelMinDuration` (a single reading is a knock, not a movement).
-    public var flickAccelThreshold = 3.0
-    public var flickAccelStartFraction = 2.0 / 3.0
-    public var flickAccelMagnitude = 0.0
-    public var flickAccelMinDuration = 0.04
-    public var flickAccelTimeConstant = 0.02
-    public var flickGravityTimeConstant = 0.0
+    public var flickAccelThreshold = 1.5
+    public var flickAccelStartFraction = 0.5
+    public var flickAccelMagnitude = 0.35
+    public var flickAccelMinDuration = 0.05
+    public var flickAccelTimeConstant = 0.04
+    public var flickGravityTimeConstant = 1.5
     /// The player's stroke scale (0: off): the peak level of each movement that gave a note
     /// (from either sensor) raises it to that peak, or lowers it 40 % of the way to a lower one;
     /// it decays over `flickPlayerMemory` s.
-    public var flickPlayerScale = 0.0
+    public var flickPlayerScale = 0.5
     public var flickPlayerMemory = 20.0
     /// The movement ends when the level has stayed below `flickAccelReleaseFraction` of its
     /// threshold for `flickAccelGap` (the deceleration of a punch and the follow-through of a
@@ -114,22 +115,26 @@ public struct GestureSettings: Sendable, Equatable {
     /// `flickRearmFraction` (0: never) of its peak at least `flickRearmTime` after the note (the
     /// next punch of a combination rises from that valley).
     public var flickAccelReleaseFraction = 0.5
-    public var flickAccelGap = 0.1
-    public var flickRearmFraction = 0.0
+    public var flickAccelGap = 0.15
+    public var flickRearmFraction = 0.3
     public var flickRearmTime = 0.9
     /// The flick fires when the level has fallen to this fraction of its peak (just after the peak).
-    public var flickAccelPeakFraction = 0.5
+    public var flickAccelPeakFraction = 0.7
     /// A rotation-only sweep fires when the rate has fallen to this fraction of its peak.
     public var flickPeakFraction = 0.5
     /// 1: an accelerometer movement that starts while a rotation that already gave its note
     /// goes on is spent too (0: it is not; at 25 Hz a boxer's glove turns faster than
     /// `flickRelease` between punches, so every later punch would be spent).
-    public var flickAccelSpentByRotation = 1.0
-    /// The adaptive flick (1) or the fixed one (0, the default): `flickAdaptive=1` sets the
-    /// accelerometer flick's settings above to the adaptive rule's (a 1.5 G threshold on the
-    /// reading against its slow average, the player's scale, the | |a| - 1 G | check; chosen on
-    /// the teach split of other people's recordings, docs/gestures.md), 0 back to the fixed
-    /// rule's; reading it says which of the two the settings are based on.
+    public var flickAccelSpentByRotation = 0.0
+    /// A rotation that starts while an accelerometer movement that gave its note goes on is
+    /// spent (the punch's own turn and return) when it starts within this long of the note; a
+    /// later one is a stroke of its own (0: always spent, as in the fixed rule).
+    public var flickSpentTime = 0.5
+    /// The adaptive flick (1, the defaults above) or the fixed one (0): `flickAdaptive=0` sets
+    /// the accelerometer flick's settings above to the fixed rule's (3 G on the acceleration
+    /// without gravity, no player scale: for a sensor on a strumming hand, whose strokes of 1-2 G
+    /// the adaptive rule can take for gentle punches), 1 back to the adaptive rule's; reading it
+    /// says which of the two the settings are based on. Given before the settings it sets.
     public var flickAdaptive: Double {
         get { flickGravityTimeConstant > 0 ? 1 : 0 }
         set {
@@ -147,6 +152,7 @@ public struct GestureSettings: Sendable, Equatable {
             flickAccelPeakFraction = adaptive ? 0.7 : 0.5
             flickAccelSpentByRotation = adaptive ? 0 : 1
             flickRefractory = adaptive ? 0.4 : 0.3
+            flickSpentTime = adaptive ? 0.5 : 0
         }
     }
     /// An accelerometer flick's strength is its peak level (G) times this, so that the flick's
@@ -259,7 +265,9 @@ public struct GestureDetector: Sendable {
         if !inStroke {
             guard speed >= s.flickRelease else { return }
             inStroke = true
-            strokeFired = time - lastFlick < s.flickRefractory || (inMove && moveFired)
+            strokeFired =
+                time - lastFlick < s.flickRefractory
+                || (inMove && moveFired && (s.flickSpentTime <= 0 || time - lastFlick < s.flickSpentTime))
             strokePeak = speed
             strokeAngle = speed * dt
             strokeAccel = lastDeviation
@@ -326,6 +334,8 @@ public struct GestureDetector: Sendable {
                 lastTap = time
                 active |= Gesture.tap.bit
                 fire(.tap, spikePeak)
+                // the knock's own rise of the flick's level is not a stroke
+                if inMove && moveFirstAbove >= spikeStart { moveFired = true }
             }
             inSpike = false
         } else {

@@ -20,6 +20,7 @@ extension GestureSettings {
             ("flickAccelGap", \.flickAccelGap), ("flickRearmFraction", \.flickRearmFraction),
             ("flickRearmTime", \.flickRearmTime), ("flickAccelPeakFraction", \.flickAccelPeakFraction),
             ("flickPeakFraction", \.flickPeakFraction), ("flickAccelSpentByRotation", \.flickAccelSpentByRotation),
+            ("flickSpentTime", \.flickSpentTime),
             ("flickAccelStrengthScale", \.flickAccelStrengthScale),
             ("shakeThreshold", \.shakeThreshold), ("shakeRelease", \.shakeRelease),
             ("shakeTimeConstant", \.shakeTimeConstant),
@@ -31,11 +32,13 @@ extension GestureSettings {
         ]
     }
 
-    /// The defaults with each `NAME=VALUE` applied in order; a wrong name or value is refused
-    /// naming it (and, for a name, the ones there are).
+    /// The defaults with each `NAME=VALUE` applied in order, `flickAdaptive` (a preset of the
+    /// accelerometer flick's settings) before all the others wherever it is given; a wrong name or
+    /// value is refused naming it (and, for a name, the ones there are).
     static func parsing(_ items: [String]) throws -> GestureSettings {
         var g = GestureSettings()
-        for item in items {
+        let isPreset = { (item: String) in item.lowercased().hasPrefix("flickadaptive") }
+        for item in items.filter(isPreset) + items.filter({ !isPreset($0) }) {
             let parts = item.split(separator: "=", maxSplits: 1).map { String($0).trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, let v = Double(parts[1]), v.isFinite, v >= 0 else {
                 throw ValidationError(
