@@ -229,4 +229,9 @@ if Context.environment["SENSORWAH_TESTABLE"] == "1" {
     where target.type != .test && (target.name.hasPrefix("SensorWah") || target.name == "sensorwah") {
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-enable-testing"])]
     }
+    // the command-line suites start programs and wait on them: their own code is not optimised
+    // (it compiles last, after every module it tests, so its time is the build's)
+    for target in package.targets where target.name == "SensorWahCLITests" {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Onone"])]
+    }
 }
