@@ -227,12 +227,13 @@ final class LiveRigTests: XCTestCase {
         let run = try start(["listen", "--config", path, "--gestures", gestures])
         defer { run.stop() }
         run.live.post(.teach(.start(name: "wah", value: 1)))
-        XCTAssertEqual(run.live.teachingLabel, "wah=1")
+        // the rig takes the command on the listener's loop
+        try waitUntil("the rig to start teaching", observe: { run.live.teachingLabel }) { $0 == "wah=1" }
         try stream(run, Array(repeating: 0.5, count: 150))
         run.live.post(.teach(.mark(nanos: monotonicNanos())))
         run.live.post(.teach(.finish))
         run.rig.step(now: monotonicNanos())
-        XCTAssertNil(run.live.teachingLabel, "nothing is being taught once finished")
+        try waitUntil("nothing taught once finished", observe: { run.live.teachingLabel }) { $0 == nil }
         let model = try GestureModelFile.read(gestures)
         XCTAssertEqual(model.poses.map(\.name), ["wah"])
     }
