@@ -115,7 +115,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "Yams", package: "Yams"),
-            ]
+            ],
+            // Released, the command carries the Swift runtime and Foundation (linked statically),
+            // so that it runs where no Swift is installed. Only this module is compiled with
+            // -static-stdlib, which makes its object name the static Foundation's own libraries
+            // for the linker; every other module compiles as in a test or benchmark build, so
+            // those builds reuse it (`swift build --static-swift-stdlib` would compile every
+            // module, dependencies included, with the flag).
+            swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
         ),
 
         // Test and benchmark machinery: built beside the product, never installed.
