@@ -121,7 +121,8 @@ let package = Package(
             // -static-stdlib, which makes its object name the static Foundation's own libraries
             // for the linker; every other module compiles as in a test or benchmark build, so
             // those builds reuse it (`swift build --static-swift-stdlib` would compile every
-            // module, dependencies included, with the flag).
+            // module, dependencies included, with the flag). The test build leaves both out
+            // (below).
             swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
             linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
         ),
@@ -233,6 +234,12 @@ let package = Package(
 // imports) on this package's own modules, whatever SwiftPM's --build-tests does for the others.
 // Nothing else sets it: what ships (tools/ship-build) is built without -enable-testing.
 if Context.environment["SENSORWAH_TESTABLE"] == "1" {
+    // the test bundle links the command's module (its suites import it) with the dynamic Swift
+    // runtime XCTest needs: no static runtime for it there
+    for target in package.targets where target.name == "sensorwah" {
+        target.swiftSettings = []
+        target.linkerSettings = []
+    }
     for target in package.targets
     where target.type != .test && (target.name.hasPrefix("SensorWah") || target.name == "sensorwah") {
         target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-enable-testing"])]
