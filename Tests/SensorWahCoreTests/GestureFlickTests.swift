@@ -106,4 +106,72 @@ final class GestureFlickTests: XCTestCase {
         settings.flickAccelThreshold = 0.8
         XCTAssertEqual(Self.flicks(duration: 5, settings: settings, reading).count, 3)
     }
+
+    // ---- the return of a movement (a gyro and an accelerometer)
+
+    /// Feeds readings and rotation rates (rad/s) at 100 Hz for `duration` s, the device lying
+    /// flat, and returns the flick times.
+    static func flicks(
+        duration: Double, settings: GestureSettings = adaptive, _ sample: (Double) -> (a: Vector3, w: Vector3)
+    ) -> [Double] {
+        var d = GestureDetector(settings: settings)
+        var out: [Double] = []
+        for i in 0..<Int(duration * 100) {
+            let t = Double(i) / 100
+            let (a, w) = sample(t)
+            d.beginFrame()
+            d.gyro(w, at: t)
+            d.accel(deviation: (a - Vector3(0, 0, -1)).length, reading: a, at: t)
+            if d.fired[Gesture.flick.rawValue] > 0 { out.append(t) }
+        }
+        return out
+    }
+
+    /// A turn about z peaking at `peak` rad/s (negative: the other way) over `length` s.
+    static func turn(_ t: Double, at t0: Double, peak: Double, length: Double = 0.25) -> Double {
+        let u = (t - t0) / length
+        return u >= 0 && u <= 1 ? peak * sin(.pi * u) : 0
+    }
+
+    /// A punch (a 2.5 G push while the wrist turns at 12 rad/s) and its return 0.85 s later (the
+    /// wrist turning back as fast, the arm pulled back at 1 G): one note, every 2 s. Without the
+    /// return rule (`flickReturnTime=0`) the return is a note too.
+    func testAPunchsReturnIsNotASecondNote() {
+        let starts = [1.0, 3.0, 5.0]
+        let sample = { (t: Double) -> (a: Vector3, w: Vector3) in
+            let x = starts.reduce(0) { $0 + Self.push(t, at: $1, peak: 2.5) - Self.push(t, at: $1 + 0.85, peak: 1) }
+            let z = starts.reduce(0) {
+                $0 + Self.turn(t, at: $1 + 0.05, peak: 12) + Self.turn(t, at: $1 + 0.85, peak: -12)
+            }
+            return (Vector3(x, 0, -1), Vector3(0, 0, z))
+        }
+        let notes = Self.flicks(duration: 7, sample)
+        XCTAssertEqual(notes.count, 3, "\(notes)")
+        for (n, s) in zip(notes, starts) { XCTAssertTrue((s...(s + 0.4)).contains(n), "\(notes)") }
+        var off = Self.adaptive
+        off.flickReturnTime = 0
+        XCTAssertEqual(Self.flicks(duration: 7, settings: off, sample).count, 6)
+    }
+
+    /// A combination: punches 0.9 s apart that turn the wrist the same way are a note each.
+    func testACombinationTurningTheSameWayIsANoteEach() {
+        let starts = [1.0, 1.9, 2.8]
+        let notes = Self.flicks(duration: 4.5) { t in
+            let x = starts.reduce(0) { $0 + Self.push(t, at: $1, peak: 2.5) }
+            let z = starts.reduce(0) { $0 + Self.turn(t, at: $1 + 0.05, peak: 12) }
+            return (Vector3(x, 0, -1), Vector3(0, 0, z))
+        }
+        XCTAssertEqual(notes.count, 3, "\(notes)")
+    }
+
+    /// A turn of the wrist alone (12 rad/s, the hand moving 0.4 G) and the turn back 0.7 s
+    /// later are two strokes: only a movement that moved the hand has a return.
+    func testAWristTurnAndItsTurnBackAreTwoNotes() {
+        let notes = Self.flicks(duration: 3) { t in
+            let x = Self.push(t, at: 1, peak: 0.4) - Self.push(t, at: 1.7, peak: 0.4)
+            let z = Self.turn(t, at: 1, peak: 12) + Self.turn(t, at: 1.7, peak: -12)
+            return (Vector3(x, 0, -1), Vector3(0, 0, z))
+        }
+        XCTAssertEqual(notes.count, 2, "\(notes)")
+    }
 }

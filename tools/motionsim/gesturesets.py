@@ -535,17 +535,21 @@ class ProductFlick:
     the fixed rule by default, adaptive=True for flickAdaptive=1; the sweep of rotation-only
     streams left out), used to say why a stroke was missed; the scores come from the binary.
     accel() takes the stage's deviation and the reading (G), gyro() the rotation speed (rad/s),
-    in time order (gyro first on a shared time)."""
+    in time order (gyro first on a shared time). gyro() takes the rotation rate's vector too when
+    it is known (w, rad/s): the return rule (flickReturnTime) needs the turn's direction, and is
+    not modelled without it."""
 
     FIXED = dict(flickThreshold=10.0, flickRelease=2.0, flickRefractory=0.3, flickAccelThreshold=3.0,
                  flickAccelStartFraction=2.0 / 3.0, flickAccelMagnitude=0.0, flickAccelMinDuration=0.04,
                  flickAccelTimeConstant=0.02, flickGravityTimeConstant=0.0, flickPlayerScale=0.0,
                  flickPlayerMemory=20.0, flickAccelReleaseFraction=0.5, flickAccelGap=0.1, flickRearmFraction=0.0,
-                 flickRearmTime=0.9, flickAccelPeakFraction=0.5, flickAccelSpentByRotation=1.0, flickSpentTime=0.0)
+                 flickRearmTime=0.9, flickAccelPeakFraction=0.5, flickAccelSpentByRotation=1.0, flickSpentTime=0.0,
+                 flickReturnTime=0.0, flickReturnAccel=0.8)
     ADAPTIVE = dict(FIXED, flickRefractory=0.4, flickAccelThreshold=1.5, flickAccelStartFraction=0.5,
                     flickAccelMagnitude=0.35, flickAccelMinDuration=0.05, flickAccelTimeConstant=0.04,
                     flickGravityTimeConstant=1.5, flickPlayerScale=0.5, flickAccelGap=0.15, flickRearmFraction=0.3,
-                    flickAccelPeakFraction=0.7, flickAccelSpentByRotation=0.0, flickSpentTime=0.5)
+                    flickAccelPeakFraction=0.7, flickAccelSpentByRotation=0.0, flickSpentTime=0.5,
+                    flickReturnTime=1.0)
 
     def __init__(self, adaptive=False, **kw):
         s = dict(self.ADAPTIVE if adaptive else self.FIXED)
@@ -561,11 +565,26 @@ class ProductFlick:
         self.threshold = self.peak = self.peakMagnitude = self.first = self.lastAbove = self.quiet = 0.0
         self.refractoryAtStart = False
         self.peakTime = 0.0
+        self.strokeTurn = np.zeros(3)
+        self.recentTurn = np.zeros(3)
+        self.noteTurn = np.zeros(3)
+        self.lastGyro = math.nan
+        self.strokeAccel = self.lastDeviation = 0.0
         self.fired = []       # (time, source, strength)
         self.moves = []       # every accelerometer movement: dict(start, peak_time, peak, threshold, magnitude, above, fired, refractory)
 
-    def gyro(self, speed, time):
+    def _remember_turn(self, moved):
+        v = self.strokeTurn if self.inStroke else self.recentTurn
+        n = float(np.linalg.norm(v))
+        ok = moved and (self.inStroke or n >= self.s.flickRelease / 2) and n > 1e-9
+        self.noteTurn = v / n if ok else np.zeros(3)
+
+    def gyro(self, speed, time, w=None):
         s = self.s
+        w = np.zeros(3) if w is None else np.asarray(w, float)
+        dt = 0.0 if math.isnan(self.lastGyro) else max(0.0, min(time - self.lastGyro, 0.1))
+        self.lastGyro = time
+        self.recentTurn = self.recentTurn + (w - self.recentTurn) * (1.0 - math.exp(-dt / 0.1) if dt > 0 else 1.0)
         if not self.inStroke:
             if speed < s.flickRelease:
                 return
@@ -573,7 +592,14 @@ class ProductFlick:
             self.strokeFired = time - self.lastFlick < s.flickRefractory or (
                 self.inMove and self.moveFired and (s.flickSpentTime <= 0 or time - self.lastFlick < s.flickSpentTime))
             self.strokePeak = speed
+            self.strokeAccel = self.lastDeviation
+            self.strokeTurn = w.copy()
             return
+        self.strokeTurn = self.strokeTurn + w
+        n = float(np.linalg.norm(self.strokeTurn))
+        if (not self.strokeFired and time - self.lastFlick < s.flickReturnTime and n > 1e-9
+                and float(self.noteTurn @ self.strokeTurn) < -0.5 * n):
+            self.strokeFired = True   # the last note's movement turning back
         if not self.strokeFired:
             self.strokePeak = max(self.strokePeak, speed)
             if self.strokePeak >= s.flickThreshold and speed < self.strokePeak:
@@ -584,12 +610,16 @@ class ProductFlick:
                     self.moveNoted = self.moveNoted or noted
                 if noted:
                     self.lastFlick = time
+                    self._remember_turn(self.strokeAccel >= s.flickReturnAccel)
                     self.fired.append((time, "gyro", self.strokePeak))
         if speed < s.flickRelease:
             self.inStroke = False
 
     def accel(self, deviation, reading, time):
         s = self.s
+        self.lastDeviation = deviation
+        if self.inStroke:
+            self.strokeAccel = max(self.strokeAccel, deviation)
         dt = 0.0 if math.isnan(self.last) else max(0.0, min(time - self.last, 0.1))
         user = magnitude = deviation
         if reading is not None and np.all(np.isfinite(reading)):
@@ -638,6 +668,7 @@ class ProductFlick:
             if self.inStroke:
                 self.strokeFired = True
             self.lastFlick = time
+            self._remember_turn(True)
             self.fired.append((time, "accel", self.peak * 3))
         ended = False
         if L < s.flickAccelReleaseFraction * self.threshold:

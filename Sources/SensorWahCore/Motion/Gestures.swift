@@ -130,6 +130,17 @@ public struct GestureSettings: Sendable, Equatable {
     /// spent (the punch's own turn and return) when it starts within this long of the note; a
     /// later one is a stroke of its own (0: always spent, as in the fixed rule).
     public var flickSpentTime = 0.5
+    /// A rotation that turns back against the turn of the last note (its axis more than 120°
+    /// from that turn's) and starts within this long of the note is that movement's return,
+    /// spent: a punch's retraction, the arm's recovery after a stroke (0: off, as in the fixed
+    /// rule). Only a movement that moved the hand has a return: an accelerometer note's, or a
+    /// rotation's whose acceleration without gravity reached `flickReturnAccel`; a turn of the
+    /// wrist alone (0.4-0.5 G) and the turn back after it are two strokes. The turn of an
+    /// accelerometer note is the rotation at its time, when the wrist turned faster than half
+    /// `flickRelease`. Needs a gyro; another accelerometer movement is a note of its own
+    /// whichever way the wrist turns.
+    public var flickReturnTime = 1.0
+    public var flickReturnAccel = 0.8
     /// The adaptive flick (1, the defaults above) or the fixed one (0): `flickAdaptive=0` sets
     /// the accelerometer flick's settings above to the fixed rule's (3 G on the acceleration
     /// without gravity, no player scale: for a sensor on a strumming hand, whose strokes of 1-2 G
@@ -138,21 +149,22 @@ public struct GestureSettings: Sendable, Equatable {
     public var flickAdaptive: Double {
         get { flickGravityTimeConstant > 0 ? 1 : 0 }
         set {
-            let adaptive = newValue >= 0.5
-            flickAccelThreshold = adaptive ? 1.5 : 3.0
-            flickAccelStartFraction = adaptive ? 0.5 : 2.0 / 3.0
-            flickAccelMagnitude = adaptive ? 0.35 : 0
-            flickAccelMinDuration = adaptive ? 0.05 : 0.04
-            flickAccelTimeConstant = adaptive ? 0.04 : 0.02
-            flickGravityTimeConstant = adaptive ? 1.5 : 0
-            flickPlayerScale = adaptive ? 0.5 : 0
-            flickAccelReleaseFraction = 0.5
-            flickAccelGap = adaptive ? 0.15 : 0.1
-            flickRearmFraction = adaptive ? 0.3 : 0
-            flickAccelPeakFraction = adaptive ? 0.7 : 0.5
-            flickAccelSpentByRotation = adaptive ? 0 : 1
-            flickRefractory = adaptive ? 0.4 : 0.3
-            flickSpentTime = adaptive ? 0.5 : 0
+            let adaptive = newValue >= 0.5, a = GestureSettings()
+            flickAccelThreshold = adaptive ? a.flickAccelThreshold : 3.0
+            flickAccelStartFraction = adaptive ? a.flickAccelStartFraction : 2.0 / 3.0
+            flickAccelMagnitude = adaptive ? a.flickAccelMagnitude : 0
+            flickAccelMinDuration = adaptive ? a.flickAccelMinDuration : 0.04
+            flickAccelTimeConstant = adaptive ? a.flickAccelTimeConstant : 0.02
+            flickGravityTimeConstant = adaptive ? a.flickGravityTimeConstant : 0
+            flickPlayerScale = adaptive ? a.flickPlayerScale : 0
+            flickAccelReleaseFraction = a.flickAccelReleaseFraction
+            flickAccelGap = adaptive ? a.flickAccelGap : 0.1
+            flickRearmFraction = adaptive ? a.flickRearmFraction : 0
+            flickAccelPeakFraction = adaptive ? a.flickAccelPeakFraction : 0.5
+            flickAccelSpentByRotation = adaptive ? a.flickAccelSpentByRotation : 1
+            flickRefractory = adaptive ? a.flickRefractory : 0.3
+            flickSpentTime = adaptive ? a.flickSpentTime : 0
+            flickReturnTime = adaptive ? a.flickReturnTime : 0
         }
     }
     /// An accelerometer flick's strength is its peak level (G) times this, so that the flick's
@@ -216,6 +228,12 @@ public struct GestureDetector: Sendable {
     @usableFromInline var lastGyroTime = Double.nan
     @usableFromInline var lastFlick = -Double.infinity
     @usableFromInline var rate = 0.0
+    /// The rotation of the movement in progress (the sum of its rates: a direction), a
+    /// low-passed rotation rate (the turn at an accelerometer note), and the unit axis of the
+    /// last note's turn (zero: none).
+    @usableFromInline var strokeTurn = Vector3(0, 0, 0)
+    @usableFromInline var recentTurn = Vector3(0, 0, 0)
+    @usableFromInline var noteTurn = Vector3(0, 0, 0)
     @usableFromInline var sawAccel = false
     // accelerometer movement
     @usableFromInline var moveLevel = 0.0
@@ -254,13 +272,15 @@ public struct GestureDetector: Sendable {
         fired[0] = 0; fired[1] = 0; fired[2] = 0
     }
 
-    /// A gyro sample: `speed` is the magnitude of the bias-corrected rotation rate (rad/s).
-    public mutating func gyro(speed: Double, at time: Double) {
+    /// A gyro sample: `w` is the bias-corrected rotation rate (rad/s).
+    public mutating func gyro(_ w: Vector3, at time: Double) {
+        let speed = w.length
         guard speed.isFinite else { return }
         let dt = lastGyroTime.isNaN ? 0 : max(0, min(time - lastGyroTime, 0.1))
         lastGyroTime = time
         rate = speed
         let s = settings
+        recentTurn += (w - recentTurn) * Self.alpha(dt, Self.turnTimeConstant)
         if speed >= s.tapMaxRate { lastFastRotation = time }
         if !inStroke {
             guard speed >= s.flickRelease else { return }
@@ -271,14 +291,34 @@ public struct GestureDetector: Sendable {
             strokePeak = speed
             strokeAngle = speed * dt
             strokeAccel = lastDeviation
+            strokeTurn = w
             return
         }
         strokeAngle += speed * dt
+        strokeTurn += w
+        if !strokeFired && time - lastFlick < s.flickReturnTime && isReturn() { strokeFired = true }
         if !strokeFired { checkStroke(speed, time) }
         if speed < s.flickRelease {
             inStroke = false
             active &= ~Gesture.flick.bit
         }
+    }
+
+    /// The low-pass of the rotation rate whose direction is an accelerometer note's turn.
+    public static let turnTimeConstant = 0.1
+
+    /// Whether the movement in progress turns back against the last note's turn (cos < -0.5).
+    @inline(__always) func isReturn() -> Bool {
+        let n = strokeTurn.length
+        return n > 1e-9 && noteTurn.dot(strokeTurn) < -0.5 * n
+    }
+
+    /// A note: its turn is the movement's rotation, or the rotation at this time when no
+    /// rotation movement goes on (none when the wrist turns slower than half `flickRelease`, or
+    /// when the movement did not move the hand: `moved`).
+    @inline(__always) mutating func rememberTurn(moved: Bool) {
+        let v = inStroke ? strokeTurn : recentTurn, n = v.length
+        noteTurn = moved && (inStroke || n >= settings.flickRelease / 2) && n > 1e-9 ? v / n : Vector3(0, 0, 0)
     }
 
     /// One gyro movement gives one flick, when its rate has peaked: above `flickThreshold`, or
@@ -303,6 +343,7 @@ public struct GestureDetector: Sendable {
             }
             if noted {
                 lastFlick = time
+                rememberTurn(moved: strokeAccel >= s.flickReturnAccel)
                 fire(.flick, strokePeak)
             }
         }
@@ -428,6 +469,7 @@ public struct GestureDetector: Sendable {
             moveNoted = true
             if inStroke { strokeFired = true }
             lastFlick = time
+            rememberTurn(moved: true)
             active |= Gesture.flick.bit
             fire(.flick, movePeak * s.flickAccelStrengthScale)
         }

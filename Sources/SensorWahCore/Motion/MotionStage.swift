@@ -210,7 +210,7 @@ public struct MotionStage: Sendable {
     @inline(__always) mutating func gyroStep(_ w: Vector3, _ t: Double) {
         estimator.gyro(w, at: t)
         gyroSeen = true
-        gestures.gyro(speed: (w - estimator.bias).length, at: t)
+        gestures.gyro(w - estimator.bias, at: t)
     }
 
     /// The gestures read the acceleration without gravity: with a gyro, the reading minus the

@@ -21,6 +21,7 @@ extension GestureSettings {
             ("flickRearmTime", \.flickRearmTime), ("flickAccelPeakFraction", \.flickAccelPeakFraction),
             ("flickPeakFraction", \.flickPeakFraction), ("flickAccelSpentByRotation", \.flickAccelSpentByRotation),
             ("flickSpentTime", \.flickSpentTime),
+            ("flickReturnTime", \.flickReturnTime), ("flickReturnAccel", \.flickReturnAccel),
             ("flickAccelStrengthScale", \.flickAccelStrengthScale),
             ("shakeThreshold", \.shakeThreshold), ("shakeRelease", \.shakeRelease),
             ("shakeTimeConstant", \.shakeTimeConstant),
