@@ -37,8 +37,10 @@ public struct GestureFeatures: Sendable {
     /// (`LearnedGestureTests.testSimulatedStrokeClasses`) and on real takes by `tools/teach-score`
     /// (docs/gestures.md): a weight from 1.3 to 2 scores alike; past 2 the score falls.
     public static let magnitudeWeight = 1.6
-    /// Weight of the rotation-rate features against the accelerometer's.
-    public static let gyroWeight = 0.4
+    /// Weight of the rotation-rate features against the accelerometer's: chosen with
+    /// `tools/teach-score --validate` on other people's labelled takes (docs/gestures.md), where
+    /// 0.8 tells the classes apart best (0.6-1.0 close to it; 0.4 and 1.2 a class or two worse).
+    public static let gyroWeight = 0.8
 
     @usableFromInline var filtered: InlineArray<7, Double> = .init(repeating: 0)
     @usableFromInline var previous: InlineArray<7, Double> = .init(repeating: 0)
@@ -180,7 +182,7 @@ public struct GestureFeatures: Sendable {
 /// A model of gestures taught by example: named classes, each with its examples and the match
 /// distance under which a movement counts as it (learnt from the examples).
 public struct GestureModel: Sendable, Equatable {
-    public static let version = 3
+    public static let version = 4
 
     public struct Example: Sendable, Equatable {
         /// Feature frames (`GestureFeatures.dims` values each, at `GestureFeatures.rate`).
@@ -503,11 +505,11 @@ public struct GestureRecognizer: Sendable {
     public static let holdBack = 1.3
     /// A warping path may be this much shorter or longer than its example.
     public static let minStretch = 0.6, maxStretch = 1.7
-    /// Progress falls back to 0 only after this many internal frames with no match (200 ms):
+    /// Progress falls back to 0 only after this many internal frames with no match (300 ms):
     /// a few frames where the alignment wavers do not restart it
     /// (`LearnedGestureTests.testSimulatedStrokeClasses` counts the recognised strokes whose
     /// progress restarts in the half second before their firing).
-    public static let progressHold = 10
+    public static let progressHold = 15
     /// Progress under this is reported as 0 (the still start of an example matches any rest).
     public static let progressFloor = 0.25
 
