@@ -280,7 +280,7 @@ public struct GestureDetector: Sendable {
         lastGyroTime = time
         rate = speed
         let s = settings
-        recentTurn += (w - recentTurn) * Self.alpha(dt, Self.turnTimeConstant)
+        if s.flickReturnTime > 0 { recentTurn += (w - recentTurn) * Self.alpha(dt, Self.turnTimeConstant) }
         if speed >= s.tapMaxRate { lastFastRotation = time }
         if !inStroke {
             guard speed >= s.flickRelease else { return }
