@@ -89,9 +89,21 @@ final class JackWahSwitchTests: XCTestCase {
         print(
             "wah switch on JACK: sine \(Double(long[0].count) / 100) s, wah \(Double(long[1].count) / 100) s, sine \(Double(long[2].count) / 100) s"
         )
-        // bypassed up to the first flick (6.28 s of replay) and engaged for the 0.70 s to the second
+        // bypassed up to the first flick (6.28 s of replay) and engaged for the 0.70 s to the second.
+        // The switches fall at wall-clock moments, the recording counts JACK frames: a late cycle
+        // of the dummy backend (an xrun, which sensorwah counts on stderr) loses wall time that no
+        // frame covers, so with xruns the engaged run may be shorter, never longer
         XCTAssertGreaterThan(long[0].count, 600, "bypassed for less than 6 s before the first flick")
-        XCTAssertEqual(Double(long[1].count) / 100, switches[1].t - switches[0].t, accuracy: 0.05)
+        let engaged = Double(long[1].count) / 100, expected = switches[1].t - switches[0].t
+        let xruns = sw.stderr.firstMatch(of: /JACK: (\d+) xruns? in/).flatMap { Int($0.1) }
+        XCTAssertNotNil(xruns, "no JACK summary on stderr: \(sw.stderr)")
+        if xruns == 0 {
+            XCTAssertEqual(engaged, expected, accuracy: 0.05)
+        } else {
+            print("wah switch on JACK: \(xruns ?? -1) xruns in the run, the engaged run may lose their time")
+            XCTAssertLessThanOrEqual(engaged, expected + 0.05)
+            XCTAssertGreaterThanOrEqual(engaged, expected - 0.2)
+        }
         XCTAssertGreaterThan(long[2].count, 400, "bypassed for less than 4 s after the second flick")
 
         // no click: around each switch the largest sample-to-sample step stays that of the sine
