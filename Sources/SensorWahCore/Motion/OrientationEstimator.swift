@@ -19,12 +19,12 @@ public struct EstimatorSettings: Sendable, Equatable {
     ///   (G) / the integration's random walk (deg/√s, from the second difference of the rate,
     ///   |ω(k) − 2ω(k−1) + ω(k−2)|·Δt/12 per step, averaged over `disturbanceTimeConstant`), never
     ///   below `roughMinTimeConstant`. A phone walking at 16.8 Hz (about 3 deg/√s, 0.6 G) comes
-    ///   down to about 0.5 s, where integrating its gyro alone loses a degree a sample.
+    ///   down to about 0.6 s, where integrating its gyro alone loses a degree a sample.
     public var accelTimeConstant = 3.0
     public var minTimeConstant = 1.0
     public var disturbanceScale = 5.0
     public var disturbanceTimeConstant = 2.0
-    public var roughnessScale = 1.5
+    public var roughnessScale = 3.0
     public var roughMinTimeConstant = 0.5
     /// Neither shortening applies for `clipHoldTime` s after a reading that looks clipped: one
     /// at the largest magnitude the stream has shown on any axis (when that is 1.5 G or more,
