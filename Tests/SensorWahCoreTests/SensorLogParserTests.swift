@@ -157,10 +157,32 @@ final class SensorLogParserTests: XCTestCase {
         XCTAssertEqual(p.results, [.header, .frame, .frame, .skipped(.outOfOrder), .frame, .frame, .frame])
         let times = p.frames.map { $0.time(.accelerometer) }
         XCTAssertEqual(times[0], 0); XCTAssertEqual(times[2], 0.03, accuracy: 1e-9)
-        // the restart continues after the latest time instead of going back
-        XCTAssertEqual(times[3], 0.04, accuracy: 1e-9)
-        XCTAssertEqual(times[4], 0.05, accuracy: 1e-9)
+        // the restart continues after the latest time instead of going back, by the stream's
+        // usual step (a running mean of its steps, 20 ms then 10 ms)
+        let usual = 0.02 + (0.01 - 0.02) / 64
+        XCTAssertEqual(times[3], 0.03 + usual, accuracy: 1e-9)
+        XCTAssertEqual(times[4], 0.04 + usual, accuracy: 1e-9)
         XCTAssertEqual(p.parser.stats.clockRestarts, 1)
+    }
+
+    /// A watch streaming at 800 Hz whose clock is set back 3 s while it keeps sending: the
+    /// stream time goes on 1.25 ms apart, as the readings were taken (a fixed step after the
+    /// restart would shift every later reading against the earlier ones).
+    func testAClockSetBackKeepsTheStreamsSpacing() {
+        var timeline = Timeline()
+        var times: [Double] = []
+        for i in 0..<2000 {
+            let raw = 5000 + Double(i) * 0.00125 - (i >= 1000 ? 3 : 0)
+            guard case .new(let t) = timeline.admit(.accelerometer, raw: raw) else { return XCTFail("sample \(i)") }
+            times.append(t)
+        }
+        XCTAssertEqual(timeline.restarts, 1)
+        for i in 1..<times.count { XCTAssertEqual(times[i] - times[i - 1], 0.00125, accuracy: 1e-9, "step \(i)") }
+        // before any step is known, a restart continues by restartStep
+        var fresh = Timeline()
+        _ = fresh.admit(.accelerometer, raw: 100)
+        guard case .new(let t) = fresh.admit(.accelerometer, raw: 50) else { return XCTFail("the restart") }
+        XCTAssertEqual(t, 0.01, accuracy: 1e-9)
     }
 
     func testHostileLinesAreCountedNeverCrash() {
