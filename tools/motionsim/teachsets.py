@@ -526,20 +526,25 @@ def b1_validate(takes, per_take):
     return teach, test
 
 
-def b2_validate(subject, classes, seed=1):
+def b2_validate(subject, classes, seed=1, fold=None):
     """(teach stream, test stream) within B2's teach split alone (takes 0-4): taught from takes
-    0-2, recognised in takes 3-4."""
+    0-2, recognised in takes 3-4; with `fold` k (0-4), recognised in takes k and k+1 (mod 5) and
+    taught from the other three."""
     d = load_b2(subject)
-    teach = [d[(c, k)] for c in classes for k in range(3)]
-    test = [d[(c, k)] for c in classes for k in range(3, 5)]
+    tested = [3, 4] if fold is None else [fold % 5, (fold + 1) % 5]
+    teach = [d[(c, k)] for c in classes for k in range(5) if k not in tested]
+    test = [d[(c, k)] for c in classes for k in tested]
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(test))
-    return (join(teach, "B2/%s/vteach" % subject), join([test[i] for i in order], "B2/%s/vtest" % subject))
+    tag = "" if fold is None else str(fold)
+    return (join(teach, "B2/%s/vteach%s" % (subject, tag)),
+            join([test[i] for i in order], "B2/%s/vtest%s" % (subject, tag)))
 
 
-def experiments(sets, b2_sets, per_take, seed, validate=False):
+def experiments(sets, b2_sets, per_take, seed, validate=False, folds=False):
     """[(experiment name, classes, teach takes, test takes)]; with `validate`, splits of the
-    teach split alone (for choosing constants without reading the test split)."""
+    teach split alone (for choosing constants without reading the test split); with `folds`
+    too, B2's five rotations of it."""
     out = []
     if validate:
         if "B1" in sets:
@@ -548,8 +553,10 @@ def experiments(sets, b2_sets, per_take, seed, validate=False):
         if "B2" in sets:
             for bs in b2_sets:
                 for s in B2_SUBJECTS:
-                    teach, test = b2_validate(s, B2_SETS[bs], seed=seed)
-                    out.append(("B2/%s/%s" % (bs, s), B2_SETS[bs], [teach], [test]))
+                    for f in (range(5) if folds else [None]):
+                        teach, test = b2_validate(s, B2_SETS[bs], seed=seed, fold=f)
+                        out.append(("B2/%s/%s%s" % (bs, s, "" if f is None else "/fold%d" % f),
+                                    B2_SETS[bs], [teach], [test]))
         return out
     if "B1" in sets:
         teach, test = b1_split(load_b1(), per_take)
@@ -609,10 +616,13 @@ def main(argv=None):
                     help="score within the teach split alone (B1: each single-class take taught from its first "
                          "--per-take movements, default 3, and recognised after them; B2: taught from takes 0-2, "
                          "recognised in takes 3-4): for choosing constants without the test split")
+    ap.add_argument("--folds", action="store_true",
+                    help="with --validate: B2 in five rotations of its teach split (recognised in takes k and "
+                         "k+1 mod 5, taught from the other three), every take recognised twice")
     ap.add_argument("--binary", default=BINARY, help="default: the newer of .build-static/release and .build/release")
     a = ap.parse_args(argv)
     methods = a.methods.split(",")
-    exps = experiments(a.set.split(","), a.b2_set.split(","), a.per_take, a.seed, a.validate)
+    exps = experiments(a.set.split(","), a.b2_set.split(","), a.per_take, a.seed, a.validate, a.folds)
     wd = tempfile.mkdtemp(prefix="teachsets-")
     print("teach by %s; binary %s" % (a.teach_by, a.binary))
     pooled = {}
