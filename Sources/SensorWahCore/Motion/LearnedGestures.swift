@@ -474,7 +474,7 @@ public struct GestureModel: Sendable, Equatable {
 /// the distance has stopped falling for `holdFrames` frames (or rose over the threshold), with
 /// strength = match quality; then every column restarts so the same movement cannot fire again.
 /// A class ready to fire waits while another class's match is still growing (a longer movement
-/// whose start it matched). The warping path takes at most `maxRun` steps in a row along one
+/// whose start it matched), a candidate's included. The warping path takes at most `maxRun` steps in a row along one
 /// sequence alone, so no part of an example is squeezed onto a frame or two of the stream (an
 /// unconstrained path did that, and then failed the length check of the whole match).
 /// Progress: how far into the best example the stream has matched within the threshold (0-1).
@@ -715,11 +715,13 @@ public struct GestureRecognizer: Sendable {
         // a shorter class often matches the start of a longer movement: while another class's
         // match still grows (and at most `maxWait` frames), wait; then the nearest candidate of
         // all takes the movement (so a tennis swing is not taken by the table-tennis class
-        // that matches its first half)
+        // that matches its first half). That class may be a candidate already, from an early
+        // match of most of its example: its whole match decides against the shorter one's (a
+        // B2 p-shape's first stroke is a swipe up)
         if readySince == Int.min { readySince = now }
         if now >= refractoryUntil && now - readySince < maxWait {
             for c in 0..<nc
-            where !candidate[c] && classProgress[c] >= Self.progressFloor && classProgress[c] < 1
+            where c != ready && classProgress[c] >= Self.progressFloor && classProgress[c] < 1
                 && now - grewTick[c] <= Self.growingFrames
             { return }
         }
