@@ -338,7 +338,7 @@ final class EffectChainCLITests: XCTestCase {
         let recorder = try server.run("jack-record", ["-n", "1", outPath])
         let recPort = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"), "jack-record has no port")
         let player = try server.run("jack-play", [tonePath])
-        let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"), "jack-play has no port")
+        let playPort = try server.playerPort(player)
         let sw = try server.run(
             binary,
             [
@@ -391,7 +391,7 @@ final class EffectChainCLITests: XCTestCase {
         let recordingStarted = Date()
         let recPort = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"), "jack-record has no port")
         let player = try server.run("jack-play", [tonePath])
-        let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"), "jack-play has no port")
+        let playPort = try server.playerPort(player)
         let sw = try server.run(
             binary,
             [

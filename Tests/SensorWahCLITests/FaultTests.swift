@@ -477,7 +477,7 @@ final class FaultTests: XCTestCase {
         let recorder = try server.run("jack-record", ["-n", "1", outPath])
         let recPort = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"))
         let player = try server.run("jack-play", [noisePath])
-        let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"))
+        let playPort = try server.playerPort(player)
         XCTAssertEqual(try JackTest.sh("jack_connect", [playPort, "sensorwah:in_1"], env: server.env).status, 0)
         XCTAssertEqual(try JackTest.sh("jack_connect", ["sensorwah:out_1", recPort], env: server.env).status, 0)
         recorder.stopRecording(outPath, rate: rate, channels: 1, tail: 1.2)

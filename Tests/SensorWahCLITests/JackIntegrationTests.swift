@@ -31,7 +31,7 @@ final class JackIntegrationTests: XCTestCase {
         let dump = try server.run("jack_midi_dump", [dumpName])
         _ = try XCTUnwrap(server.waitForPort("^\(dumpName):input$"), "jack_midi_dump has no port")
         let player = try server.run("jack-play", [noisePath])
-        let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"), "jack-play has no port")
+        let playPort = try server.playerPort(player)
 
         let sw = try server.run(
             binary,
@@ -106,7 +106,7 @@ final class JackIntegrationTests: XCTestCase {
             ])
         XCTAssertTrue(sw.waitForStderr("JACK: connected", seconds: 10), sw.stderr)
         let player = try server.run("jack-play", [inPath])
-        let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"))
+        let playPort = try server.playerPort(player)
         XCTAssertEqual(try JackTest.sh("jack_connect", [playPort, "sensorwah:in_1"], env: server.env).status, 0)
         XCTAssertEqual(try JackTest.sh("jack_connect", [playPort, rec1], env: server.env).status, 0)
         player.wait(timeout: 30)

@@ -58,8 +58,8 @@ final class JackRealtimeTests: XCTestCase {
         let dump = try server.run("jack_midi_dump", [dumpName])
         _ = server.waitForPort("^\(dumpName):input$")
         let player = try server.run("jack-play", [inPath])
-        let p1 = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"))
-        let p2 = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_2$"))
+        let p1 = try server.playerPort(player)
+        let p2 = try server.playerPort(player, 2)
         let sender = try JackTest.buildMIDISender(dir)
         // the run lasts `seconds` from its connection (SIGINT ends it; --seconds is a ceiling), so
         // the period change lands half way however long the start took on a busy machine

@@ -310,6 +310,18 @@ enum JackTest {
             try? awaitPort(pattern, seconds: seconds)
         }
 
+        /// The `out_N` port of a `jack-play` started with `run`, awaited up to 20 s (on a loaded
+        /// machine jack-play may take seconds to open its file and register); in vain, the
+        /// failure says whether it was still running and what it printed.
+        func playerPort(_ player: Proc, _ n: Int = 1) throws -> String {
+            let port = "jack-play-\(player.pid):out_\(n)"
+            try waitUntil(
+                "the port \(port) (jack-play \(player.isRunning ? "running" : "exited"), its stderr: \(player.stderr))",
+                timeout: 20, poll: 0.05, observe: { self.ports() }
+            ) { $0.contains(port) }
+            return port
+        }
+
         /// `waitForPort` that throws, saying which port was awaited and the ports there were.
         @discardableResult
         func awaitPort(_ pattern: String, seconds: Double = 10) throws -> String {

@@ -23,7 +23,7 @@ final class JackWahSwitchTests: XCTestCase {
         let recorder = try server.run("jack-record", ["-n", "1", outPath])
         let recPort = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"), "jack-record has no port")
         let player = try server.run("jack-play", [sinePath])
-        let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"), "jack-play has no port")
+        let playPort = try server.playerPort(player)
 
         let sw = try server.run(
             binary,

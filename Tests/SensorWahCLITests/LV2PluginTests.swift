@@ -200,7 +200,7 @@ final class LV2PluginTests: XCTestCase {
         let recorder = try server.run("jack-record", ["-n", "1", "-b", "65536", outPath])
         let recPort = try XCTUnwrap(server.waitForPort("^jack-record-\(recorder.pid):in_1$"), "jack-record has no port")
         let player = try server.run("jack-play", [noisePath])
-        let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"), "jack-play has no port")
+        let playPort = try server.playerPort(player)
         for (from, to) in [(playPort, "SensorWah:in"), ("SensorWah:out", recPort)] {
             let c = try JackTest.sh("jack_connect", [from, to], env: server.env)
             XCTAssertEqual(c.status, 0, "jack_connect \(from) \(to): \(c.err)")

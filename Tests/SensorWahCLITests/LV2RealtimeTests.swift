@@ -61,7 +61,7 @@ final class LV2RealtimeTests: XCTestCase {
             ], openStdin: true)
         _ = try XCTUnwrap(server.waitForPort("^SensorWah:midi_in$"), "jalv has no midi_in: \(host.stderr)")
         let player = try server.run("jack-play", [inPath])
-        let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"))
+        let playPort = try server.playerPort(player)
         for (from, to) in [(playPort, "SensorWah:in"), ("SensorWah:out", "system:playback_1")] {
             let c = try JackTest.sh("jack_connect", [from, to], env: server.env)
             XCTAssertEqual(c.status, 0, "jack_connect \(from) \(to): \(c.err)")
@@ -159,7 +159,7 @@ final class LV2RealtimeTests: XCTestCase {
             ], openStdin: true)
         _ = try XCTUnwrap(server.waitForPort("^swchain:in$"), "jalv has no in port: \(host.stderr)")
         let player = try server.run("jack-play", [inPath])
-        let playPort = try XCTUnwrap(server.waitForPort("^jack-play-\(player.pid):out_1$"))
+        let playPort = try server.playerPort(player)
         for (from, to) in [(playPort, "swchain:in"), ("swchain:out", "system:playback_1")] {
             let c = try JackTest.sh("jack_connect", [from, to], env: server.env)
             XCTAssertEqual(c.status, 0, "jack_connect \(from) \(to): \(c.err)")
