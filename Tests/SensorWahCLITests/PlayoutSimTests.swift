@@ -9,18 +9,9 @@ import XCTest
 /// release must be the port's.
 final class PlayoutSimTests: XCTestCase {
     func testThePortReleasesEveryReadingWhenCoreDoes() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let tool = CLI.repo.appendingPathComponent("tools/playout-sim").path
-        p.arguments = ["python3", tool, "--trace", "1", "--seconds", "90"]
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, stderr)
+        let (status, text, stderr) = try JackTest.sh(tool, ["--trace", "1", "--seconds", "90"])
+        XCTAssertEqual(status, 0, stderr)
         let rows = text.split(separator: "\n").map { $0.split(separator: " ").compactMap { Double($0) } }
         XCTAssertEqual(rows.count, 9000, "a reading every 10 ms for 90 s")
         var playout = Playout(mode: .auto)

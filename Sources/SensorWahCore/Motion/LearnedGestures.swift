@@ -474,9 +474,10 @@ public struct GestureModel: Sendable, Equatable {
 /// the distance has stopped falling for `holdFrames` frames (or rose over the threshold), with
 /// strength = match quality; then every column restarts so the same movement cannot fire again.
 /// A class ready to fire waits while another class's match is still growing (a longer movement
-/// whose start it matched), a candidate's included. The warping path takes at most `maxRun` steps in a row along one
-/// sequence alone, so no part of an example is squeezed onto a frame or two of the stream (an
-/// unconstrained path did that, and then failed the length check of the whole match).
+/// whose start it matched), a candidate's included. The warping path takes at most `maxRun`
+/// steps in a row along one sequence alone, so no part of an example is squeezed onto a frame
+/// or two of the stream (an unconstrained path did that, and then failed the length check of
+/// the whole match).
 /// Progress: how far into the best example the stream has matched within the threshold (0-1).
 /// Allocation-free after `init`.
 public struct GestureRecognizer: Sendable {
