@@ -174,6 +174,22 @@ def b1_split(takes, per_take=None):
     return teach, test
 
 
+def b1_mixed(takes, fold):
+    """(teach takes, test takes) within B1's mixed takes alone, the way a player teaches from one
+    take and plays the next: each mixed take cut between its two halves of punches (halfway
+    between the last of the first half and the first of the second); fold 0 teaches from the
+    first halves and recognises the second, fold 1 the other way round."""
+    teach, test = [], []
+    for name in ["all_left", "all_right"]:
+        tk = takes[name]
+        h = len(tk.moves) // 2
+        mid = (tk.moves[h - 1].hi + tk.moves[h].lo) / 2
+        first, second = cut(tk, 0.0, mid, tk.name + "/first"), cut(tk, mid, tk.t[-1], tk.name + "/second")
+        teach.append(first if fold == 0 else second)
+        test.append(second if fold == 0 else first)
+    return teach, test
+
+
 # ---------------------------------------------------------------- B2
 
 def _b2_file(path):
@@ -558,6 +574,10 @@ def experiments(sets, b2_sets, per_take, seed, validate=False, folds=False):
                         out.append(("B2/%s/%s%s" % (bs, s, "" if f is None else "/fold%d" % f),
                                     B2_SETS[bs], [teach], [test]))
         return out
+    if "B1mixed" in sets:
+        for f in (0, 1):
+            teach, test = b1_mixed(load_b1(), f)
+            out.append(("B1mixed/fold%d" % f, B1_CLASSES, teach, test))
     if "B1" in sets:
         teach, test = b1_split(load_b1(), per_take)
         out.append(("B1" + ("/first%d" % per_take if per_take else ""), B1_CLASSES, teach, test))
@@ -601,7 +621,9 @@ def main(argv=None):
     import argparse
     ap = argparse.ArgumentParser(prog="tools/teach-score", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", default="B1,B2", help="B1, B2 or both (default)")
+    ap.add_argument("--set", default="B1,B2",
+                    help="B1, B2 or both (default); B1mixed: B1's two mixed takes, taught from one half of "
+                         "each and recognised in the other, both ways round")
     ap.add_argument("--b2-set", default="all10", help="comma-separated: " + ", ".join(B2_SETS))
     ap.add_argument("--methods", default="sensorwah,nn-oracle,nn-peaks,proto",
                     help="sensorwah (the binary), nn-oracle (1-NN at the labelled times), nn-peaks (rotation-speed "
