@@ -28,6 +28,11 @@ Sets
       the gyro consistent with that turn), the test takes in a shuffled (seeded) order.
       Class sets: all10 (the ten at once), or a four-class set taught with the other six classes'
       test takes left in the test stream as distractors (any firing on them is a false alarm).
+  B1mixed  B1's two mixed takes alone, each cut between its two halves of punches: taught from
+      one half of each, recognised in the other, both ways round (a player teaching from one
+      take and playing the next).
+  --alone  any set with one model per class, taught from that class's movements alone and
+      recognised among the other classes' movements, which are then distractors.
 
 Scoring (per take, per class, pooled): each labelled movement has a window, its stretch widened
 by 0.5 s each side but never past halfway to the neighbouring movement; one-to-one, each movement
@@ -590,6 +595,16 @@ def experiments(sets, b2_sets, per_take, seed, validate=False, folds=False):
     return out
 
 
+def alone(take, c, taught):
+    """The take with only class c's movements as taught (`taught`: keep only them, for a teach
+    take) or with every other class's movement a distractor (a test take)."""
+    if taught:
+        moves = [m for m in take.moves if m.cls == c]
+    else:
+        moves = [Move(m.time, m.lo, m.hi, m.cls, m.distractor or m.cls != c) for m in take.moves]
+    return Take(take.name, take.t, take.acc, take.gyro, windows(moves))
+
+
 def firings(method, name, classes, teach, test, binary, workdir, how, verbose=False):
     """{test take name: [(time, class, strength)]} of one method."""
     out = {}
@@ -641,9 +656,16 @@ def main(argv=None):
     ap.add_argument("--folds", action="store_true",
                     help="with --validate: B2 in five rotations of its teach split (recognised in takes k and "
                          "k+1 mod 5, taught from the other three), every take recognised twice")
+    ap.add_argument("--alone", action="store_true",
+                    help="teach each class by itself (a model of one gesture) and recognise it among the others, "
+                         "whose movements are then distractors: any firing on one is a false alarm")
     ap.add_argument("--binary", default=BINARY, help="default: the newer of .build-static/release and .build/release")
     a = ap.parse_args(argv)
     methods = a.methods.split(",")
+    if a.alone and set(methods) & {"nn-oracle", "proto"}:
+        raise SystemExit("teach-score: --alone scores sensorwah and nn-peaks only (nn-oracle is given the taught "
+                         "class's own times, so alone it cannot be wrong; proto has no null class): "
+                         "--methods sensorwah,nn-peaks")
     exps = experiments(a.set.split(","), a.b2_set.split(","), a.per_take, a.seed, a.validate, a.folds)
     wd = tempfile.mkdtemp(prefix="teachsets-")
     print("teach by %s; binary %s" % (a.teach_by, a.binary))
@@ -652,14 +674,18 @@ def main(argv=None):
         for name, classes, teach, test in exps:
             group = name.split("/")[0] + ("/" + name.split("/")[1] if name.startswith("B2") else "")
             for m in methods:
-                fs = firings(m, name, classes, teach, test, a.binary, wd, a.teach_by)
                 tot = Tally(classes)
-                for tk in test:
-                    t = Tally(classes)
-                    t.add(tk, fs[tk.name])
-                    if a.per_take_lines and len(test) > 1:
-                        print("  %-28s %-10s %s" % (tk.name, m, t.line()))
-                    tot.merge(t)
+                # --alone: one model per class, taught from that class alone; else one for all
+                for cs in ([[c] for c in classes] if a.alone else [classes]):
+                    te = [x for x in (alone(tk, cs[0], True) for tk in teach) if x.moves] if a.alone else teach
+                    tt = [alone(tk, cs[0], False) for tk in test] if a.alone else test
+                    fs = firings(m, name + "/" + cs[0] if a.alone else name, cs, te, tt, a.binary, wd, a.teach_by)
+                    for tk in tt:
+                        t = Tally(cs)
+                        t.add(tk, fs[tk.name])
+                        if a.per_take_lines and len(test) > 1:
+                            print("  %-28s %-10s %s" % (tk.name + ("/" + cs[0] if a.alone else ""), m, t.line()))
+                        tot.merge(t)
                 print("%-28s %-10s %s" % (name, m, tot.line()))
                 print("%-28s %-10s   %s" % ("", "", tot.class_line()))
                 if a.confusion:
