@@ -640,8 +640,8 @@ def main(argv=None):
                     help="B1, B2 or both (default); B1mixed: B1's two mixed takes, taught from one half of "
                          "each and recognised in the other, both ways round")
     ap.add_argument("--b2-set", default="all10", help="comma-separated: " + ", ".join(B2_SETS))
-    ap.add_argument("--methods", default="sensorwah,nn-oracle,nn-peaks,proto",
-                    help="sensorwah (the binary), nn-oracle (1-NN at the labelled times), nn-peaks (rotation-speed "
+    ap.add_argument("--methods", default=None,
+                    help="default sensorwah,nn-oracle,nn-peaks,proto (with --alone sensorwah,nn-peaks): sensorwah (the binary), nn-oracle (1-NN at the labelled times), nn-peaks (rotation-speed "
                          "peaks + 1-NN), proto (the Python prototype)")
     ap.add_argument("--teach-by", default="stretch", choices=["stretch", "mark"],
                     help="give `sensorwah teach` the labelled stretches (START END NAME) or marks at each movement's peak")
@@ -661,7 +661,7 @@ def main(argv=None):
                          "whose movements are then distractors: any firing on one is a false alarm")
     ap.add_argument("--binary", default=BINARY, help="default: the newer of .build-static/release and .build/release")
     a = ap.parse_args(argv)
-    methods = a.methods.split(",")
+    methods = (a.methods or ("sensorwah,nn-peaks" if a.alone else "sensorwah,nn-oracle,nn-peaks,proto")).split(",")
     if a.alone and set(methods) & {"nn-oracle", "proto"}:
         raise SystemExit("teach-score: --alone scores sensorwah and nn-peaks only (nn-oracle is given the taught "
                          "class's own times, so alone it cannot be wrong; proto has no null class): "
