@@ -447,19 +447,23 @@ final class FaultTests: XCTestCase {
         let sender = try CLI.Running(["stream", recording, "--to", "127.0.0.1:\(port)", "--loop", "--speed", "2"])
         defer { sender.interrupt(); _ = sender.wait() }
 
-        /// A jack_midi_dump on midi_out: waits for `n` messages.
-        func midiArrives(_ label: String, _ n: Int) throws -> Bool {
+        /// A jack_midi_dump on midi_out, given 20 s for `n` messages: nil when they came, else
+        /// what was seen (how many came, what the dump and listen printed).
+        func midiMissing(_ label: String, _ n: Int) throws -> String? {
             let name = "swfault\(label)\(getpid())"
             let dump = try server.run("jack_midi_dump", [name])
-            guard server.waitForPort("^\(name):input$") != nil else { return false }
-            XCTAssertEqual(
-                try JackTest.sh("jack_connect", ["sensorwah:midi_out", "\(name):input"], env: server.env).status, 0)
-            _ = try? dump.awaitStdout("\(n) MIDI messages") { JackTest.dumpMessages($0).count >= n }
+            try server.awaitPort("^\(name):input$")
+            let connect = try JackTest.sh("jack_connect", ["sensorwah:midi_out", "\(name):input"], env: server.env)
+            XCTAssertEqual(connect.status, 0, connect.err)
+            _ = try? dump.awaitStdout("\(n) MIDI messages", seconds: 20) { JackTest.dumpMessages($0).count >= n }
             dump.signal(SIGINT)
             dump.wait(timeout: 5)
-            return JackTest.dumpMessages(dump.stdout).count >= n
+            let got = JackTest.dumpMessages(dump.stdout).count
+            guard got < n else { return nil }
+            return
+                "\(got) of \(n) MIDI messages in 20 s; jack_midi_dump said: \(dump.stderr)\nlisten said: \(sw.stderr.suffix(3000))"
         }
-        XCTAssertTrue(try midiArrives("a", 20), "no JACK MIDI before the kill")
+        XCTAssertNil(try midiMissing("a", 20), "no JACK MIDI before the kill")
 
         server.kill()
         XCTAssertTrue(sw.waitForStderr("JACK: server .* shut down", seconds: 5), "no loss noticed:\n\(sw.stderr)")
@@ -469,7 +473,7 @@ final class FaultTests: XCTestCase {
         XCTAssertGreaterThan(sw.stdout.count, atKill, "stdout stalled while the server was down")
         try server.start()
         XCTAssertTrue(sw.waitForStderr("JACK: reconnected to server", seconds: 8), "no reconnection:\n\(sw.stderr)")
-        XCTAssertTrue(try midiArrives("b", 20), "JACK MIDI did not resume")
+        XCTAssertNil(try midiMissing("b", 20), "JACK MIDI did not resume")
 
         // audio: noise through the wah into jack-record, recorded until a second after both
         // connections are made, and that last second checked

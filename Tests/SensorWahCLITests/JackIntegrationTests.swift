@@ -79,7 +79,7 @@ final class JackIntegrationTests: XCTestCase {
     /// Noise with NaN, infinity and denormal bursts through the wah: every output sample finite,
     /// and the sound comes back after each burst (no poisoned filter).
     func testNaNAndDenormalsThroughJackDoNotPoisonTheWah() throws {
-        try JackTest.requireJackTools(["jack-play", "jack-record"])
+        try JackTest.requireJackTools(["jack-play", "jack-record", "jack_transport"])
         let binary = JackTest.debugBinary
         let dir = try JackTest.tempDir("jack-nan")
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -105,11 +105,25 @@ final class JackIntegrationTests: XCTestCase {
                 "--jack-connect", "out_1=\(rec2)"
             ])
         XCTAssertTrue(sw.waitForStderr("JACK: connected", seconds: 10), sw.stderr)
-        let player = try server.run("jack-play", [inPath])
+        // jack-play follows JACK's transport (-t) and starts when it rolls, after both
+        // connections: on a loaded machine they take seconds, and bursts played before them
+        // would reach neither the wah nor the recorder
+        let transport = try server.run("jack_transport", [], openStdin: true)
+        defer {
+            transport.send("quit")
+            transport.closeStdin()
+            transport.wait(timeout: 5)
+        }
+        let player = try server.run("jack-play", ["-t", inPath])
         let playPort = try server.playerPort(player)
         XCTAssertEqual(try JackTest.sh("jack_connect", [playPort, "sensorwah:in_1"], env: server.env).status, 0)
         XCTAssertEqual(try JackTest.sh("jack_connect", [playPort, rec1], env: server.env).status, 0)
-        player.wait(timeout: 30)
+        transport.send("play")
+        // following the transport, jack-play does not end with its file: stopped once the 8 s
+        // have played (the dummy backend runs in real time)
+        usleep(9_000_000)
+        player.signal(SIGTERM)
+        player.wait(timeout: 5)
         recorder.stopRecording(outPath, rate: rate, channels: 2)
         sw.signal(SIGINT)
         XCTAssertEqual(sw.wait(timeout: 10).status, 0, sw.stderr)
