@@ -547,6 +547,21 @@ def b1_validate(takes, per_take):
     return teach, test
 
 
+def b1_cross(takes, per_take, taught):
+    """(teach takes, test takes) within B1's teach split, across takes: taught from the first
+    `per_take` movements of each single-class take of one speed (`taught`: fast or slow),
+    recognised in the whole takes of the other speed (how hard the punches are changes)."""
+    teach, test = [], []
+    for name, tk in sorted(takes.items()):
+        if name.startswith("all_"):
+            continue
+        if name.endswith("_" + taught):
+            teach.append(Take(tk.name, tk.t, tk.acc, tk.gyro, tk.moves[:per_take]))
+        else:
+            test.append(tk)
+    return teach, test
+
+
 def b2_validate(subject, classes, seed=1, fold=None):
     """(teach stream, test stream) within B2's teach split alone (takes 0-4): taught from takes
     0-2, recognised in takes 3-4; with `fold` k (0-4), recognised in takes k and k+1 (mod 5) and
@@ -571,6 +586,10 @@ def experiments(sets, b2_sets, per_take, seed, validate=False, folds=False):
         if "B1" in sets:
             teach, test = b1_validate(load_b1(), per_take or 3)
             out.append(("B1/validate", B1_CLASSES, teach, test))
+            if folds:
+                for speed in ("fast", "slow"):
+                    teach, test = b1_cross(load_b1(), per_take or 3, speed)
+                    out.append(("B1/cross-from-%s" % speed, B1_CLASSES, teach, test))
         if "B2" in sets:
             for bs in b2_sets:
                 for s in B2_SUBJECTS:
@@ -655,7 +674,9 @@ def main(argv=None):
                          "recognised in takes 3-4): for choosing constants without the test split")
     ap.add_argument("--folds", action="store_true",
                     help="with --validate: B2 in five rotations of its teach split (recognised in takes k and "
-                         "k+1 mod 5, taught from the other three), every take recognised twice")
+                         "k+1 mod 5, taught from the other three), every take recognised twice; B1 also across "
+                         "takes (taught from the fast single-class takes, recognised in the slow ones, and the "
+                         "other way round)")
     ap.add_argument("--alone", action="store_true",
                     help="teach each class by itself (a model of one gesture) and recognise it among the others, "
                          "whose movements are then distractors: any firing on one is a false alarm")
