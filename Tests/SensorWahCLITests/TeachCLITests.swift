@@ -129,7 +129,7 @@ final class TeachCLITests: XCTestCase {
         // the file a person reads
         let text = try String(contentsOfFile: model, encoding: .utf8)
         XCTAssertTrue(
-            text.contains("version: 4") && text.contains("  swing:\n") && text.contains("threshold: ")
+            text.contains("version: 5") && text.contains("  swing:\n") && text.contains("threshold: ")
                 && text.contains("tune: 1.00"), text)
 
         let (other, otherPath, r, notes) = try playOtherTake(model, "--map", "gesture:swing.progress cc=20")
@@ -320,7 +320,7 @@ final class TeachCLITests: XCTestCase {
         // a model with a frame of five numbers at line 17
         let lines =
             ([
-                "version: 4", "rate: 50", "gestures:", "  swing:", "    threshold: 0.2", "    tune: 1",
+                "version: 5", "rate: 50", "gestures:", "  swing:", "    threshold: 0.2", "    tune: 1",
                 "    gyro: true", "    taught:",
                 "      - from: \"x\"", "        seconds: 0.1", "        frames:"
             ]
@@ -331,13 +331,13 @@ final class TeachCLITests: XCTestCase {
         XCTAssertNotEqual(b.status, 0)
         XCTAssertTrue(
             b.stderr.contains("broken.yaml:17: gestures.swing.taught[1].frames: each frame is [7 numbers]"), b.stderr)
-        // a file of an earlier version (its rotation rate weighted less): refused, with what to do
-        let v3 = try write("v3.yaml", lines.replacingOccurrences(of: "version: 4", with: "version: 3"))
-        let c = try CLI.run(["teach", v3])
+        // a file of an earlier version (taught on other features): refused, with what to do
+        let v4 = try write("v4.yaml", lines.replacingOccurrences(of: "version: 5", with: "version: 4"))
+        let c = try CLI.run(["teach", v4])
         XCTAssertNotEqual(c.status, 0)
         XCTAssertTrue(
             c.stderr.contains(
-                "v3.yaml:1: version: version 3: this SensorWah reads version 4, and the gestures' features have changed since: move this file aside, teach the gestures again from your takes into a new one, then copy this file's poses: section over as it is"
+                "v4.yaml:1: version: version 4: this SensorWah reads version 5, and the gestures' features have changed since: move this file aside, teach the gestures again from your takes into a new one, then copy this file's poses: section over as it is"
             ), c.stderr)
         // ... but one with poses only is read (their layout has not changed); a newer one is refused
         let posesOnly = try write(
@@ -347,12 +347,12 @@ final class TeachCLITests: XCTestCase {
         let p2 = try CLI.run(["teach", posesOnly])
         XCTAssertEqual(p2.status, 0, p2.stderr)
         XCTAssertTrue(p2.stdout.contains("wah"), p2.stdout)
-        let v5 = try write("v5.yaml", lines.replacingOccurrences(of: "version: 4", with: "version: 5"))
-        let c4 = try CLI.run(["teach", v5])
+        let v6 = try write("v6.yaml", lines.replacingOccurrences(of: "version: 5", with: "version: 6"))
+        let c4 = try CLI.run(["teach", v6])
         XCTAssertNotEqual(c4.status, 0)
         XCTAssertTrue(
             c4.stderr.contains(
-                "v5.yaml:1: version: version 5: written by a newer SensorWah; this one reads version 4 (update SensorWah, or teach the gestures again with this one)"
+                "v6.yaml:1: version: version 6: written by a newer SensorWah; this one reads version 5 (update SensorWah, or teach the gestures again with this one)"
             ), c4.stderr)
 
         // a good model, and a mapping naming a gesture it does not have

@@ -137,20 +137,26 @@ public struct GestureFeatures: Sendable {
     /// (the log compression alone left a class's examples as far apart as from a still device).
     /// The magnitude feature is left as it is (see `magnitudeWeight`).
     public static let knee = 0.4
+    /// The rotation rate's knee: looser than the accelerometer's, so how far and how fast the
+    /// wrist turns still tells gestures of one direction apart. Chosen with
+    /// `tools/teach-score --validate --folds` on other people's labelled takes, a class taught
+    /// with the others and taught alone (docs/gestures.md); a looser accelerometer knee scored
+    /// as well there but missed punches in other takes (B1's test split).
+    public static let gyroKnee = 1.2
     @inline(__always) mutating func saturate(_ k: Int) {
-        saturate3(k * Self.dims)
-        saturate3(k * Self.dims + 4)
+        saturate3(k * Self.dims, knee: Self.knee)
+        saturate3(k * Self.dims + 4, knee: Self.gyroKnee)
     }
 
     /// The magnitude feature of an accelerometer reading: compressed |a| - 1 G, weighted.
     @inline(__always) static func magnitude(_ a: Vector3) -> Double {
         magnitudeWeight * compress(a.length - 1, scale: accelScale)
     }
-    @inline(__always) mutating func saturate3(_ o: Int) {
+    @inline(__always) mutating func saturate3(_ o: Int, knee: Double) {
         let x = out[o], y = out[o + 1], z = out[o + 2]
         let r = (x * x + y * y + z * z).squareRoot()
         guard r > 1e-12 else { return }
-        let g = Self.knee * tanh(r / Self.knee) / r
+        let g = knee * tanh(r / knee) / r
         out[o] = x * g; out[o + 1] = y * g; out[o + 2] = z * g
     }
 
@@ -183,7 +189,7 @@ public struct GestureFeatures: Sendable {
 /// A model of gestures taught by example: named classes, each with its examples and the match
 /// distance under which a movement counts as it (learnt from the examples).
 public struct GestureModel: Sendable, Equatable {
-    public static let version = 4
+    public static let version = 5
 
     public struct Example: Sendable, Equatable {
         /// Feature frames (`GestureFeatures.dims` values each, at `GestureFeatures.rate`).
@@ -342,15 +348,22 @@ public struct GestureModel: Sendable, Equatable {
         guard n > 2 else { return nil }
         // energy: how fast the features change (per second), averaged over ±0.04 s; zero when
         // the device is held still in any orientation. `which` is looked for with the
-        // magnitude saturated like the other features, so that of two movements near the mark
-        // (live: a press late after one stroke, at the next one's peak) the harder impact does
-        // not win by its force alone; the extent then grows on the features as they are.
+        // magnitude and the rotation rate saturated at the accelerometer's knee, so that of two
+        // movements near the mark (live: a press late after one stroke, at the next one's
+        // peak) the harder or faster one does not win by its force alone; the extent then
+        // grows on the features as they are.
+        let knee = GestureFeatures.knee
+        func featureLevel(_ i: Int, _ d: Int, saturated: Bool) -> Double {
+            let v = values[i * D + d]
+            guard saturated else { return v }
+            if d == 3 { return knee * tanh(v / GestureFeatures.magnitudeWeight / knee) }
+            guard d >= 4 else { return v }
+            let x = values[i * D + 4], y = values[i * D + 5], z = values[i * D + 6]
+            let r = (x * x + y * y + z * z).squareRoot()
+            return r > 1e-12 ? v * knee * tanh(r / knee) / r : v
+        }
         func changeEnergy(saturated: Bool) -> [Double] {
-            func level(_ i: Int, _ d: Int) -> Double {
-                let v = values[i * D + d]
-                return saturated && d == 3
-                    ? GestureFeatures.knee * tanh(v / GestureFeatures.magnitudeWeight / GestureFeatures.knee) : v
-            }
+            func level(_ i: Int, _ d: Int) -> Double { featureLevel(i, d, saturated: saturated) }
             var rate = [Double](repeating: 0, count: n)
             for i in 1..<n {
                 var e = 0.0
