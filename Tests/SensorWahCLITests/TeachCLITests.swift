@@ -126,6 +126,7 @@ final class TeachCLITests: XCTestCase {
         XCTAssertTrue(t.stdout.contains("gesture:swing: 3 examples"), t.stdout)
         XCTAssertTrue(t.stdout.contains("gesture:chop: 2 examples"), t.stdout)
         XCTAssertTrue(t.stdout.contains("with rotation rate"), t.stdout)
+        XCTAssertFalse(t.stdout.contains("one gesture:"), t.stdout)
         // the file a person reads
         let text = try String(contentsOfFile: model, encoding: .utf8)
         XCTAssertTrue(
@@ -356,7 +357,11 @@ final class TeachCLITests: XCTestCase {
             ), c4.stderr)
 
         // a good model, and a mapping naming a gesture it does not have
-        XCTAssertEqual(try CLI.run(["teach", model, takePath, "--marks", try write("m.txt", "2.0 swing\n")]).status, 0)
+        let one = try CLI.run(["teach", model, takePath, "--marks", try write("m.txt", "2.0 swing\n")])
+        XCTAssertEqual(one.status, 0, one.stderr)
+        XCTAssertTrue(
+            one.stdout.contains("one gesture: other movements like it may play it too; teach the others you make"),
+            one.stdout)
         let unknown = try CLI.run([
             "replay", takePath, "--fast", "--gestures", model, "--map", "gesture:backhand note=60"
         ])

@@ -291,6 +291,12 @@ struct Teach: ParsableCommand {
     static func report(_ m: LearnedModel, file: String) -> String {
         let g = m.gestures.classes.count, p = m.poses.count
         var out = "\(file): \(g) gesture\(g == 1 ? "" : "s"), \(p) pose\(p == 1 ? "" : "s")\n"
+        if g == 1 {
+            // measured on other people's takes (docs/gestures.md): a gesture taught alone fires
+            // on movements like it that the same gestures taught together tell apart
+            out +=
+                "  one gesture: other movements like it may play it too; teach the others you make as gestures of their own (one with no mapping plays nothing, but takes its own movements)\n"
+        }
         for c in m.gestures.classes {
             let lengths = c.examples.map { NumberText.printf($0.duration, 2) }.joined(separator: ", ")
             out +=
