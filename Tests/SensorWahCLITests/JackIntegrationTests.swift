@@ -101,7 +101,7 @@ final class JackIntegrationTests: XCTestCase {
         let sw = try server.run(
             JackTest.checkTool(release: false),
             [
-                "--seconds", "20", "--hold", "100", "--wah",
+                "--seconds", "40", "--hold", "100", "--wah",
                 "--jack-connect", "out_1=\(rec2)"
             ])
         XCTAssertTrue(sw.waitForStderr("JACK: connected", seconds: 10), sw.stderr)
@@ -120,8 +120,9 @@ final class JackIntegrationTests: XCTestCase {
         XCTAssertEqual(try JackTest.sh("jack_connect", [playPort, rec1], env: server.env).status, 0)
         transport.send("play")
         // following the transport, jack-play does not end with its file: stopped once the 8 s
-        // have played (the dummy backend runs in real time)
-        usleep(9_000_000)
+        // have played (the dummy backend runs in real time; jack_transport has been a client
+        // since before jack-play started, so the transport rolls as the command is read)
+        usleep(10_000_000)
         player.signal(SIGTERM)
         player.wait(timeout: 5)
         recorder.stopRecording(outPath, rate: rate, channels: 2)

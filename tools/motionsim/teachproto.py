@@ -6,8 +6,8 @@ recogniser) with fixed-size state, as the Swift port must; numpy only vectorises
 examples and example frames that Swift runs as plain loops.
 
 State of the prototype (Params() defaults = the best configuration measured): SensorWah's features
-(current_features, a port checked against the frames `sensorwah teach` writes: max difference
-5e-5), examples = the labelled stretches (trimmed, <= 3 s), open-begin matching with steps that
+(current_features, a port checked against the frames `sensorwah teach` writes: the magnitude and
+rotation-rate features agree to the file's precision, the accelerometer's within 0.003), examples = the labelled stretches (trimmed, <= 3 s), open-begin matching with steps that
 each take one stream frame (so numpy can update a whole column at once), thresholds 1.3 x the
 farthest leave-one-out distance within [0.5, 0.8] x a still device's distance, firing when the
 best match has stayed best 0.1 s and no other class's path that began inside it and has matched
@@ -32,9 +32,9 @@ def compress(x, s):
 def current_features(t, acc, gyro):
     """GestureFeatures.feed over a take: (frame times, N x 7 frames), line by line as in
     LearnedGestures.swift (accelerometer x y z compressed, low-passed 80 ms, minus their 0.6 s
-    average; 1.6 * compressed (|a| - 1); 0.4 * compressed gyro; the two 3-vectors saturated
-    at 0.4)."""
-    tc, gtc, knee = 0.08, 0.6, 0.4
+    average; 1.6 * compressed (|a| - 1); 0.8 * compressed gyro; the accelerometer's 3-vector
+    saturated at 0.4, the gyro's at 1.2)."""
+    tc, gtc, knees = 0.08, 0.6, {0: 0.4, 4: 1.2}
     n = len(t)
     filt = np.zeros(7)
     slow = np.zeros(3)
@@ -45,11 +45,11 @@ def current_features(t, acc, gyro):
 
     def raw(i):
         a, w = acc[i], gyro[i]
-        return np.concatenate([compress(a, 1.0), [1.6 * compress(np.linalg.norm(a) - 1, 1.0)], 0.4 * compress(w, 2.0)])
+        return np.concatenate([compress(a, 1.0), [1.6 * compress(np.linalg.norm(a) - 1, 1.0)], 0.8 * compress(w, 2.0)])
 
     def sat(v):
         v = v.copy()
-        for o in (0, 4):
+        for o, knee in knees.items():
             r = np.linalg.norm(v[o:o + 3])
             if r > 1e-12:
                 v[o:o + 3] *= knee * math.tanh(r / knee) / r

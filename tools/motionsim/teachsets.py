@@ -580,8 +580,10 @@ def b2_validate(subject, classes, seed=1, fold=None):
 def experiments(sets, b2_sets, per_take, seed, validate=False, folds=False):
     """[(experiment name, classes, teach takes, test takes)]; with `validate`, splits of the
     teach split alone (for choosing constants without reading the test split); with `folds`
-    too, B2's five rotations of it."""
+    too, B2's five rotations of it and B1 across its fast and slow takes."""
     out = []
+    if validate and "B1mixed" in sets:
+        raise SystemExit("teach-score: B1mixed is B1's test split (its mixed takes): it has no --validate")
     if validate:
         if "B1" in sets:
             teach, test = b1_validate(load_b1(), per_take or 3)
@@ -618,7 +620,7 @@ def alone(take, c, taught):
     """The take with only class c's movements as taught (`taught`: keep only them, for a teach
     take) or with every other class's movement a distractor (a test take)."""
     if taught:
-        moves = [m for m in take.moves if m.cls == c]
+        moves = [Move(m.time, m.lo, m.hi, m.cls, m.distractor) for m in take.moves if m.cls == c]
     else:
         moves = [Move(m.time, m.lo, m.hi, m.cls, m.distractor or m.cls != c) for m in take.moves]
     return Take(take.name, take.t, take.acc, take.gyro, windows(moves))

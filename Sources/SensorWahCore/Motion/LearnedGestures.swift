@@ -131,17 +131,19 @@ public struct GestureFeatures: Sendable {
         if nextTick <= t { nextTick = (t / Self.step).rounded(.up) * Self.step }
     }
 
-    /// The length r of each 3-vector of a frame (the accelerometer's, the rotation rate's) is
-    /// made `knee`·tanh(r/`knee`), its direction kept: past the knee, a movement twice as strong
-    /// is hardly farther from stillness, so strokes of one shape and different force come close
-    /// (the log compression alone left a class's examples as far apart as from a still device).
-    /// The magnitude feature is left as it is (see `magnitudeWeight`).
+    /// The length r of each 3-vector of a frame is made k·tanh(r/k), its direction kept, with
+    /// k = `knee` for the accelerometer's and `gyroKnee` for the rotation rate's: past the knee,
+    /// a movement twice as strong is hardly farther from stillness, so strokes of one shape and
+    /// different force come close (the log compression alone left a class's examples as far
+    /// apart as from a still device). The magnitude feature is left as it is (see
+    /// `magnitudeWeight`).
     public static let knee = 0.4
     /// The rotation rate's knee: looser than the accelerometer's, so how far and how fast the
     /// wrist turns still tells gestures of one direction apart. Chosen with
     /// `tools/teach-score --validate --folds` on other people's labelled takes, a class taught
-    /// with the others and taught alone (docs/gestures.md); a looser accelerometer knee scored
-    /// as well there but missed punches in other takes (B1's test split).
+    /// with the others and taught alone (docs/gestures.md). Both knees at 0.8 scored as well
+    /// there but missed punches in other takes (B1's test split), and so did the
+    /// accelerometer's alone at 0.8.
     public static let gyroKnee = 1.2
     @inline(__always) mutating func saturate(_ k: Int) {
         saturate3(k * Self.dims, knee: Self.knee)
@@ -348,10 +350,10 @@ public struct GestureModel: Sendable, Equatable {
         guard n > 2 else { return nil }
         // energy: how fast the features change (per second), averaged over ±0.04 s; zero when
         // the device is held still in any orientation. `which` is looked for with the
-        // magnitude and the rotation rate saturated at the accelerometer's knee, so that of two
-        // movements near the mark (live: a press late after one stroke, at the next one's
-        // peak) the harder or faster one does not win by its force alone; the extent then
-        // grows on the features as they are.
+        // magnitude and the rotation rate (already saturated at `gyroKnee`) saturated again at
+        // the accelerometer's knee, so that of two movements near the mark (live: a press late
+        // after one stroke, at the next one's peak) the harder or faster one does not win by
+        // its force alone; the extent then grows on the features as they are.
         let knee = GestureFeatures.knee
         func featureLevel(_ i: Int, _ d: Int, saturated: Bool) -> Double {
             let v = values[i * D + d]
