@@ -584,13 +584,14 @@ def experiments(sets, b2_sets, per_take, seed, validate=False, folds=False):
     out = []
     if validate and "B1mixed" in sets:
         raise SystemExit("teach-score: B1mixed is B1's test split (its mixed takes): it has no --validate")
+    b1 = load_b1() if {"B1", "B1mixed"} & set(sets) else None
     if validate:
         if "B1" in sets:
-            teach, test = b1_validate(load_b1(), per_take or 3)
+            teach, test = b1_validate(b1, per_take or 3)
             out.append(("B1/validate", B1_CLASSES, teach, test))
             if folds:
                 for speed in ("fast", "slow"):
-                    teach, test = b1_cross(load_b1(), per_take or 3, speed)
+                    teach, test = b1_cross(b1, per_take or 3, speed)
                     out.append(("B1/cross-from-%s" % speed, B1_CLASSES, teach, test))
         if "B2" in sets:
             for bs in b2_sets:
@@ -602,10 +603,10 @@ def experiments(sets, b2_sets, per_take, seed, validate=False, folds=False):
         return out
     if "B1mixed" in sets:
         for f in (0, 1):
-            teach, test = b1_mixed(load_b1(), f)
+            teach, test = b1_mixed(b1, f)
             out.append(("B1mixed/fold%d" % f, B1_CLASSES, teach, test))
     if "B1" in sets:
-        teach, test = b1_split(load_b1(), per_take)
+        teach, test = b1_split(b1, per_take)
         out.append(("B1" + ("/first%d" % per_take if per_take else ""), B1_CLASSES, teach, test))
     if "B2" in sets:
         for bs in b2_sets:
@@ -699,15 +700,16 @@ def main(argv=None):
             for m in methods:
                 tot = Tally(classes)
                 # --alone: one model per class, taught from that class alone; else one for all
-                for cs in ([[c] for c in classes] if a.alone else [classes]):
-                    te = [x for x in (alone(tk, cs[0], True) for tk in teach) if x.moves] if a.alone else teach
-                    tt = [alone(tk, cs[0], False) for tk in test] if a.alone else test
-                    fs = firings(m, name + "/" + cs[0] if a.alone else name, cs, te, tt, a.binary, wd, a.teach_by)
+                models = [("/" + c, [c], [x for x in (alone(tk, c, True) for tk in teach) if x.moves],
+                           [alone(tk, c, False) for tk in test]) for c in classes] if a.alone \
+                    else [("", classes, teach, test)]
+                for tag, cs, te, tt in models:
+                    fs = firings(m, name + tag, cs, te, tt, a.binary, wd, a.teach_by)
                     for tk in tt:
                         t = Tally(cs)
                         t.add(tk, fs[tk.name])
                         if a.per_take_lines and len(test) > 1:
-                            print("  %-28s %-10s %s" % (tk.name + ("/" + cs[0] if a.alone else ""), m, t.line()))
+                            print("  %-28s %-10s %s" % (tk.name + tag, m, t.line()))
                         tot.merge(t)
                 print("%-28s %-10s %s" % (name, m, tot.line()))
                 print("%-28s %-10s   %s" % ("", "", tot.class_line()))

@@ -154,11 +154,13 @@ public struct GestureFeatures: Sendable {
     @inline(__always) static func magnitude(_ a: Vector3) -> Double {
         magnitudeWeight * compress(a.length - 1, scale: accelScale)
     }
+    /// k·tanh(r/k): a length r past the knee k hardly grows.
+    @inline(__always) static func squash(_ r: Double, knee: Double) -> Double { knee * tanh(r / knee) }
     @inline(__always) mutating func saturate3(_ o: Int, knee: Double) {
         let x = out[o], y = out[o + 1], z = out[o + 2]
         let r = (x * x + y * y + z * z).squareRoot()
         guard r > 1e-12 else { return }
-        let g = knee * tanh(r / knee) / r
+        let g = Self.squash(r, knee: knee) / r
         out[o] = x * g; out[o + 1] = y * g; out[o + 2] = z * g
     }
 
@@ -354,22 +356,23 @@ public struct GestureModel: Sendable, Equatable {
         // the accelerometer's knee, so that of two movements near the mark (live: a press late
         // after one stroke, at the next one's peak) the harder or faster one does not win by
         // its force alone; the extent then grows on the features as they are.
-        let knee = GestureFeatures.knee
-        func featureLevel(_ i: Int, _ d: Int, saturated: Bool) -> Double {
-            let v = values[i * D + d]
-            guard saturated else { return v }
-            if d == 3 { return knee * tanh(v / GestureFeatures.magnitudeWeight / knee) }
-            guard d >= 4 else { return v }
-            let x = values[i * D + 4], y = values[i * D + 5], z = values[i * D + 6]
-            let r = (x * x + y * y + z * z).squareRoot()
-            return r > 1e-12 ? v * knee * tanh(r / knee) / r : v
-        }
         func changeEnergy(saturated: Bool) -> [Double] {
-            func level(_ i: Int, _ d: Int) -> Double { featureLevel(i, d, saturated: saturated) }
+            var level = values
+            if saturated {
+                let knee = GestureFeatures.knee
+                for o in stride(from: 0, to: n * D, by: D) {
+                    level[o + 3] = GestureFeatures.squash(level[o + 3] / GestureFeatures.magnitudeWeight, knee: knee)
+                    let x = level[o + 4], y = level[o + 5], z = level[o + 6]
+                    let r = (x * x + y * y + z * z).squareRoot()
+                    guard r > 1e-12 else { continue }
+                    let g = GestureFeatures.squash(r, knee: knee) / r
+                    level[o + 4] = x * g; level[o + 5] = y * g; level[o + 6] = z * g
+                }
+            }
             var rate = [Double](repeating: 0, count: n)
             for i in 1..<n {
                 var e = 0.0
-                for d in 0..<D { e += abs(level(i, d) - level(i - 1, d)) }
+                for d in 0..<D { e += abs(level[i * D + d] - level[(i - 1) * D + d]) }
                 rate[i] = e * GestureFeatures.rate
             }
             let w = 2
